@@ -1,0 +1,150 @@
+# Every paytable of the seed documents, as data: pays and Dealer Envy by level.
+#
+# A level is what RULES.md and `replay` call it: Fire Bet = distinct points made,
+# Bonus Craps = numbers marked in the cycle, Make 'Em All Progressive = distinct
+# numbers when the cycle ended, Fired Up = matching rolls. `pays[level]` is the
+# pay per 1-unit wager in the table's unit; 0 means the wager loses.
+from micropython import const
+
+FOR_1 = const(0)  # stake included in the pay
+TO_1 = const(1)  # stake returned on top of the pay
+UNIT_NAMES = ("for 1", "to 1")
+
+METER = const(-1)  # "100%": the progressive meter
+
+ENVY_PER_EVENT = const(0)  # fixed amount, once per winning event
+ENVY_PER_PLAYER = const(1)  # fixed amount for each winning player
+ENVY_PER_WAGER = const(2)  # multiple of each winning player's wager
+ENVY_PER_NAMES = ("event", "player", "wager")
+
+# Wager indexes: the engine's bit positions, the order of every report.
+FIRE = const(0)
+ALL_SMALL = const(1)
+ALL_TALL = const(2)
+MAKE_EM_ALL = const(3)
+MEA_PROGRESSIVE = const(4)
+FIRED_UP = const(5)
+WAGER_COUNT = const(6)
+WAGER_NAMES = ("fire", "all_small", "all_tall", "make_em_all", "mea_progressive", "fired_up")
+
+
+class Paytable:
+    """One paytable of one wager. `envy[level]` is None or (amount, ENVY_PER_*)."""
+
+    def __init__(self, ident, unit, pays, envy=None, sequences=None):
+        self.ident = ident
+        self.unit = unit
+        self.pays = pays
+        self.envy = envy if envy is not None else (None,) * len(pays)
+        self.sequences = sequences  # Fired Up only: the sequences a first roll may start
+        if len(self.envy) != len(pays):
+            raise ValueError("paytable " + ident + ": envy and pays differ in length")
+
+    def top_level(self):
+        return len(self.pays) - 1
+
+
+def _fire(ident, unit, three, four, five, six):
+    return Paytable(ident, unit, (0, 0, 0, three, four, five, six))
+
+
+def _bonus(ident, count, pay, envy_multiple):
+    pays = (0,) * count + (pay,)
+    envy = (None,) * count + ((envy_multiple, ENVY_PER_WAGER) if envy_multiple else None,)
+    return Paytable(ident, TO_1, pays, envy)
+
+
+def _mea(ident, pays5to9, envy=None):
+    # pays5to9: the pays for 5, 6, 7, 8, 9 numbers; 10 numbers is the meter.
+    pays = (0, 0, 0, 0, 0) + pays5to9 + (METER,)
+    return Paytable(ident, FOR_1, pays, envy)
+
+
+def _mea_envy(nine, eight=None, seven=None, six=None, ten=(1000, ENVY_PER_EVENT)):
+    return (None,) * 6 + (six, seven, eight, nine, ten)
+
+
+_SMALL_TALL = ((6, 5, 4, 3, 2), (8, 9, 10, 11, 12))
+_TALL = ((8, 9, 10, 11, 12),)
+_SMALL_FOUR = ((5, 4, 3, 2),)
+_FUP_01_ENVY = (None, None, None, None, (100, ENVY_PER_EVENT), (1000, ENVY_PER_EVENT))
+
+FIRE_TABLES = (
+    _fire("1", FOR_1, 0, 25, 250, 1000),
+    _fire("2", TO_1, 0, 24, 249, 999),
+    _fire("3", FOR_1, 7, 30, 150, 300),
+    _fire("4", TO_1, 6, 29, 149, 299),
+    _fire("5", FOR_1, 0, 40, 200, 500),
+    _fire("6", TO_1, 0, 39, 199, 499),
+)
+
+# Seed 002's scan cuts off PT2's All Small row; RULES.md settles it equal to All Tall.
+ALL_SMALL_TABLES = (_bonus("PT1", 5, 34, 0), _bonus("PT2", 5, 30, 0), _bonus("PT-FLT-BC-03", 5, 30, 1))
+ALL_TALL_TABLES = (_bonus("PT1", 5, 34, 0), _bonus("PT2", 5, 30, 0), _bonus("PT-FLT-BC-03", 5, 30, 1))
+MAKE_EM_ALL_TABLES = (
+    _bonus("PT1", 10, 175, 0),
+    _bonus("PT2", 10, 150, 0),
+    _bonus("PT-FLT-BC-03", 10, 150, 5),
+)
+
+MEA_TABLES = (
+    _mea("PT-BJS-MEA-01", (2, 5, 10, 50, 300), _mea_envy(nine=(200, ENVY_PER_EVENT))),
+    _mea("PT-BJS-MEA-02", (2, 5, 10, 50, 300), _mea_envy(nine=(50, ENVY_PER_PLAYER))),
+    _mea(
+        "PT-BJS-MEA-03",
+        (2, 5, 10, 50, 300),
+        _mea_envy(
+            nine=(50, ENVY_PER_PLAYER),
+            eight=(5, ENVY_PER_PLAYER),
+            seven=(2, ENVY_PER_PLAYER),
+            six=(1, ENVY_PER_PLAYER),
+        ),
+    ),
+    _mea("PT-BJS-MEA-04", (2, 5, 10, 50, 300)),
+    _mea("PT-BJS-MEA-05", (3, 6, 10, 40, 200), _mea_envy(nine=(50, ENVY_PER_PLAYER))),
+    _mea("PT-BJS-MEA-06", (3, 6, 10, 40, 200)),
+)
+
+FIRED_UP_TABLES = (
+    Paytable("PT-BJS-FUP-01", FOR_1, (0, 1, 5, 40, 300, METER), _FUP_01_ENVY, _SMALL_TALL),
+    Paytable("PT-BJS-FUP-02", FOR_1, (0, 1, 5, 40, 300, METER), None, _SMALL_TALL),
+    Paytable(
+        "PT-BJS-FUP-03",
+        FOR_1,
+        (0, 2, 20, 200, METER),
+        (None, None, None, (200, ENVY_PER_EVENT), (1000, ENVY_PER_EVENT)),
+        _SMALL_FOUR,
+    ),
+    Paytable("PT-BJS-FUP-04", FOR_1, (0, 2, 20, 200, METER), None, _SMALL_FOUR),
+    Paytable(
+        "PT-BJS-FUP-05",
+        FOR_1,
+        (0, 2, 20, 200, 1000, METER),
+        (None, None, None, None, (60, ENVY_PER_PLAYER), (2000, ENVY_PER_EVENT)),
+        _TALL,
+    ),
+    Paytable("PT-BJS-FUP-06", FOR_1, (0, 3, 6, 40, 200, METER), None, _TALL),
+)
+
+# Indexed by wager index.
+TABLES = (
+    FIRE_TABLES,
+    ALL_SMALL_TABLES,
+    ALL_TALL_TABLES,
+    MAKE_EM_ALL_TABLES,
+    MEA_TABLES,
+    FIRED_UP_TABLES,
+)
+DEFAULT_IDS = ("1", "PT1", "PT1", "PT1", "PT-BJS-MEA-01", "PT-BJS-FUP-01")
+
+
+def find(wager, ident):
+    """The paytable `ident` of wager index `wager`, or None."""
+    for table in TABLES[wager]:
+        if table.ident == ident:
+            return table
+    return None
+
+
+def ids(wager):
+    return [table.ident for table in TABLES[wager]]

@@ -1,0 +1,46 @@
+"""`python -m sim COMMAND`: the simulator and analysis tools."""
+
+import sys
+
+import sim  # noqa: F401  (puts firmware/lib on sys.path)
+
+
+def _replay(argv):
+    from sim import replay
+
+    return replay.main(argv)
+
+
+def _play(argv):
+    from sim import play
+
+    return play.main(argv)
+
+
+COMMANDS = {
+    "replay": (_replay, "dice lines in, JSON Lines out (the engine's scriptable face)"),
+    "play": (_play, "type dice at a prompt and see the table (the default)"),
+}
+
+
+def usage():
+    lines = ["usage: python -m sim COMMAND [options]", "", "commands:"]
+    lines += ["  %-8s %s" % (name, text) for name, (_, text) in COMMANDS.items()]
+    return "\n".join(lines)
+
+
+def main(argv):
+    if not argv:
+        argv = ["play"]
+    if argv[0] in ("-h", "--help"):
+        print(usage())
+        return 0
+    command = COMMANDS.get(argv[0])
+    if command is None:
+        print("sim: unknown command %r\n%s" % (argv[0], usage()), file=sys.stderr)
+        return 2
+    return command[0](argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
