@@ -30,7 +30,7 @@ test: venv
 	$(PY) -m pytest -n $(JOBS) -q tests
 
 check: venv
-	$(PY) -m pytest -q tests/test_static.py
+	$(PY) -m pytest -q tests/test_static_*.py
 
 bench: venv
 	$(PY) -m sim bench

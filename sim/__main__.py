@@ -11,6 +11,24 @@ def _replay(argv):
     return replay.main(argv)
 
 
+def _odds(argv):
+    from sim import odds
+
+    return odds.main(argv)
+
+
+def _bench(argv):
+    from sim import bench
+
+    return bench.main(argv)
+
+
+def _run(argv):
+    from sim import run
+
+    return run.main(argv)
+
+
 def _play(argv):
     from sim import play
 
@@ -19,6 +37,9 @@ def _play(argv):
 
 COMMANDS = {
     "replay": (_replay, "dice lines in, JSON Lines out (the engine's scriptable face)"),
+    "odds": (_odds, "exact odds of every paytable; --simulate checks the engine"),
+    "bench": (_bench, "engine speed and memory against crapssim and MicroPython"),
+    "run": (_run, "run the firmware app on a simulated board from a key script"),
     "play": (_play, "type dice at a prompt and see the table (the default)"),
 }
 
