@@ -2,8 +2,9 @@
 # argv: [config JSON text] [--summary]; dice on stdin, JSON Lines on stdout.
 import sys
 
-from crapsboard import config as cfg
 from replay_core import DiceLineError, run
+
+from crapsboard import config as cfg
 
 
 def _lines():

@@ -4,7 +4,6 @@ import argparse
 import sys
 
 from crapsboard import config as cfg
-
 from sim import runtime
 from sim.replay_core import DiceLineError, run
 

@@ -9,7 +9,7 @@ KEYS = ("offered", "paytables", "rebet_after_win", "supervisor_pin_sha256")
 
 class ConfigError(ValueError):
     def __init__(self, key, message):
-        ValueError.__init__(self, key + ": " + message)
+        super().__init__(key + ": " + message)
         self.key = key
 
 
@@ -59,7 +59,10 @@ def _parse_paytable(wager, ident, key):
         ident = str(ident)  # Fire Bet tables are numbered; accept 3 as well as "3"
     table = pt.find(wager, ident) if isinstance(ident, str) else None
     if table is None:
-        raise ConfigError(key, repr(ident) + " is not a " + pt.WAGER_NAMES[wager] + " paytable (one of " + ", ".join(pt.ids(wager)) + ")")
+        raise ConfigError(
+            key,
+            repr(ident) + " is not a " + pt.WAGER_NAMES[wager] + " paytable (one of " + ", ".join(pt.ids(wager)) + ")",
+        )
     return table
 
 

@@ -71,9 +71,7 @@ class Table:
         action keep the paytable they were made under."""
         old = self._config
         for w in range(pt.WAGER_COUNT):
-            changed = config.paytables[w] is not old.paytables[w] or (
-                config.is_offered(w) != old.is_offered(w)
-            )
+            changed = config.paytables[w] is not old.paytables[w] or (config.is_offered(w) != old.is_offered(w))
             if changed and self.in_progress(w):
                 key = "paytables." if config.is_offered(w) == old.is_offered(w) else "offered."
                 raise ConfigError(

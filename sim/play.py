@@ -1,0 +1,86 @@
+"""`python -m sim play`: type dice at a prompt; see the table and what resolved."""
+
+import argparse
+import sys
+
+from crapsboard import config as cfg
+from crapsboard import paytables as pt
+from crapsboard import report
+from crapsboard.engine import Table
+from sim.replay import load_config_text
+from sim.replay_core import DiceLineError, parse_dice
+
+HELP = """Enter a roll as two die faces: `3 4` or `3,4`.
+  end    the shooter leaves (end hand)      undo   take back the last roll or hand end
+  help   this text                          quit   leave (or Ctrl-D)"""
+
+
+def _pay_text(table, w, level):
+    paytable = table.config.paytables[w]
+    pay = paytable.pays[level]
+    if pay == 0:
+        return "loses"
+    amount = "the meter" if pay == pt.METER else str(pay)
+    return "pays " + amount + " " + pt.UNIT_NAMES[paytable.unit]
+
+
+def describe(table):
+    """A few lines: the hand, each offered wager's marks and window, what resolved."""
+    point = "point %d" % table.point if table.point else "point OFF"
+    lines = ["shooter %d, %s, roll %d" % (table.shooter, point, table.rolls)]
+    for w in range(pt.WAGER_COUNT):
+        if table.config.is_offered(w):
+            marks = report.wager_marks(table, w)
+            window = "OPEN" if table.is_open(w) else "closed"
+            lines.append("  %-16s %-6s %s" % (pt.WAGER_NAMES[w], window, " ".join(str(n) for n in marks) or "-"))
+    for i in range(table.res_count):
+        w, level = table.res_wager[i], table.res_level[i]
+        lines.append("  * %s resolved at level %d: %s" % (pt.WAGER_NAMES[w], level, _pay_text(table, w, level)))
+    return "\n".join(lines)
+
+
+def step(table, line):
+    """Apply one typed line; returns the text to show, or None to quit."""
+    word = line.strip().lower()
+    if word in ("quit", "exit", "q"):
+        return None
+    if word in ("help", "?"):
+        return HELP
+    if word == "end":
+        table.end_hand()
+        return describe(table)
+    if word == "undo":
+        return describe(table) if table.undo() else "nothing to undo"
+    try:
+        dice = parse_dice(line)
+    except DiceLineError as e:
+        return "error: " + str(e)
+    if dice is None:
+        return ""
+    table.roll(dice[0], dice[1])
+    return "rolled %d-%d = %d\n%s" % (dice[0], dice[1], dice[0] + dice[1], describe(table))
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog="python -m sim play", description=__doc__)
+    parser.add_argument("--config", metavar="FILE", help="JSON configuration (see docs/replay.md)")
+    args = parser.parse_args(argv)
+    try:
+        config = cfg.loads(load_config_text(args.config)) if args.config else None
+    except cfg.ConfigError as e:
+        print("play: " + str(e), file=sys.stderr)
+        return 2
+    table = Table(config)
+    print(HELP)
+    print(describe(table))
+    while True:
+        try:
+            line = input("dice> ")
+        except (EOFError, KeyboardInterrupt):
+            print()
+            return 0
+        text = step(table, line)
+        if text is None:
+            return 0
+        if text:
+            print(text)
