@@ -17,6 +17,12 @@ _FACES = "123456"
 def parse_dice(line):
     """Two die faces from `3 4`, `3,4` or `3, 4`; None for a blank or # comment line."""
     text = line.strip()
+    if len(text) == 3 and (text[1] == " " or text[1] == ","):
+        # The usual shape, checked cheaply: a million lines go through here.
+        die1 = ord(text[0]) - 48
+        die2 = ord(text[2]) - 48
+        if 0 < die1 < 7 and 0 < die2 < 7:
+            return die1, die2
     if not text or text[0] == "#":
         return None
     if text.count(",") > 1:
