@@ -1,0 +1,225 @@
+"""Exact odds (`python -m sim odds`) against hand derivations that share no code with it.
+
+The hand derivations: the Fire Bet's 0-point probability from the first point
+alone; inclusion-exclusion ("Poissonisation") for everything collected before
+a 7, which gives the whole Fire Bet and Bonus Craps distributions in closed
+form; the Make 'Em All Progressive's ordered-distinct-rolls product; the Fired
+Up products. Dice ways are written out by hand here, not imported.
+"""
+
+import io
+import json
+import math
+import xml.etree.ElementTree as ET
+from fractions import Fraction as F
+from itertools import combinations
+
+import pytest
+
+import sim  # noqa: F401
+from crapsboard import paytables as pt
+from sim import odds, odds_exact, odds_rows, plot_svg
+
+WAYS = {2: 1, 3: 2, 4: 3, 5: 4, 6: 5, 7: 6, 8: 5, 9: 4, 10: 3, 11: 2, 12: 1}
+
+
+def inclusion_exclusion_levels(rates, stop):
+    """P(exactly k of the items are collected before the stop event), for
+    independent exponential clocks: item i at rate rates[i], stop at `stop`.
+    P(exactly the set S) = sum over T subset of S of (-1)^|T| stop/(stop + rate(not S) + rate(T))."""
+    items = range(len(rates))
+    levels = [F(0)] * (len(rates) + 1)
+    for k in range(len(rates) + 1):
+        for s in combinations(items, k):
+            outside = sum(rates[i] for i in items if i not in s)
+            for size in range(k + 1):
+                for t in combinations(s, size):
+                    levels[k] += (-1) ** size * F(stop) / (stop + outside + sum(rates[i] for i in t))
+    return levels
+
+
+# ---- Fire Bet -------------------------------------------------------------
+
+
+def test_fire_zero_points_by_hand():
+    # The first point p (chance ways/24 among point rolls) is missed: 6/(ways+6).
+    by_hand = sum(F(WAYS[p], 24) * F(6, WAYS[p] + 6) for p in (4, 5, 6, 8, 9, 10))
+    assert by_hand == F(98, 165)
+    assert odds_exact.fire_levels()[0] == by_hand
+
+
+def test_fire_one_point_by_hand():
+    # Make exactly one distinct point: first cycle makes p, then any number of
+    # cycles re-making p, then a seven-out. Per cycle: make p with a_p, 7 with s.
+    a = {p: F(WAYS[p], 24) * F(WAYS[p], WAYS[p] + 6) for p in (4, 5, 6, 8, 9, 10)}
+    s = F(98, 165)
+    by_hand = sum(a[p] * s / (s + sum(a[q] for q in a if q != p)) for p in a)
+    assert odds_exact.fire_levels()[1] == by_hand
+
+
+def test_fire_whole_distribution_by_inclusion_exclusion():
+    points = (4, 5, 6, 8, 9, 10)
+    made = [F(WAYS[p], 24) * F(WAYS[p], WAYS[p] + 6) for p in points]
+    levels = inclusion_exclusion_levels(made, F(98, 165))
+    assert tuple(levels) == odds_exact.fire_levels()
+    assert 1 / levels[6] == pytest.approx(6156, abs=1)  # the well-known 1 in 6,156
+
+
+# ---- Bonus Craps ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("numbers", [(2, 3, 4, 5, 6), (8, 9, 10, 11, 12)])
+def test_all_small_and_tall_win_by_inclusion_exclusion(numbers):
+    # P(all before 7) = sum over subsets T of (-1)^|T| * 6 / (6 + ways(T)).
+    win = sum((-1) ** k * F(6, 6 + sum(WAYS[n] for n in t)) for k in range(6) for t in combinations(numbers, k))
+    assert win == F(20049, 760760)
+    assert odds_exact.bonus_levels(numbers)[5] == win
+
+
+def test_make_em_all_distribution_by_inclusion_exclusion():
+    numbers = (2, 3, 4, 5, 6, 8, 9, 10, 11, 12)
+    assert tuple(inclusion_exclusion_levels([WAYS[n] for n in numbers], 6)) == odds_exact.bonus_levels(numbers)
+
+
+def test_bonus_house_edges_from_paytables():
+    rows = {(r.name, r.paytable): r for r in odds_rows.all_rows()}
+    win = F(20049, 760760)
+    assert rows["all_small", "PT1"].house_edge == 1 - 35 * win  # 34 to 1
+    assert rows["all_tall", "PT2"].house_edge == 1 - 31 * win  # 30 to 1
+    assert rows["all_small", "PT-FLT-BC-03"].envy_per_unit == win  # 1x the winning wager
+    assert rows["make_em_all", "PT-FLT-BC-03"].envy_per_unit == 5 * rows["make_em_all", "PT1"].levels[10]
+
+
+# ---- Progressives ---------------------------------------------------------
+
+
+def test_mea_progressive_closed_form():
+    # The first k rolls are k distinct numbers of the set M in some order:
+    # k! * prod(ways)/36^k; then a 7 or a repeat: (6 + ways(M))/36.
+    numbers = (2, 3, 4, 5, 6, 8, 9, 10, 11, 12)
+    levels = []
+    for k in range(10):
+        levels.append(
+            sum(
+                F(math.factorial(k) * math.prod(WAYS[n] for n in m) * (6 + sum(WAYS[n] for n in m)), 36 ** (k + 1))
+                for m in combinations(numbers, k)
+            )
+        )
+    levels.append(F(math.factorial(10) * math.prod(WAYS[n] for n in numbers), 36**10))
+    assert tuple(levels) == odds_exact.mea_levels()
+    assert levels[10] == F(4375, 306110016)
+
+
+def test_fired_up_one_match_by_hand():
+    rows = {r.paytable: r for r in odds_rows.all_rows() if r.name == "fired_up"}
+    # 6 then not 5, or 8 then not 9.
+    assert rows["PT-BJS-FUP-01"].levels[1] == 2 * F(5, 36) * F(32, 36) == F(20, 81)
+    assert rows["PT-BJS-FUP-03"].levels[1] == F(4, 36) * F(33, 36)  # 5 then not 4
+    assert rows["PT-BJS-FUP-05"].levels[1] == F(5, 36) * F(32, 36)  # 8 then not 9
+    assert rows["PT-BJS-FUP-05"].levels[5] == F(5 * 4 * 3 * 2 * 1, 36**5)
+    assert rows["PT-BJS-FUP-03"].levels[4] == F(4 * 3 * 2 * 1, 36**4)
+    assert rows["PT-BJS-FUP-01"].levels[0] == 1 - F(10, 36)
+
+
+def test_progressive_figures_are_consistent():
+    for row in odds_rows.all_rows(meter=50000):
+        if not row.progressive:
+            continue
+        assert row.house_edge is None
+        assert row.return_excl_top + row.top_probability * row.break_even_meter == 1
+        assert row.return_at_meter == row.return_excl_top + row.top_probability * 50000
+    fup5 = next(r for r in odds_rows.all_rows() if r.paytable == "PT-BJS-FUP-05")
+    # Envy: $60 per player at 4 matches, $2,000 per event at 5.
+    assert fup5.envy_per_unit == 60 * fup5.levels[4] + 2000 * fup5.levels[5]
+
+
+# ---- Every row ------------------------------------------------------------
+
+
+def test_every_row_present_and_sums_to_one():
+    rows = odds_rows.all_rows()
+    assert len(rows) == 6 + 9 + 6 + 6
+    expected_top = {"fire": 6, "all_small": 5, "all_tall": 5, "make_em_all": 10, "mea_progressive": 10}
+    for row in rows:
+        assert sum(row.levels) == 1, row.label()
+        assert all(p > 0 for p in row.levels), row.label()
+        assert len(row.levels) == len(row.table.pays)
+        if row.name in expected_top:
+            assert len(row.levels) - 1 == expected_top[row.name]
+        else:
+            assert len(row.levels) - 1 == max(len(s) for s in row.table.sequences)
+
+
+def test_published_fire_figures_compared():
+    rows = [r for r in odds_rows.all_rows() if r.name == "fire"]
+    for row in rows:
+        figures = {p.figure: p for p in row.published}
+        assert set(figures) == {"house_edge", "hit_frequency"}
+        for p in figures.values():
+            assert p.difference == p.value - p.exact
+            assert not p.agrees and "estimate" in p.explanation
+        # The vendor's edges are all too high, hit frequencies too low.
+        assert figures["house_edge"].difference > 0 > figures["hit_frequency"].difference
+    table1 = rows[0]
+    assert table1.published[0].text == "21.27%"
+    assert round(float(table1.house_edge) * 100, 2) == 20.76
+    assert not odds_rows.Row(pt.ALL_SMALL, pt.ALL_SMALL_TABLES[0]).published
+
+
+def test_published_agreement_rule():
+    p = odds_rows.Published("hit_frequency", "4.40", F(4284548688437, 97299243453555), "x")
+    assert p.agrees and p.explanation.startswith("agrees")
+
+
+# ---- Command line -----------------------------------------------------------
+
+
+def run(argv):
+    out = io.StringIO()
+    import contextlib
+
+    with contextlib.redirect_stdout(out):
+        status = odds.main(argv)
+    return status, out.getvalue()
+
+
+def test_json_rows():
+    status, text = run(["--json"])
+    assert status == 0
+    data = json.loads(text)
+    assert [d["paytable"] for d in data[:6]] == ["1", "2", "3", "4", "5", "6"]
+    assert {d["paytable"] for d in data} >= {"PT1", "PT2", "PT-FLT-BC-03", "PT-BJS-MEA-06", "PT-BJS-FUP-06"}
+    for d in data:
+        assert sum(F(v) for v in d["levels"].values()) == 1
+        assert (d["house_edge"] is None) == d["progressive"]
+        F(d["hit_frequency"])
+    fire1 = data[0]
+    assert fire1["wager"] == "fire" and fire1["levels"]["0"] == "98/165"
+    assert fire1["published"][0]["published"] == "21.27%" and not fire1["published"][0]["agrees"]
+
+
+def test_text_report_and_filters():
+    status, text = run(["--paytable", "3", "PT-BJS-FUP-03", "--meter", "40000"])
+    assert status == 0
+    assert "Fire Bet table 3 (for 1)" in text and "Fired Up Progressive PT-BJS-FUP-03" in text
+    assert "Fire Bet table 1 " not in text
+    assert "published 20.96%" in text and "break-even meter            36,488.00" in text
+    assert "return at meter 40,000.00" in text
+
+
+def test_unknown_paytable_is_an_error(capsys):
+    assert odds.main(["--paytable", "PT9"]) == 2
+    assert "PT9" in capsys.readouterr().err
+
+
+def test_plot_svg(tmp_path):
+    path = tmp_path / "odds.svg"
+    assert odds.main(["--plot", str(path), "--meter", "30000"]) == 0
+    root = ET.parse(path).getroot()
+    circles = root.findall("{http://www.w3.org/2000/svg}circle")
+    # one break-even dot per distinct line: MEA 01-04, 05-06; FUP 01-02, 03-04, 05, 06
+    assert len(circles) == 6
+    text = path.read_text()
+    assert "PT-BJS-MEA-01/02/03/04" in text and "break-even 36,488" in text
+    with pytest.raises(plot_svg.PlotError):
+        plot_svg.write_plot(str(tmp_path / "x.gif"), [r for r in odds_rows.all_rows() if r.progressive])
