@@ -1,0 +1,258 @@
+"""`python -m sim bench` (`make bench`): engine speed and memory, printed and written to build/bench.json.
+
+- CPython: the engine (all six wagers offered) and crapssim (Fire, All, Tall and
+  Small bets kept up) on the same dice stream, taking turns slice by slice so
+  machine noise hits both, in CPU time; each pass over the stream gives one
+  pair and its ratio, and the table shows medians.
+- MicroPython unix port (sim/mp_bench.py): rolls/s on the same stream, bytes
+  allocated per roll (non-resolving rolls and overall, gc.mem_alloc deltas with
+  the GC disabled), the heap a Table holds and the process's peak heap.
+- The time to compute and render the full exact odds report.
+
+The stream is xorshift32 (sim/odds_stream.py), identical in both runtimes; a
+digest of every resolution is compared between them. Targets are recorded,
+not asserted: >= 30x crapssim's rolls/s, 0 bytes per non-resolving roll.
+"""
+
+import argparse
+import importlib.metadata
+import io
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+
+import sim
+from crapsboard import paytables as pt
+from crapsboard.engine import Table
+from sim import odds_stream, runtime
+
+TARGET_RATIO = 30
+TARGET_QUIET_BYTES = 0
+SLICE = 2500  # rolls per turn when engine and crapssim alternate
+DEFAULT_OUT = os.path.join(sim.ROOT, "build", "bench.json")
+
+
+def dice_pairs(seed, count):
+    return [(r // 6 + 1, r % 6 + 1) for r in odds_stream.rolls(seed, count)]
+
+
+def engine_digest(stream):
+    """Resolution count and digest, computed exactly as mp_bench.py does."""
+    table = Table()
+    digest = resolutions = 0
+    for d1, d2 in stream:
+        k = table.roll(d1, d2)
+        for j in range(k):
+            digest = (digest * 31 + table.res_wager[j] * 16 + table.res_level[j]) & 0xFFFFFF
+        resolutions += k
+    return resolutions, digest
+
+
+def _crapssim_table():
+    from crapssim.strategy.single_bet import BetAll, BetFire, BetSmall, BetTall
+    from crapssim.strategy.tools import AggregateStrategy
+    from crapssim.table import Table as CrapsTable
+
+    table = CrapsTable()
+    table.add_player(bankroll=10**12, strategy=AggregateStrategy(BetFire(1), BetAll(1), BetTall(1), BetSmall(1)))
+    return table
+
+
+def cpython_pair(stream, with_crapssim=True):
+    """(engine rolls/s, crapssim rolls/s or None) over one pass of `stream`.
+
+    The stream is cut into slices of SLICE rolls and the two run turn about,
+    slice by slice, each on its own table carrying on from its last slice, so
+    a burst of load from elsewhere on the machine hits both. CPU time of this
+    process (time.process_time) is counted, not wall time."""
+    engine = Table()  # default configuration: all six wagers offered and tracked
+    roll = engine.roll
+    craps = _crapssim_table() if with_crapssim else None
+    clock = time.process_time
+    engine_time = craps_time = 0.0
+    for start in range(0, len(stream), SLICE):
+        piece = stream[start : start + SLICE]
+        t0 = clock()
+        for d1, d2 in piece:
+            roll(d1, d2)
+        t1 = clock()
+        engine_time += t1 - t0
+        if craps is not None:
+            craps.fixed_run(piece)
+            craps_time += clock() - t1
+    n = len(stream)
+    return n / engine_time, (n / craps_time if craps is not None else None)
+
+
+def cpython_pairs(stream, reps):
+    return [cpython_pair(stream) for _ in range(reps)]
+
+
+def micropython(rolls, seed, reps, sample):
+    done = runtime.run_micropython(
+        "mp_bench.py", [str(rolls), str(seed), str(reps), str(sample)], capture_output=True, text=True
+    )
+    if done.returncode:
+        raise RuntimeError(
+            "mp_bench.py failed: " + done.stderr.strip().splitlines()[-1]
+            if done.stderr.strip()
+            else "exit %d" % done.returncode
+        )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def odds_report_seconds(reps=5):
+    from sim import odds, odds_exact, odds_rows
+
+    times = []
+    for _ in range(reps):
+        odds_exact.clear_caches()
+        start = time.perf_counter()
+        odds.render(odds_rows.all_rows(), io.StringIO().write)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def measure(rolls, reps, mp_rolls, mp_reps, mp_sample, seed, skip_mp=False):
+    stream = dice_pairs(seed, rolls)
+    result = {
+        "seed": seed,
+        "stream": "xorshift32 (sim/odds_stream.py)",
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "cpython": {"rolls": rolls, "pairs": []},
+        "targets": {"ratio_min": TARGET_RATIO, "quiet_bytes_per_roll": TARGET_QUIET_BYTES},
+    }
+    try:
+        result["crapssim_version"] = importlib.metadata.version("crapssim")
+    except importlib.metadata.PackageNotFoundError:
+        result["crapssim_version"] = None
+    pairs = cpython_pairs(stream, reps) if result["crapssim_version"] is not None else []
+    cp = result["cpython"]
+    cp["pairs"] = [{"engine_rolls_per_s": e, "crapssim_rolls_per_s": c, "ratio": e / c} for e, c in pairs]
+    if pairs:
+        cp["engine_rolls_per_s"] = statistics.median(e for e, _ in pairs)
+        cp["crapssim_rolls_per_s"] = statistics.median(c for _, c in pairs)
+        cp["ratio"] = statistics.median(e / c for e, c in pairs)
+        cp["ratio_met"] = cp["ratio"] >= TARGET_RATIO
+    else:
+        cp["engine_rolls_per_s"] = statistics.median(cpython_pair(stream, False)[0] for _ in range(reps))
+    result["micropython"] = None
+    if not skip_mp:
+        try:
+            mp = micropython(mp_rolls, seed, mp_reps, mp_sample)
+        except (runtime.RuntimeMissing, RuntimeError) as e:
+            result["micropython"] = {"error": str(e)}
+        else:
+            mp["rolls_per_s"] = mp["rolls"] / (statistics.median(mp["pass_us"]) / 1e6)
+            mp["quiet_bytes_per_roll"] = mp["quiet_bytes"] / mp["quiet_rolls"] if mp["quiet_rolls"] else None
+            mp["resolving_bytes_per_roll"] = (
+                mp["resolving_bytes"] / mp["resolving_rolls"] if mp["resolving_rolls"] else None
+            )
+            mp["bytes_per_roll"] = mp["total_bytes"] / mp["rolls"]
+            mp["quiet_met"] = mp["quiet_bytes_per_roll"] == TARGET_QUIET_BYTES
+            mp["sample_rolls"] = mp_sample
+            expected = engine_digest(stream if mp_rolls == rolls else dice_pairs(seed, mp_rolls))
+            mp["matches_cpython"] = [mp["resolutions"], mp["digest"]] == list(expected)
+            result["micropython"] = mp
+    result["odds_report_seconds"] = odds_report_seconds()
+    return result
+
+
+def _n(x, spec=",.0f"):
+    return "-" if x is None else format(x, spec)
+
+
+def render(r, write):
+    cp, mp = r["cpython"], r["micropython"]
+    rows = [
+        ("CPython %s engine, all six wagers (rolls/s)" % r["python"], _n(cp["engine_rolls_per_s"])),
+    ]
+    if cp["pairs"]:
+        rows += [
+            ("crapssim %s, Fire+All+Tall+Small (rolls/s)" % r["crapssim_version"], _n(cp["crapssim_rolls_per_s"])),
+            (
+                "ratio engine / crapssim, median of pairs",
+                "%.1fx  target >= %dx: %s" % (cp["ratio"], TARGET_RATIO, "met" if cp["ratio_met"] else "NOT met"),
+            ),
+            ("  each pair", " ".join("%.1fx" % p["ratio"] for p in cp["pairs"])),
+        ]
+    if mp and "error" not in mp:
+        rows += [
+            ("MicroPython engine, all six wagers (rolls/s)", _n(mp["rolls_per_s"])),
+            (
+                "MicroPython bytes/roll, non-resolving",
+                "%s  (%s rolls sampled)  target %d: %s"
+                % (
+                    _n(mp["quiet_bytes_per_roll"], ".2f"),
+                    _n(mp["quiet_rolls"]),
+                    TARGET_QUIET_BYTES,
+                    "met" if mp["quiet_met"] else "NOT met",
+                ),
+            ),
+            (
+                "MicroPython bytes/roll, resolving",
+                "%s  (%s rolls sampled)" % (_n(mp["resolving_bytes_per_roll"], ".2f"), _n(mp["resolving_rolls"])),
+            ),
+            (
+                "MicroPython bytes/roll, overall",
+                "%s  (all %s rolls)" % (_n(mp["bytes_per_roll"], ".2f"), _n(mp["rolls"])),
+            ),
+            ("MicroPython heap held by Table() (bytes)", _n(mp["table_bytes"])),
+            (
+                "MicroPython peak heap, whole process (bytes)",
+                "%s of %s" % (_n(mp["peak_heap_bytes"]), _n(mp["heap_bytes"])),
+            ),
+            ("MicroPython resolutions = CPython's", "yes" if mp["matches_cpython"] else "NO (digest differs)"),
+        ]
+    elif mp:
+        rows.append(("MicroPython", "skipped: " + mp["error"]))
+    rows.append(("exact odds report, all rows (ms)", "%.1f" % (r["odds_report_seconds"] * 1000)))
+    width = max(len(name) for name, _ in rows)
+    write(
+        "Benchmark: %s rolls of %s, seed %d, %d interleaved pairs\n"
+        % (_n(cp["rolls"]), r["stream"], r["seed"], len(cp["pairs"]))
+    )
+    write("%-*s  %s\n" % (width, "measure", "value"))
+    write("%s  %s\n" % ("-" * width, "-" * 24))
+    for name, value in rows:
+        write("%-*s  %s\n" % (width, name, value))
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(
+        prog="python -m sim bench", description="Engine speed and memory (see docs/odds.md)."
+    )
+    parser.add_argument("--rolls", type=int, default=50_000, help="CPython stream length (default 50000)")
+    parser.add_argument("--reps", type=int, default=5, help="interleaved engine/crapssim pairs (default 5)")
+    parser.add_argument("--mp-rolls", type=int, default=100_000, help="MicroPython stream length (default 100000)")
+    parser.add_argument("--mp-reps", type=int, default=3, help="MicroPython timed passes (default 3)")
+    parser.add_argument(
+        "--mp-sample", type=int, default=20_000, help="MicroPython rolls measured one by one (default 20000)"
+    )
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-micropython", action="store_true", help="skip the MicroPython measurements")
+    parser.add_argument("--quick", action="store_true", help="tiny run (a smoke test, not a measurement)")
+    parser.add_argument("--out", default=DEFAULT_OUT, help="JSON file to write (default build/bench.json)")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.rolls, args.reps, args.mp_rolls, args.mp_reps, args.mp_sample = 2000, 1, 4000, 1, 1000
+    if min(args.rolls, args.reps, args.mp_rolls, args.mp_reps) < 1 or args.mp_sample < 0:
+        print("bench: --rolls, --reps, --mp-rolls and --mp-reps must be at least 1", file=sys.stderr)
+        return 2
+    result = measure(args.rolls, args.reps, args.mp_rolls, args.mp_reps, args.mp_sample, args.seed, args.no_micropython)
+    result["offered_wagers"] = list(pt.WAGER_NAMES)
+    render(result, sys.stdout.write)
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        with open(args.out, "w", encoding="utf-8") as f:
+            json.dump(result, f, indent=1)
+            f.write("\n")
+    except OSError as e:
+        print("bench: cannot write %s: %s" % (args.out, e.strerror), file=sys.stderr)
+        return 2
+    print("wrote " + os.path.relpath(args.out))
+    return 0

@@ -1,0 +1,66 @@
+"""`python -m sim bench`: the stream it uses and a tiny end-to-end run. Speed is never asserted."""
+
+import json
+import subprocess
+
+import pytest
+
+import sim  # noqa: F401
+from sim import bench, odds_stream, runtime
+
+
+def micropython_or_skip():
+    try:
+        runtime.micropython_binary()
+    except runtime.RuntimeMissing as e:
+        pytest.skip(str(e))
+
+
+def test_stream_is_deterministic_and_uniform_enough():
+    a = odds_stream.rolls(7, 36_000)
+    assert a == odds_stream.rolls(7, 36_000)
+    assert a != odds_stream.rolls(8, 36_000)
+    counts = [a.count(r) for r in range(36)]
+    assert min(counts) > 0 and max(a) == 35
+    chi2 = sum((c - 1000) ** 2 / 1000 for c in counts)
+    assert chi2 < 100  # 35 degrees of freedom; a broken generator lands in the thousands
+    pairs = bench.dice_pairs(7, 10)
+    assert all(1 <= d <= 6 for pair in pairs for d in pair)
+    assert pairs == [(r // 6 + 1, r % 6 + 1) for r in a[:10]]
+
+
+def test_micropython_sees_the_same_stream():
+    micropython_or_skip()
+    script = "import odds_stream\nprint(bytes(odds_stream.rolls(12345, 500)).hex())\n"
+    done = subprocess.run(
+        [runtime.micropython_binary(), "-c", script], env=runtime.micropython_env(), capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == bytes(odds_stream.rolls(12345, 500)).hex()
+
+
+def test_quick_bench_writes_json(tmp_path, capsys):
+    micropython_or_skip()
+    out = tmp_path / "bench.json"
+    assert bench.main(["--quick", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "ratio engine / crapssim" in text and "MicroPython bytes/roll, non-resolving" in text
+    data = json.loads(out.read_text())
+    cp, mp = data["cpython"], data["micropython"]
+    assert cp["engine_rolls_per_s"] > 0 and cp["crapssim_rolls_per_s"] > 0
+    assert cp["ratio"] == pytest.approx(cp["pairs"][0]["ratio"])
+    assert mp["rolls"] == 4000 and mp["quiet_rolls"] + mp["resolving_rolls"] == 1000
+    assert mp["matches_cpython"]  # same stream, same engine, same resolutions
+    assert mp["quiet_bytes_per_roll"] is not None and mp["bytes_per_roll"] is not None
+    assert data["odds_report_seconds"] > 0
+    assert data["targets"] == {"ratio_min": 30, "quiet_bytes_per_roll": 0}
+
+
+def test_digest_detects_a_different_stream():
+    a = bench.engine_digest(bench.dice_pairs(1, 3000))
+    assert a == bench.engine_digest(bench.dice_pairs(1, 3000))
+    assert a != bench.engine_digest(bench.dice_pairs(2, 3000))
+
+
+def test_bad_arguments():
+    assert bench.main(["--rolls", "0", "--no-micropython"]) == 2
