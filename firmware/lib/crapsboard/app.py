@@ -1,0 +1,184 @@
+# The app: keypad and buttons -> entry -> engine -> lamps, with an event log.
+#
+# `step(now_ms)` is one input scan and `render(now_ms)` one lamp frame; both
+# are plain calls, so the simulator drives them on its own clock. `run()` is
+# the thin asyncio shell the board uses: scan, render and watchdog tasks.
+#
+# The board is passed in (crapsboard/board.py on the ESP32, sim/simboard.py on
+# the desktop): `rows`, `cols` (keypad pins), `buttons` (pins in layout.BUTTONS
+# order, None where absent), `show(frame)`, `feed()`, `ticks_ms()`.
+import asyncio
+
+from micropython import const
+
+from crapsboard import entry as en
+from crapsboard import keypad
+from crapsboard import paytables as pt
+from crapsboard.engine import Table
+from crapsboard.lamps import Lamps
+
+LOG_SIZE = const(32)  # events kept in RAM (the journal, when there is one, keeps all)
+RENDER_MS = const(50)
+WATCHDOG_MS = const(100)  # how often the watchdog task looks; it feeds only if all tasks ran
+
+_KEYS_MASK = const(0x7FFFF)  # keypad keys + undo, end hand, lamp test buttons
+_KEYSWITCH_BIT = const(0x80000)  # BUTTON_SHIFT + layout.BUTTONS.index("supervisor_key")
+_BUTTON_KEYS = (en.K_UNDO, en.K_END_HAND, en.K_LAMP_TEST)  # layout.BUTTONS order
+_SCAN_ALIVE = const(1)
+_RENDER_ALIVE = const(2)
+
+try:
+    from asyncio import sleep_ms
+except ImportError:  # CPython: the simulator's smoke test of run()
+
+    async def sleep_ms(delay):
+        await asyncio.sleep(delay / 1000)
+
+
+class App:
+    def __init__(self, board, layout, config=None):
+        self.board = board
+        self.layout = layout
+        self.table = Table(config)
+        self.entry = en.Entry(self.table.config.supervisor_pin_sha256)
+        self.lamps = Lamps(layout)
+        self.matrix = keypad.Matrix(board.rows, board.cols)
+        self.buttons = keypad.Buttons(board.buttons, layout.button_active_low)
+        self.debouncer = keypad.Debouncer(layout.debounce_ms)
+        self.key_codes = bytearray([en.key_code(layout.roles[i], layout.labels[i]) for i in range(len(layout.labels))])
+        self._before = [0] * pt.WAGER_COUNT
+        # The event log: a ring of the last LOG_SIZE events, seq counts them all.
+        self.seq = 0
+        self.log_kind = bytearray(LOG_SIZE)
+        self.log_arg = [0] * LOG_SIZE
+        self.log_t = [0] * LOG_SIZE
+        # Hook for a journal or the simulator: on_event(app, kind, arg, t) is
+        # called after each event, while the table holds its resolutions.
+        self.on_event = None
+        self.running = False
+        self._alive = 0
+
+    def configure(self, config):
+        """Apply a checked Config (engine.Table.configure may refuse it)."""
+        self.table.configure(config)
+        self.entry.pin_hash = config.supervisor_pin_sha256
+
+    # ---- one scan -------------------------------------------------------------
+
+    def step(self, now_ms):
+        """Read the inputs once, feed entry, apply what it decides."""
+        raw = self.matrix.scan() | self.buttons.read()
+        debouncer = self.debouncer
+        pressed = debouncer.update(raw, now_ms)
+        entry = self.entry
+        action = entry.tick(now_ms)
+        while action != en.ACT_NONE:
+            self._apply(action, now_ms)
+            action = entry.tick(now_ms)
+        if debouncer.changed & _KEYSWITCH_BIT:
+            self._apply(entry.keyswitch(bool(debouncer.stable & _KEYSWITCH_BIT), now_ms), now_ms)
+        pressed &= _KEYS_MASK
+        if pressed:
+            if keypad.popcount(debouncer.stable & _KEYS_MASK) > 1:
+                self._apply(entry.chord(now_ms), now_ms)
+            else:
+                bit = keypad.lowest_bit(pressed)
+                if bit < keypad.BUTTON_SHIFT:
+                    key = self.key_codes[bit]
+                else:
+                    key = _BUTTON_KEYS[bit - keypad.BUTTON_SHIFT]
+                self._apply(entry.press(key, now_ms), now_ms)
+
+    def _apply(self, action, now_ms):
+        if action == en.ACT_NONE:
+            return
+        entry = self.entry
+        table = self.table
+        lamps = self.lamps
+        if action == en.ACT_ROLL:
+            self._snapshot()
+            table.roll(entry.die1, entry.die2)
+            lamps.celebrate(table, self._before, now_ms)
+            arg = entry.die1 * 8 + entry.die2
+        elif action == en.ACT_UNDO:
+            if table.undo():
+                lamps.stop_celebration()
+                arg = entry.via
+            else:
+                action = entry.fail(en.ERR_NOTHING_TO_UNDO, now_ms)
+                arg = entry.error
+        elif action == en.ACT_END_HAND:
+            self._snapshot()
+            table.end_hand()
+            lamps.celebrate(table, self._before, now_ms)
+            arg = entry.via
+        elif action == en.ACT_LAMP_TEST:
+            lamps.lamp_test(now_ms)
+            arg = 0
+        elif action == en.ACT_ERROR:
+            arg = entry.error
+        elif action == en.ACT_CLEAR:
+            arg = entry.dropped
+        else:  # supervisor on / off
+            arg = entry.via
+        self._log(action, arg, now_ms)
+
+    def _snapshot(self):
+        for w in range(pt.WAGER_COUNT):
+            self._before[w] = self.table.marks(w)
+
+    def _log(self, kind, arg, now_ms):
+        i = self.seq % LOG_SIZE
+        self.seq += 1
+        self.log_kind[i] = kind
+        self.log_arg[i] = arg
+        self.log_t[i] = now_ms
+        if self.on_event is not None:
+            self.on_event(self, kind, arg, now_ms)
+
+    def event(self, seq):
+        """(kind, arg, t) of event number `seq` (1-based) if still in the ring, else None."""
+        if seq < 1 or seq > self.seq or self.seq - seq >= LOG_SIZE:
+            return None
+        i = (seq - 1) % LOG_SIZE
+        return self.log_kind[i], self.log_arg[i], self.log_t[i]
+
+    # ---- one frame ------------------------------------------------------------
+
+    def render(self, now_ms):
+        self.lamps.render(self.table, self.entry.status(now_ms), now_ms)
+        self.board.show(self.lamps.frame)
+
+    # ---- the asyncio shell ------------------------------------------------------
+
+    async def _scan_task(self):
+        board = self.board
+        scan_ms = self.layout.scan_ms
+        while self.running:
+            self.step(board.ticks_ms())
+            self._alive |= _SCAN_ALIVE
+            await sleep_ms(scan_ms)
+
+    async def _render_task(self):
+        while self.running:
+            self.render(self.board.ticks_ms())
+            self._alive |= _RENDER_ALIVE
+            await sleep_ms(RENDER_MS)
+
+    async def run(self):
+        """Scan, render and feed the watchdog until stop(). The watchdog is
+        fed only when both other tasks have run since the last feed, so a
+        task that dies resets the board."""
+        self.running = True
+        scan = asyncio.create_task(self._scan_task())
+        render = asyncio.create_task(self._render_task())
+        while self.running:
+            if self._alive == _SCAN_ALIVE | _RENDER_ALIVE:
+                self._alive = 0
+                self.board.feed()
+            await sleep_ms(WATCHDOG_MS)
+        await scan
+        await render
+
+    def stop(self):
+        self.running = False

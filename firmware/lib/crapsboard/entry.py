@@ -1,0 +1,269 @@
+# Dealer entry: key presses in, table actions out. A pure state machine.
+#
+# A roll is two presses, one per die (1-6). Undo and end hand need supervisor
+# authorisation: the keyswitch held on, or a PIN (D, digits, #) whose sha256
+# matches config.supervisor_pin_sha256, good for AUTH_MS. Bad input returns
+# ACT_ERROR with `error` set and never a table action; an error also drops a
+# half-entered roll, so the next two die presses are always a whole roll.
+# Time comes in as now_ms; nothing here touches the table or the hardware.
+import binascii
+import hashlib
+
+from micropython import const
+
+from crapsboard import ticks
+
+# Key codes: 0-9 are the digit keys themselves.
+K_CLEAR = const(10)
+K_ENTER = const(11)
+K_UNDO = const(12)
+K_END_HAND = const(13)
+K_LAMP_TEST = const(14)
+K_PIN = const(15)
+_ROLE_KEYS = {"clear": 10, "enter": 11, "undo": 12, "end_hand": 13, "lamp_test": 14, "supervisor_pin": 15}
+
+# Actions returned by press / chord / keyswitch / tick (also the event kinds).
+ACT_NONE = const(0)
+ACT_ROLL = const(1)  # die1, die2
+ACT_UNDO = const(2)  # via
+ACT_END_HAND = const(3)  # via
+ACT_LAMP_TEST = const(4)
+ACT_ERROR = const(5)  # error
+ACT_AUTH_ON = const(6)  # via
+ACT_AUTH_OFF = const(7)  # via
+ACT_CLEAR = const(8)  # dropped: the die face of the half-entered roll
+
+# Error reasons (`error` after ACT_ERROR).
+ERR_NOT_A_DIE = const(0)
+ERR_TWO_KEYS = const(1)
+ERR_TIMEOUT = const(2)
+ERR_ROLL_PENDING = const(3)
+ERR_NOT_AUTHORISED = const(4)
+ERR_NOTHING_TO_UNDO = const(5)
+ERR_NO_PIN = const(6)
+ERR_WRONG_PIN = const(7)
+ERR_PIN_LOCKED = const(8)
+ERR_PIN_TOO_LONG = const(9)
+ERR_UNEXPECTED_KEY = const(10)
+ERROR_NAMES = (
+    "not_a_die",
+    "two_keys",
+    "timeout",
+    "roll_pending",
+    "not_authorised",
+    "nothing_to_undo",
+    "no_pin",
+    "wrong_pin",
+    "pin_locked",
+    "pin_too_long",
+    "unexpected_key",
+)
+
+VIA_KEY = const(0)
+VIA_PIN = const(1)
+VIA_NAMES = ("key", "pin")
+
+# What the status lamp shows.
+ST_READY = const(0)
+ST_HALF = const(1)
+ST_PIN = const(2)
+ST_SUPERVISOR = const(3)
+ST_ERROR = const(4)
+STATUS_NAMES = ("ready", "half", "pin", "supervisor", "error")
+
+HALF_MS = const(10000)  # a half-entered roll or PIN left this long is refused
+ERROR_MS = const(2000)  # the status lamp shows an error this long (or to the next key)
+AUTH_MS = const(30000)  # a good PIN authorises for this long (clear ends it sooner)
+PIN_DIGITS = const(8)
+PIN_TRIES = const(3)  # wrong PINs in a row before the PIN key locks
+LOCK_MS = const(60000)
+
+
+def key_code(role, label):
+    """The key code of a keypad key from its board.json role and label."""
+    if role == "die" or role == "digit":
+        return ord(label) - 48
+    return _ROLE_KEYS[role]
+
+
+def pin_sha256(pin):
+    """Hex sha256 of a PIN given as a string of digits: what the config stores."""
+    return binascii.hexlify(hashlib.sha256(pin.encode()).digest()).decode()
+
+
+class Entry:
+    def __init__(self, pin_hash=None):
+        self.pin_hash = pin_hash  # config.supervisor_pin_sha256, or None: keyswitch only
+        self.first = 0  # die face of a half-entered roll, 0 = none
+        self.die1 = 0
+        self.die2 = 0
+        self.error = 0
+        self.via = VIA_KEY
+        self.dropped = 0
+        self.key_on = False  # supervisor keyswitch
+        self._pin = bytearray(PIN_DIGITS)
+        self._pin_len = 0
+        self._pin_mode = False
+        self._pin_auth = False
+        self._fails = 0
+        self._locked = False
+        self._showing_error = False
+        self._first_t = 0
+        self._pin_t = 0
+        self._auth_t = 0
+        self._lock_t = 0
+        self._error_t = 0
+
+    # ---- queries ---------------------------------------------------------
+
+    def authorised(self, now_ms):
+        if self.key_on:
+            return True
+        return self._pin_auth and ticks.diff(now_ms, self._auth_t) < AUTH_MS
+
+    def status(self, now_ms):
+        if self._showing_error and ticks.diff(now_ms, self._error_t) < ERROR_MS:
+            return ST_ERROR
+        if self._pin_mode:
+            return ST_PIN
+        if self.first:
+            return ST_HALF
+        if self.authorised(now_ms):
+            return ST_SUPERVISOR
+        return ST_READY
+
+    # ---- inputs ------------------------------------------------------------
+
+    def press(self, key, now_ms):
+        """One debounced key press (a key code); returns an ACT_*."""
+        self._showing_error = False  # any key ends the error display
+        if key == K_LAMP_TEST:
+            return ACT_LAMP_TEST  # shows lamps only; a half-entered roll stays
+        if self._expired(now_ms):
+            return self.fail(ERR_TIMEOUT, now_ms)  # the timeout is the news; this key is not taken
+        if self._pin_mode:
+            return self._pin_key(key, now_ms)
+        if key <= 9:
+            if key < 1 or key > 6:
+                return self.fail(ERR_NOT_A_DIE, now_ms)
+            if not self.first:
+                self.first = key
+                self._first_t = now_ms
+                return ACT_NONE
+            self.die1 = self.first
+            self.die2 = key
+            self.first = 0
+            return ACT_ROLL
+        if key == K_CLEAR:
+            if self.first:
+                self.dropped = self.first
+                self.first = 0
+                return ACT_CLEAR
+            if self._pin_auth:
+                return self._pin_auth_off()
+            return ACT_NONE
+        if self.first:
+            return self.fail(ERR_ROLL_PENDING, now_ms)
+        if key == K_PIN:
+            if self.pin_hash is None:
+                return self.fail(ERR_NO_PIN, now_ms)
+            if self._locked and ticks.diff(now_ms, self._lock_t) < LOCK_MS:
+                return self.fail(ERR_PIN_LOCKED, now_ms)
+            self._locked = False
+            self._pin_mode = True
+            self._pin_len = 0
+            self._pin_t = now_ms
+            return ACT_NONE
+        if key == K_UNDO or key == K_END_HAND:
+            if not self.authorised(now_ms):
+                return self.fail(ERR_NOT_AUTHORISED, now_ms)
+            self.via = VIA_KEY if self.key_on else VIA_PIN
+            return ACT_UNDO if key == K_UNDO else ACT_END_HAND
+        return self.fail(ERR_UNEXPECTED_KEY, now_ms)
+
+    def chord(self, now_ms):
+        """Two or more keypad keys down at once: refused."""
+        self._showing_error = False
+        return self.fail(ERR_TWO_KEYS, now_ms)
+
+    def keyswitch(self, on, now_ms):
+        """The supervisor keyswitch's debounced level."""
+        if on == self.key_on:
+            return ACT_NONE
+        self._showing_error = False
+        self.key_on = on
+        self.via = VIA_KEY
+        return ACT_AUTH_ON if on else ACT_AUTH_OFF
+
+    def tick(self, now_ms):
+        """Timeouts; call every scan until it returns ACT_NONE."""
+        if self._expired(now_ms):
+            return self.fail(ERR_TIMEOUT, now_ms)
+        if self._pin_auth and ticks.diff(now_ms, self._auth_t) >= AUTH_MS:
+            return self._pin_auth_off()
+        if self._locked and ticks.diff(now_ms, self._lock_t) >= LOCK_MS:
+            self._locked = False
+        if self._showing_error and ticks.diff(now_ms, self._error_t) >= ERROR_MS:
+            self._showing_error = False
+        return ACT_NONE
+
+    def _expired(self, now_ms):
+        # A half-entered roll or PIN left too long.
+        if self.first and ticks.diff(now_ms, self._first_t) >= HALF_MS:
+            return True
+        return self._pin_mode and ticks.diff(now_ms, self._pin_t) >= HALF_MS
+
+    def fail(self, reason, now_ms):
+        """Refuse: show the error, drop any half-entered roll or PIN."""
+        self.error = reason
+        self._showing_error = True
+        self._error_t = now_ms
+        self.first = 0
+        self._end_pin_mode()
+        return ACT_ERROR
+
+    # ---- supervisor PIN ------------------------------------------------------
+
+    def _pin_key(self, key, now_ms):
+        if key <= 9:
+            if self._pin_len == PIN_DIGITS:
+                return self.fail(ERR_PIN_TOO_LONG, now_ms)
+            self._pin[self._pin_len] = 48 + key
+            self._pin_len += 1
+            self._pin_t = now_ms
+            return ACT_NONE
+        if key == K_PIN:  # start again
+            self._pin_len = 0
+            self._pin_t = now_ms
+            return ACT_NONE
+        if key == K_CLEAR:
+            self._end_pin_mode()
+            return ACT_NONE
+        if key != K_ENTER:
+            return self.fail(ERR_UNEXPECTED_KEY, now_ms)
+        digest = hashlib.sha256(bytes(self._pin[: self._pin_len])).digest()
+        good = binascii.hexlify(digest).decode() == self.pin_hash
+        self._end_pin_mode()
+        if not good:
+            self._fails += 1
+            if self._fails >= PIN_TRIES:
+                self._fails = 0
+                self._locked = True
+                self._lock_t = now_ms
+            return self.fail(ERR_WRONG_PIN, now_ms)
+        self._fails = 0
+        self._pin_auth = True
+        self._auth_t = now_ms
+        self.via = VIA_PIN
+        return ACT_AUTH_ON
+
+    def _end_pin_mode(self):
+        self._pin_mode = False
+        for i in range(PIN_DIGITS):
+            self._pin[i] = 0
+        self._pin_len = 0
+
+    def _pin_auth_off(self):
+        self._pin_auth = False
+        self.via = VIA_PIN
+        return ACT_AUTH_OFF

@@ -1,0 +1,170 @@
+"""The pure entry state machine (crapsboard/entry.py): keys + now_ms in, actions out."""
+
+import pytest
+
+from crapsboard import entry as en
+
+PIN = "4321"
+
+
+def fresh(pin=PIN):
+    return en.Entry(en.pin_sha256(pin) if pin else None)
+
+
+def keys(e, codes, t=0, step=200):
+    """Press each key code; the list of actions."""
+    out = []
+    for code in codes:
+        out.append(e.press(code, t))
+        t += step
+    return out
+
+
+def test_two_die_presses_make_one_roll():
+    e = fresh()
+    assert e.press(3, 0) == en.ACT_NONE
+    assert e.status(10) == en.ST_HALF and e.first == 3
+    assert e.press(4, 500) == en.ACT_ROLL
+    assert (e.die1, e.die2) == (3, 4)
+    assert e.status(600) == en.ST_READY and e.first == 0
+
+
+@pytest.mark.parametrize("digit", [0, 7, 8, 9])
+def test_a_digit_that_is_no_die_face_is_refused_and_drops_the_half_roll(digit):
+    e = fresh()
+    e.press(5, 0)
+    assert e.press(digit, 100) == en.ACT_ERROR
+    assert e.error == en.ERR_NOT_A_DIE
+    assert e.status(200) == en.ST_ERROR and e.first == 0
+    # the next two presses are a whole roll, not the dropped 5 plus one
+    assert keys(e, [2, 6], 300) == [en.ACT_NONE, en.ACT_ROLL] and (e.die1, e.die2) == (2, 6)
+
+
+def test_the_error_shows_for_two_seconds_or_until_the_next_key():
+    e = fresh()
+    e.press(9, 0)
+    assert e.status(en.ERROR_MS - 1) == en.ST_ERROR
+    assert e.status(en.ERROR_MS) == en.ST_READY
+    e.press(9, 5000)
+    e.press(2, 5100)
+    assert e.status(5100) == en.ST_HALF
+
+
+def test_a_half_roll_times_out_after_ten_seconds():
+    e = fresh()
+    e.press(4, 1000)
+    assert e.tick(1000 + en.HALF_MS - 1) == en.ACT_NONE and e.first == 4
+    assert e.tick(1000 + en.HALF_MS) == en.ACT_ERROR and e.error == en.ERR_TIMEOUT
+    assert e.first == 0 and e.tick(1000 + en.HALF_MS + 10) == en.ACT_NONE
+
+
+def test_a_late_second_die_is_refused_even_without_a_tick():
+    e = fresh()
+    e.press(4, 0)
+    assert e.press(3, en.HALF_MS + 5) == en.ACT_ERROR and e.error == en.ERR_TIMEOUT
+    assert e.first == 0
+
+
+def test_clear_drops_a_half_roll_quietly():
+    e = fresh()
+    e.press(6, 0)
+    assert e.press(en.K_CLEAR, 100) == en.ACT_CLEAR and e.dropped == 6
+    assert e.status(150) == en.ST_READY
+    assert e.press(en.K_CLEAR, 200) == en.ACT_NONE
+
+
+def test_two_keys_at_once_is_refused():
+    e = fresh()
+    e.press(2, 0)
+    assert e.chord(100) == en.ACT_ERROR and e.error == en.ERR_TWO_KEYS and e.first == 0
+
+
+@pytest.mark.parametrize("key", [en.K_UNDO, en.K_END_HAND])
+def test_undo_and_end_hand_need_a_supervisor(key):
+    e = fresh()
+    assert e.press(key, 0) == en.ACT_ERROR and e.error == en.ERR_NOT_AUTHORISED
+    assert e.keyswitch(True, 100) == en.ACT_AUTH_ON and e.via == en.VIA_KEY
+    assert e.status(150) == en.ST_SUPERVISOR
+    assert e.press(key, 200) == (en.ACT_UNDO if key == en.K_UNDO else en.ACT_END_HAND)
+    assert e.via == en.VIA_KEY
+    assert e.keyswitch(True, 250) == en.ACT_NONE
+    assert e.keyswitch(False, 300) == en.ACT_AUTH_OFF
+    assert e.press(key, 400) == en.ACT_ERROR and e.error == en.ERR_NOT_AUTHORISED
+
+
+def test_undo_with_a_half_roll_pending_is_refused():
+    e = fresh()
+    e.keyswitch(True, 0)
+    e.press(3, 100)
+    assert e.press(en.K_UNDO, 200) == en.ACT_ERROR and e.error == en.ERR_ROLL_PENDING
+
+
+def test_a_good_pin_authorises_for_a_while():
+    e = fresh()
+    assert keys(e, [en.K_PIN, 4, 3, 2, 1], 0) == [en.ACT_NONE] * 5
+    assert e.status(900) == en.ST_PIN and not e.authorised(900)
+    assert e.press(en.K_ENTER, 1000) == en.ACT_AUTH_ON and e.via == en.VIA_PIN
+    assert e.status(1100) == en.ST_SUPERVISOR
+    assert e.press(en.K_UNDO, 1200) == en.ACT_UNDO and e.via == en.VIA_PIN
+    assert e.tick(1000 + en.AUTH_MS - 1) == en.ACT_NONE
+    assert e.tick(1000 + en.AUTH_MS) == en.ACT_AUTH_OFF and e.via == en.VIA_PIN
+    assert e.press(en.K_UNDO, 1000 + en.AUTH_MS + 10) == en.ACT_ERROR
+
+
+def test_clear_ends_the_pin_window_early():
+    e = fresh()
+    keys(e, [en.K_PIN, 4, 3, 2, 1, en.K_ENTER])
+    assert e.press(en.K_CLEAR, 2000) == en.ACT_AUTH_OFF
+    assert not e.authorised(2001)
+
+
+def test_a_wrong_pin_is_refused_and_three_lock_the_pin_key():
+    e = fresh()
+    t = 0
+    for _ in range(en.PIN_TRIES):
+        assert keys(e, [en.K_PIN, 1, 2, 3, 4, en.K_ENTER], t)[-1] == en.ACT_ERROR
+        assert e.error == en.ERR_WRONG_PIN and not e.authorised(t + 1500)
+        t += 2000
+    assert e.press(en.K_PIN, t) == en.ACT_ERROR and e.error == en.ERR_PIN_LOCKED
+    # still locked with the right PIN until LOCK_MS has passed
+    assert keys(e, [en.K_PIN], t + 1000) == [en.ACT_ERROR]
+    later = t + en.LOCK_MS
+    assert keys(e, [en.K_PIN, 4, 3, 2, 1, en.K_ENTER], later)[-1] == en.ACT_AUTH_ON
+
+
+def test_pin_entry_limits_and_exits():
+    e = fresh()
+    out = keys(e, [en.K_PIN] + [1] * (en.PIN_DIGITS + 1))
+    assert out[-1] == en.ACT_ERROR and e.error == en.ERR_PIN_TOO_LONG
+    keys(e, [en.K_PIN, 4, 3], 5000)
+    assert e.press(en.K_CLEAR, 6000) == en.ACT_NONE and e.status(6000) == en.ST_READY
+    keys(e, [en.K_PIN, 4], 7000)
+    assert e.tick(7200 + en.HALF_MS) == en.ACT_ERROR and e.error == en.ERR_TIMEOUT
+    keys(e, [en.K_PIN, 9, 9, en.K_PIN, 4, 3, 2, 1, en.K_ENTER], 30000)
+    assert e.authorised(32000)  # D restarts the PIN
+
+
+def test_without_a_configured_pin_only_the_keyswitch_works():
+    e = fresh(None)
+    assert e.press(en.K_PIN, 0) == en.ACT_ERROR and e.error == en.ERR_NO_PIN
+
+
+def test_enter_outside_pin_entry_is_unexpected():
+    e = fresh()
+    assert e.press(en.K_ENTER, 0) == en.ACT_ERROR and e.error == en.ERR_UNEXPECTED_KEY
+
+
+def test_lamp_test_leaves_a_half_roll_alone():
+    e = fresh()
+    e.press(2, 0)
+    assert e.press(en.K_LAMP_TEST, 100) == en.ACT_LAMP_TEST
+    assert e.press(5, 200) == en.ACT_ROLL and (e.die1, e.die2) == (2, 5)
+
+
+def test_key_codes_from_board_roles():
+    assert en.key_code("die", "4") == 4 and en.key_code("digit", "0") == 0
+    assert en.key_code("supervisor_pin", "D") == en.K_PIN and en.key_code("clear", "*") == en.K_CLEAR
+
+
+def test_pin_hash_is_sha256_hex_of_the_digits():
+    assert en.pin_sha256("1234") == "03ac674216f3e15c761ee1a5e255f067953623c8b388b4459e13f978d7c846f4"

@@ -1,0 +1,236 @@
+"""The pure lamp renderer (crapsboard/lamps.py): state in, colours and frame out."""
+
+import json
+import os
+
+import pytest
+from conftest import ROOT
+
+from crapsboard import config as cfg
+from crapsboard import entry as en
+from crapsboard import lamps as lp
+from crapsboard import layout as lay
+from crapsboard import paytables as pt
+from crapsboard.engine import Table
+
+BOARD = os.path.join(ROOT, "hardware", "board.json")
+LAYOUT = lay.load(BOARD)
+GREEN, WHITE, YELLOW, ORANGE = 0x00FF00, 0xFFFFFF, 0xFFC000, 0xFF5000
+VIOLET, CYAN, RED = 0xA000FF, 0x00C0FF, 0xFF0000
+
+
+def render(table, status=en.ST_READY, now=0, lamps=None):
+    lamps = lamps or lp.Lamps(LAYOUT)
+    lamps.render(table, status, now)
+    return lamps
+
+
+def lit(lamps):
+    """name -> (rgb, blink, alt) of every lit lamp."""
+    out = {}
+    for i, name in enumerate(lp.LAMP_NAMES):
+        rgb, blink, alt = lamps.lamp(i)
+        if rgb:
+            out[name] = (rgb, blink, alt)
+    return out
+
+
+def rolls(table, *dice):
+    for d1, d2 in dice:
+        table.roll(d1, d2)
+    return table
+
+
+def test_every_contract_lamp_is_named_once_and_on_the_board():
+    assert len(lp.LAMP_NAMES) == lp.LAMP_COUNT == len(set(lp.LAMP_NAMES))
+    assert set(lp.LAMP_NAMES) == set(LAYOUT.pixels)
+    assert lp.LAMP_NAMES[lp.L_BONUS + 5] == "bonus.8" and lp.LAMP_NAMES[lp.L_FIRED + 4] == "fired.5"
+
+
+def test_a_fresh_table():
+    shown = lit(render(Table()))
+    assert shown == {
+        "status": (GREEN, lp.BLINK_NONE, 0),
+        "point.off": (WHITE, lp.BLINK_NONE, 0),
+        **{name: (GREEN, lp.BLINK_NONE, 0) for name in ("fire.open", "small.open", "tall.open", "all.open")},
+        "mea.open": (GREEN, lp.BLINK_NONE, 0),
+        "fired.open": (GREEN, lp.BLINK_NONE, 0),
+    }
+
+
+def test_frame_is_in_strip_order_and_brightness_capped():
+    lamps = render(Table())
+    top = LAYOUT.max_brightness
+    status = 3 * LAYOUT.pixels["status"]
+    assert lamps.frame[status : status + 3] == bytes([top, 0, 0])  # GRB: green first
+    puck = 3 * LAYOUT.pixels["point.off"]
+    assert lamps.frame[puck : puck + 3] == bytes([top, top, top])
+    dark = 3 * LAYOUT.pixels["fire.4"]
+    assert lamps.frame[dark : dark + 3] == bytes(3)
+    assert max(lamps.frame) == top
+
+
+def test_a_red_pixel_goes_to_the_second_byte_in_grb():
+    table = Table()
+    lamps = render(table, en.ST_ERROR, now=0)  # fast blink, phase on at 0
+    p = 3 * LAYOUT.pixels["status"]
+    assert lamps.frame[p : p + 3] == bytes([0, LAYOUT.max_brightness, 0])
+    lamps.render(table, en.ST_ERROR, 128)  # phase off
+    assert lamps.frame[p : p + 3] == bytes(3)
+    assert lamps.lamp(lp.L_STATUS) == (RED, lp.BLINK_FAST, 0)
+
+
+@pytest.mark.parametrize(
+    "status, expected",
+    [
+        (en.ST_READY, (GREEN, lp.BLINK_NONE, 0)),
+        (en.ST_HALF, (YELLOW, lp.BLINK_SLOW, 0)),
+        (en.ST_PIN, (0x0040FF, lp.BLINK_SLOW, 0)),
+        (en.ST_SUPERVISOR, (0x0040FF, lp.BLINK_NONE, 0)),
+        (en.ST_ERROR, (RED, lp.BLINK_FAST, 0)),
+    ],
+)
+def test_status_lamp(status, expected):
+    assert render(Table(), status).lamp(lp.L_STATUS) == expected
+
+
+def test_puck_fire_points_and_alerts():
+    table = rolls(Table(), (2, 2), (2, 2), (1, 4), (1, 4), (3, 3), (3, 3))
+    shown = lit(render(table))
+    assert {n for n in shown if n.startswith("fire.")} == {"fire.4", "fire.5", "fire.6"}
+    assert shown["fire.4"] == (ORANGE, lp.BLINK_NONE, 0)
+    assert "alert.floor" not in shown and "point.off" in shown
+    rolls(table, (4, 4), (4, 4))
+    shown = lit(render(table))
+    assert shown["alert.floor"] == (YELLOW, lp.BLINK_SLOW, 0) and "alert.manager" not in shown
+    rolls(table, (4, 5))
+    shown = lit(render(table))
+    assert "point.9" in shown and "point.off" not in shown
+    rolls(table, (4, 5))
+    shown = lit(render(table))
+    assert shown["alert.manager"] == (RED, lp.BLINK_SLOW, 0) and "alert.floor" in shown
+
+
+def test_lamps_of_wagers_not_offered_stay_dark():
+    config = cfg.parse({"offered": ["all_small", "fired_up"]})
+    table = rolls(Table(config), (1, 1), (2, 2), (5, 5), (2, 2), (3, 3))
+    shown = lit(render(table))
+    prefixes = {name.split(".")[0] for name in shown}
+    assert prefixes == {"status", "point", "bonus", "fired"}
+    assert {n for n in shown if n.startswith("bonus.")} == {"bonus.2", "bonus.4", "bonus.6"}
+    assert all(shown[n][0] == YELLOW for n in shown if n.startswith("bonus."))  # one offered cycle: plain marks
+
+
+def test_rebet_after_a_small_win_shows_make_em_all_marks_apart():
+    table = rolls(Table(), (1, 1), (1, 2), (2, 2), (2, 3), (3, 3))  # All Small completes
+    assert table.small_marks == 0 and table.all_marks != 0
+    shown = lit(render(table))
+    for n in (2, 3, 4, 5, 6):
+        assert shown["bonus.%d" % n][0] == VIOLET  # only Make 'Em All has them now
+    assert shown["small.open"][0] == GREEN  # rebet: open again
+    rolls(table, (1, 2))  # 3 again: marked in both cycles
+    shown = lit(render(table, now=10_000))  # after the celebration
+    assert shown["bonus.3"] == (YELLOW, lp.BLINK_NONE, 0) and shown["bonus.2"][0] == VIOLET
+    assert "small.open" not in shown
+
+
+def test_after_make_em_all_wins_small_and_tall_marks_show_cyan():
+    table = rolls(Table(), (1, 1), (1, 2), (2, 2), (2, 3), (3, 3))  # small done
+    rolls(table, (1, 1), (1, 2))  # new small cycle: 2, 3
+    rolls(table, (4, 4), (4, 5), (5, 5), (5, 6))  # tall 8-11
+    assert table.all_marks == sum(1 << n for n in (2, 3, 4, 5, 6, 8, 9, 10, 11))
+    rolls(table, (6, 6))  # 12: All Tall and Make 'Em All complete
+    shown = lit(render(table, now=10_000))
+    assert shown["bonus.2"][0] == CYAN and shown["bonus.3"][0] == CYAN
+    assert "bonus.8" not in shown and shown["all.open"][0] == GREEN
+
+
+def test_rebet_off_keeps_the_won_wager_closed():
+    table = rolls(Table(cfg.parse({"rebet_after_win": False})), (1, 1), (1, 2), (2, 2), (2, 3), (3, 3))
+    shown = lit(render(table))
+    assert "small.open" not in shown and shown["bonus.2"][0] == VIOLET
+
+
+def test_mea_and_fired_up_marks():
+    table = rolls(Table(), (3, 3), (2, 3), (2, 2))  # Fired Up 6-5-4; MEA 6, 5, 4
+    shown = lit(render(table))
+    assert {n for n in shown if n.startswith("fired.")} == {"fired.1", "fired.2", "fired.3"}
+    assert {n for n in shown if n.startswith("mea.")} == {"mea.4", "mea.5", "mea.6"}
+
+
+def test_a_win_flashes_white_in_turn_with_the_state_then_stops():
+    table = rolls(Table(), (1, 1), (1, 2), (2, 2), (2, 3))
+    lamps = lp.Lamps(LAYOUT)
+    before = [table.marks(w) for w in range(pt.WAGER_COUNT)]
+    table.roll(3, 3)  # All Small wins
+    lamps.celebrate(table, before, 1000)
+    shown = lit(render(table, now=1000, lamps=lamps))
+    assert shown["small.open"] == (WHITE, lp.BLINK_FAST, GREEN)
+    for n in (2, 3, 4, 5, 6):
+        assert shown["bonus.%d" % n] == (WHITE, lp.BLINK_FAST, VIOLET)
+    assert shown["tall.open"] == (GREEN, lp.BLINK_NONE, 0)  # not a winner: plain state
+    assert "bonus.8" not in shown
+    p = 3 * LAYOUT.pixels["bonus.2"]
+    frames = set()
+    for now in range(1000, 1000 + 512, 64):
+        lamps.render(table, en.ST_READY, now)
+        frames.add(bytes(lamps.frame[p : p + 3]))
+    assert len(frames) == 2  # white and violet in turn
+    shown = lit(render(table, now=1000 + lp.CELEBRATE_MS, lamps=lamps))
+    assert shown["bonus.2"] == (VIOLET, lp.BLINK_NONE, 0)
+
+
+def test_a_roll_without_a_win_ends_the_celebration():
+    table = rolls(Table(), (1, 1), (1, 2), (2, 2), (2, 3))
+    lamps = lp.Lamps(LAYOUT)
+    before = [table.marks(w) for w in range(pt.WAGER_COUNT)]
+    table.roll(3, 3)
+    lamps.celebrate(table, before, 0)
+    table.roll(6, 6)
+    lamps.celebrate(table, before, 100)
+    assert lit(render(table, now=200, lamps=lamps))["bonus.2"][1] == lp.BLINK_NONE
+
+
+def test_a_stake_back_pay_is_not_celebrated():
+    table = Table()
+    table.roll(3, 3)
+    table.roll(6, 6)  # Fired Up ends at 1 match: pays 1 for 1, the stake back
+    assert [(table.res_wager[i], table.res_level[i]) for i in range(table.res_count)] == [(pt.FIRED_UP, 1)]
+    assert not lp.is_win(table, pt.FIRED_UP, 1)
+    assert lp.is_win(table, pt.FIRED_UP, 2)
+
+
+def test_lamp_test_runs_red_green_blue_white_over_everything():
+    lamps = lp.Lamps(LAYOUT)
+    lamps.lamp_test(0)
+    seen = []
+    for now in (0, 500, 1000, 1500):
+        lamps.render(Table(), en.ST_READY, now)
+        colours = {lamps.lamp(i)[0] for i in range(lp.LAMP_COUNT)}
+        assert len(colours) == 1
+        seen.append(colours.pop())
+    assert seen == [RED, GREEN, 0x0040FF, WHITE]
+    assert len(set(bytes(lamps.frame[i : i + 3]) for i in range(0, len(lamps.frame), 3))) == 1
+    lamps.render(Table(), en.ST_READY, lp.LAMP_TEST_MS)
+    assert lamps.lamp(lp.L_FIRE + 1)[0] == 0  # back to the state
+
+
+def _layout_with(change):
+    with open(BOARD) as f:
+        data = json.load(f)
+    change(data)
+    return lay.Layout(data)
+
+
+def test_a_board_without_a_contract_lamp_is_refused():
+    layout = _layout_with(lambda d: d["lamps"].pop())
+    with pytest.raises(ValueError, match="has no lamp"):
+        lp.Lamps(layout)
+
+
+def test_an_unknown_lamp_name_is_refused():
+    def rename(d):
+        d["lamps"][5]["name"] = "point.7"
+
+    with pytest.raises(ValueError, match="point.7"):
+        lp.Lamps(_layout_with(rename))
