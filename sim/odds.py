@@ -230,11 +230,7 @@ def main(argv):
         from sim import plot_svg
 
         try:
-            plot_svg.write_plot(
-                args.plot,
-                [r for r in rows if r.progressive] or [r for r in odds_rows.all_rows() if r.progressive],
-                args.meter,
-            )
+            plot_svg.write_plot(args.plot, [r for r in rows if r.progressive], args.meter)
         except (OSError, plot_svg.PlotError) as e:
             print("odds: cannot write %s: %s" % (args.plot, e), file=sys.stderr)
             return 2
