@@ -3,8 +3,8 @@
 # the data; this module holds only wording and geometry.
 
 import hwmodel as hw
-from draw_wiring import GROUP_FILL
 from svgkit import Svg
+from wiring_style import GROUP_FILL
 
 # Each key role in plain dealer words: (short word on the key, fill colour).
 ROLE_WORDS = {
@@ -48,22 +48,31 @@ def wrap(text, width_mm, size):
 def procedures(board):
     dice = keys_with(board, "die")
     digits = keys_with(board, "digit")
-    k = {r: keys_with(board, r)[0] for r in ("clear", "enter", "undo", "end_hand",
-                                              "lamp_test", "supervisor_pin")}
+    k = {r: keys_with(board, r)[0] for r in ("clear", "enter", "undo", "end_hand", "lamp_test", "supervisor_pin")}
     return [
-        ("ENTER A ROLL", "Two presses, one per die: first die, then second die (%s–%s). "
-         "Example: %s then %s for a 7. Between the presses the status lamp shows "
-         "'roll half-entered'." % (dice[0], dice[-1], dice[2], dice[3])),
+        (
+            "ENTER A ROLL",
+            "Two presses, one per die: first die, then second die (%s–%s). "
+            "Example: %s then %s for a 7. Between the presses the status lamp shows "
+            "'roll half-entered'." % (dice[0], dice[-1], dice[2], dice[3]),
+        ),
         ("CLEAR", "%s drops a half-entered roll (or a PIN being typed). Start again." % k["clear"]),
-        ("REFUSED", "%s as a die, two keys at once, or a half roll left for about 10 s: the "
-         "status lamp shows ERROR and nothing else changes. Enter the roll again."
-         % " ".join(digits)),
-        ("UNDO ★ / END HAND ★", "Supervisor first: turn the SUPERVISOR KEY on and keep it on, "
-         "or press %s, type the PIN, press %s (status lamp: supervisor mode). Then press %s or UNDO to undo "
-         "the last roll, or %s or END HAND when the shooter leaves. Both are recorded."
-         % (k["supervisor_pin"], k["enter"], k["undo"], k["end_hand"])),
-        ("LAMP TEST", "%s or the LAMP TEST button lights every lamp: report any lamp "
-         "that stays dark." % k["lamp_test"]),
+        (
+            "REFUSED",
+            "%s as a die, two keys at once, or a half roll left for about 10 s: the "
+            "status lamp shows ERROR and nothing else changes. Enter the roll again." % " ".join(digits),
+        ),
+        (
+            "UNDO ★ / END HAND ★",
+            "Supervisor first: turn the SUPERVISOR KEY on and keep it on, "
+            "or press %s, type the PIN, press %s (status lamp: supervisor mode). Then press %s or UNDO to undo "
+            "the last roll, or %s or END HAND when the shooter leaves. Both are recorded."
+            % (k["supervisor_pin"], k["enter"], k["undo"], k["end_hand"]),
+        ),
+        (
+            "LAMP TEST",
+            "%s or the LAMP TEST button lights every lamp: report any lamp that stays dark." % k["lamp_test"],
+        ),
     ]
 
 
@@ -71,8 +80,7 @@ def draw_keymap(board):
     s = Svg(210, 148, unit="mm", title="Dealer key card (generated from hardware/board.json)")
     s.rect(3, 3, 204, 142, rx=3, stroke="#222", stroke_width=0.5)
     s.text(8, 13, "DEALER KEY CARD", size=6.5, weight="bold")
-    s.text(8, 18.5, "Craps side-bet marker board · ★ = needs supervisor key or PIN",
-           size=3.2, fill="#333")
+    s.text(8, 18.5, "Craps side-bet marker board · ★ = needs supervisor key or PIN", size=3.2, fill="#333")
     kw, kh, gap, x0, y0 = 21, 17, 2.5, 8, 24
     for r, row in enumerate(board["keypad"]["labels"]):
         for c, lab in enumerate(row):
@@ -93,21 +101,24 @@ def draw_keymap(board):
             s.line(cx, yb + 5.5, cx, yb + 12.5, stroke="#333", stroke_width=1)
         else:
             s.circle(cx, yb + 9, 6, fill=ROLE_WORDS[name][1], stroke="#333", stroke_width=0.45)
-        s.lines(cx, yb + 19.5, BUTTON_WORDS[name].split("|"), size=2.8, anchor="middle",
-                weight="bold")
+        s.lines(cx, yb + 19.5, BUTTON_WORDS[name].split("|"), size=2.8, anchor="middle", weight="bold")
     px, py = 108, 27
     for n, (head, body) in enumerate(procedures(board), 1):
         s.text(px, py, "%d  %s" % (n, head), size=3.8, weight="bold")
         py = s.lines(px + 5, py + 4.6, wrap(body, 92, 3.2), size=3.2, gap=1.3) + 1.8
     s.rect(px - 2, py - 1, 98, 22, rx=2, fill="#f5f5f5", stroke="#999", stroke_width=0.3)
     s.text(px + 1, py + 4.5, "STATUS LAMP", size=3.6, weight="bold")
-    s.lines(px + 1, py + 9.5, ["ready · roll half-entered · PIN entry · supervisor",
-                               "mode · error (refused). Check it before every entry."],
-            size=3.1, gap=1.35)
+    s.lines(
+        px + 1,
+        py + 9.5,
+        ["ready · roll half-entered · PIN entry · supervisor", "mode · error (refused). Check it before every entry."],
+        size=3.1,
+        gap=1.35,
+    )
     return s.render()
 
 
-LS, LX0, LY0 = 2.0, 70, 110   # layout.svg: px per mm, panel origin
+LS, LX0, LY0 = 2.0, 70, 110  # layout.svg: px per mm, panel origin
 
 
 def draw_layout(board):
@@ -117,14 +128,33 @@ def draw_layout(board):
     feed_first = {first: name for name, first, _ in hw.feeds(board)}
     W, H = LX0 + pw * LS + 40, LY0 + ph * LS + 90
     s = Svg(W, H, title="Lamp layout (generated from hardware/board.json)")
-    s.raw('<defs><marker id="a" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="5" '
-          'markerHeight="5" orient="auto"><path d="M0 0 L10 5 L0 10 z" fill="#888"/></marker></defs>')
-    s.text(30, 38, "LAMP LAYOUT — %d × %s on a %d × %d mm panel" % (len(lamps), board["strip"]["type"], pw, ph),
-           size=22, weight="bold")
-    s.text(30, 62, "Seen from the front (dealer side); drilling from the back, mirror x. Millimetres from the "
-           "panel's top-left corner. Generated from hardware/board.json.", size=12, fill="#444")
-    s.text(30, 80, "Circle = lamp with its pixel index; bold = layout label; grey = logical name. "
-           "Dashed line = chain order (DOUT → DIN). Red tag = power feed.", size=12, fill="#444")
+    s.raw(
+        '<defs><marker id="a" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="5" '
+        'markerHeight="5" orient="auto"><path d="M0 0 L10 5 L0 10 z" fill="#888"/></marker></defs>'
+    )
+    s.text(
+        30,
+        38,
+        "LAMP LAYOUT — %d × %s on a %d × %d mm panel" % (len(lamps), board["strip"]["type"], pw, ph),
+        size=22,
+        weight="bold",
+    )
+    s.text(
+        30,
+        62,
+        "Seen from the front (dealer side); drilling from the back, mirror x. Millimetres from the "
+        "panel's top-left corner. Generated from hardware/board.json.",
+        size=12,
+        fill="#444",
+    )
+    s.text(
+        30,
+        80,
+        "Circle = lamp with its pixel index; bold = layout label; grey = logical name. "
+        "Dashed line = chain order (DOUT → DIN). Red tag = power feed.",
+        size=12,
+        fill="#444",
+    )
 
     def X(mm):
         return LX0 + mm * LS
@@ -141,8 +171,7 @@ def draw_layout(board):
         s.text(X(0) - 6, Y(mm) + 4, str(mm), size=10, anchor="end", fill="#555")
     pts = [(X(lp["x"]), Y(lp["y"])) for lp in lamps]
     for a, b in zip(pts, pts[1:]):
-        s.line(a[0], a[1], b[0], b[1], stroke="#81c784", stroke_width=1, stroke_dasharray="3 5",
-               stroke_opacity=0.7)
+        s.line(a[0], a[1], b[0], b[1], stroke="#81c784", stroke_width=1, stroke_dasharray="3 5", stroke_opacity=0.7)
     for lp, (x, y) in zip(lamps, pts):
         grp = lp["name"].split(".")[0]
         r = r_mm * LS
@@ -150,15 +179,22 @@ def draw_layout(board):
         s.text(x, y + 4, lp["pixel"], size=11, anchor="middle", weight="bold")
         halo = {"stroke": "#1b5e20", "stroke_width": 4, "paint_order": "stroke"}
         s.text(x, y + r + 14, lp["label"], size=12, anchor="middle", weight="bold", fill="#fff", **halo)
-        s.text(x, y + r + 26, lp["name"], size=10, anchor="middle", fill="#c8e6c9", family="monospace",
-               **halo)
+        s.text(x, y + r + 26, lp["name"], size=10, anchor="middle", fill="#c8e6c9", family="monospace", **halo)
         if lp["pixel"] in feed_first:
             s.rect(x - r - 28, y - 9, 24, 16, rx=3, fill="#c62828", stroke="#fff", stroke_width=1)
-            s.text(x - r - 16, y + 3, feed_first[lp["pixel"]], size=11, anchor="middle",
-                   fill="#fff", weight="bold")
-    s.text(30, H - 40, "Chain: DATA enters at pixel 0 (%s) and runs in pixel order. Feeds: %s."
-           % (lamps[0]["name"], "; ".join("%s → pixels %d–%d" % f for f in hw.feeds(board))),
-           size=12)
-    s.text(30, H - 20, "Lamp Ø %g mm. Wiring: wiring.svg · pin table: pinout.md · parts: BOM.md."
-           % board["parts"]["lamp_diameter_mm"], size=12, fill="#444")
+            s.text(x - r - 16, y + 3, feed_first[lp["pixel"]], size=11, anchor="middle", fill="#fff", weight="bold")
+    s.text(
+        30,
+        H - 40,
+        "Chain: DATA enters at pixel 0 (%s) and runs in pixel order. Feeds: %s."
+        % (lamps[0]["name"], "; ".join("%s → pixels %d–%d" % f for f in hw.feeds(board))),
+        size=12,
+    )
+    s.text(
+        30,
+        H - 20,
+        "Lamp Ø %g mm. Wiring: wiring.svg · pin table: pinout.md · parts: BOM.md." % board["parts"]["lamp_diameter_mm"],
+        size=12,
+        fill="#444",
+    )
     return s.render()

@@ -3,28 +3,9 @@
 # Every pin number, value and lamp comes from the board data; only geometry is here.
 
 import hwmodel as hw
+from draw_chain import draw_chain, draw_power
 from svgkit import Svg
-
-W, H = 1560, 1410
-YCHAIN = 1010
-BX0, BX1 = 600, 860            # DevKitC outline, left and right header columns
-PY0, PITCH = 170, 30           # first header pin y, pin pitch
-RED, BLK, ORG, GRN, BLU, PUR = "#c62828", "#222222", "#e07b00", "#2e7d32", "#1565c0", "#6a1b9a"
-GROUP_FILL = {"status": "#eeeeee", "alert": "#ffe0b2", "point": "#fff9c4", "fire": "#ffcdd2",
-              "bonus": "#c8e6c9", "small": "#c8e6c9", "tall": "#c8e6c9", "all": "#c8e6c9",
-              "mea": "#bbdefb", "fired": "#e1bee7"}
-BUTTON_KEY = {"undo": "A", "end_hand": "B", "lamp_test": "C"}
-
-
-def pin_y(header, gpio_or_name):
-    pins = hw.J1 if header == "J1" else hw.J3
-    name = gpio_or_name if isinstance(gpio_or_name, str) else "IO%d" % gpio_or_name
-    return PY0 + PITCH * pins.index(name)
-
-
-def gpio_y(gpio):
-    hdr = hw.header_pin(gpio).split("-")[0]
-    return pin_y(hdr, gpio)
+from wiring_style import BLK, BLU, BUTTON_KEY, BX0, BX1, GRN, ORG, PITCH, PUR, PY0, RED, YCHAIN, H, W, gpio_y
 
 
 def header_label(name):
@@ -55,8 +36,9 @@ def draw_devkit(s, used):
                 colour, weight = "#000", "bold"
             s.rect(x - 5, y - 5, 10, 10, fill="#c9a227", stroke="#7a5d00", stroke_width=1)
             label = "%d  %s" % (i + 1, header_label(name))
-            s.text(x + sign * 12, y + 4, label, size=11, anchor="start" if sign > 0 else "end",
-                   fill=colour, weight=weight)
+            s.text(
+                x + sign * 12, y + 4, label, size=11, anchor="start" if sign > 0 else "end", fill=colour, weight=weight
+            )
 
 
 def draw_rows(s, board):
@@ -77,13 +59,19 @@ def draw_key(s, board):
     xj = 300
     s.line(BX0 - 5, y, xj, y, stroke=PUR)
     s.dot(xj, y)
-    s.vresistor(xj, y, y - 60, "%s %s" % (hw.refs(board)["pullup:supervisor_key"],
-                                          hw.ohms(board["parts"]["input_pullup_ohm"])))
+    s.vresistor(
+        xj, y, y - 60, "%s %s" % (hw.refs(board)["pullup:supervisor_key"], hw.ohms(board["parts"]["input_pullup_ohm"]))
+    )
     s.rail_flag(xj, y - 60, "3V3", ORG)
     switch(s, xj, y, 170, y, PUR)
     s.ground(150, y)
-    s.lines(100, y + 46, ["SUPERVISOR KEYSWITCH %s" % hw.refs(board)["switch:supervisor_key"],
-                          "GPIO%d, closed = supervisor" % b["pin"]], size=11, weight="bold")
+    s.lines(
+        100,
+        y + 46,
+        ["SUPERVISOR KEYSWITCH %s" % hw.refs(board)["switch:supervisor_key"], "GPIO%d, closed = supervisor" % b["pin"]],
+        size=11,
+        weight="bold",
+    )
 
 
 def switch(s, x1, y1, x2, y2, colour):
@@ -119,17 +107,25 @@ def draw_buttons(s, board):
         switch(s, xc, yj, xc, yj + 50, PUR)
         s.ground(xc, yj + 50)
         key = BUTTON_KEY.get(name)
-        s.lines(xc, yj + 86, [name.upper().replace("_", " ") + " " + ref["switch:" + name], "GPIO%d" % g,
-                              "(= key %s)" % key if key else ""],
-                size=11, anchor="middle", weight="bold")
+        s.lines(
+            xc,
+            yj + 86,
+            [
+                name.upper().replace("_", " ") + " " + ref["switch:" + name],
+                "GPIO%d" % g,
+                "(= key %s)" % key if key else "",
+            ],
+            size=11,
+            anchor="middle",
+            weight="bold",
+        )
 
 
 def draw_keypad(s, board):
     kp = board["keypad"]
     x0, y0, pitch = 1000, 610, 20
     s.rect(x0, y0, 540, 170, rx=6, fill="#fafafa", stroke=BLK, stroke_width=2)
-    s.text(x0 + 10, y0 + 162, "4×4 MEMBRANE KEYPAD — connector pins 1–8 left to right",
-           size=11, weight="bold")
+    s.text(x0 + 10, y0 + 162, "4×4 MEMBRANE KEYPAD — connector pins 1–8 left to right", size=11, weight="bold")
     nets = hw.keypad_nets(board)
     cols = [n for n in nets if n[3] == "col"]
     for net, g, conn, kind in nets:
@@ -143,20 +139,21 @@ def draw_keypad(s, board):
             s.tag(x, yt, "%s ← GPIO%d (%s)" % (net, g, hw.header_pin(g)), BLU, side="left")
         else:
             s.path([(BX1 + 5, gpio_y(g)), (x, gpio_y(g)), (x, y0 - 5)], stroke=GRN)
-            s.text(BX1 + 120 + 0 * len(cols), gpio_y(g) - 4, "%s · pin %d" % (net, conn),
-                   size=10, fill=GRN)
+            s.text(BX1 + 120 + 0 * len(cols), gpio_y(g) - 4, "%s · pin %d" % (net, conn), size=10, fill=GRN)
     kx, ky, ks = x0 + 230, y0 + 8, 34
     for r, row in enumerate(kp["labels"]):
         s.text(kx - 10, ky + r * ks + 22, "R%d" % (r + 1), size=10, anchor="end", fill=BLU)
         for c, lab in enumerate(row):
             s.rect(kx + c * ks * 1.6, ky + r * ks, ks * 1.6 - 6, ks - 6, rx=4, fill="#fff", stroke="#555")
-            s.text(kx + c * ks * 1.6 + ks * 0.8 - 3, ky + r * ks + 20, lab, size=14,
-                   anchor="middle", weight="bold")
+            s.text(kx + c * ks * 1.6 + ks * 0.8 - 3, ky + r * ks + 20, lab, size=14, anchor="middle", weight="bold")
     for c in range(4):
-        s.text(kx + c * ks * 1.6 + ks * 0.8 - 3, ky + 4 * ks + 8, "C%d" % (c + 1), size=10,
-               anchor="middle", fill=GRN)
-    s.lines(x0 + 10, y0 + 60, ["Rows are driven low one", "at a time; columns read",
-                               "with the ESP32 pull-ups."], size=11)
+        s.text(kx + c * ks * 1.6 + ks * 0.8 - 3, ky + 4 * ks + 8, "C%d" % (c + 1), size=10, anchor="middle", fill=GRN)
+    s.lines(
+        x0 + 10,
+        y0 + 60,
+        ["Rows: open-drain, pulled low", "one at a time. Columns: inputs", "with the ESP32 pull-ups."],
+        size=11,
+    )
 
 
 def draw_data_path(s, board):
@@ -179,110 +176,43 @@ def draw_data_path(s, board):
     for x, lab in ((ux0 + 35, "1 1OE"), (ux1 - 35, "7 GND")):
         s.text(x, y + 84, lab, size=10, anchor="middle")
         s.ground(x, y + 90)
-    s.lines(ux0 - 10, y + 132, ["Unused gates: inputs 5, 9, 12 to GND;", "OE 4, 10, 13 to +5V.",
-                                "C2 %d nF from VCC to GND at U1." % parts["decoupling_nf"]], size=10)
+    s.lines(
+        ux0 - 10,
+        y + 132,
+        [
+            "Unused gates: inputs 5, 9, 12 to GND;",
+            "OE 4, 10, 13 to +5V.",
+            "C2 %d nF from VCC to GND at U1." % parts["decoupling_nf"],
+        ],
+        size=10,
+    )
     xd, ytop = 84, YCHAIN
     s.path([(ux0, y), (xd, y), (xd, y + 50)], stroke=GRN, stroke_width=2.5)
     s.vresistor(xd, y + 50, y + 130, "%s %s" % (ref["series"], hw.ohms(parts["data_series_ohm"])), stroke=GRN)
     s.line(xd, y + 130, xd, ytop - 8, stroke=GRN, stroke_width=2.5)
     s.path([(xd - 6, ytop - 16), (xd, ytop - 6), (xd + 6, ytop - 16)], stroke=GRN, stroke_width=2.5)
-    s.text(xd + 8, ytop - 40, "DATA → DIN of pixel 0", size=11, fill=GRN, weight="bold")
-
-
-def draw_power(s, board, b):
-    p5, p0, px0 = 830, 880, 200
-    pw = board["power"]
-    s.rect(px0, p5 - 30, 190, 110, fill="#eef3ff", stroke=BLK, stroke_width=2)
-    s.lines(px0 + 10, p5 - 8, ["PSU %g V %g A (%g W)" % (pw["supply_v"], pw["supply_a"], b["supply_w"]),
-                                "PS1 · mains in via X1:", "fused, earthed IEC inlet"], size=11)
-    s.text(px0 + 180, p5 + 4, "+V", size=10, anchor="end", fill=RED)
-    s.text(px0 + 180, p0 + 4 - 10, "−V", size=10, anchor="end", fill=BLK)
-    fx = px0 + 190
-    s.line(fx, p5, fx + 20, p5, stroke=RED, stroke_width=3)
-    s.rect(fx + 20, p5 - 8, 46, 16, fill="#fff", stroke=BLK)
-    s.text(fx + 43, p5 - 12, "FU1 T%gA" % pw["fuse_a"], size=10, anchor="middle")
-    s.line(fx + 66, p5, 920, p5, stroke=RED, stroke_width=3)
-    s.line(fx, p0 - 10, fx, p0, stroke=BLK, stroke_width=3)
-    s.line(fx, p0, 920, p0, stroke=BLK, stroke_width=3)
-    s.text(925, p5 + 4, "+5V", size=12, fill=RED, weight="bold")
-    s.text(925, p0 + 4, "GND", size=12, fill=BLK, weight="bold")
-    # DevKitC 5V pin through the Schottky diode.
-    y5, xd = pin_y("J1", "5V"), 560
-    s.path([(BX0 - 5, y5), (xd, y5), (xd, y5 + 20)], stroke=RED, stroke_width=2)
-    s.path([(xd - 9, y5 + 48), (xd + 9, y5 + 48), (xd, y5 + 30), (xd - 9, y5 + 48)], fill="#fff", stroke=BLK)
-    s.line(xd - 9, y5 + 30, xd + 9, y5 + 30, stroke=BLK, stroke_width=2)
-    s.line(xd, y5 + 20, xd, y5 + 30, stroke=RED, stroke_width=2)
-    s.line(xd, y5 + 48, xd, p5, stroke=RED, stroke_width=2)
-    s.dot(xd, p5)
-    s.text(xd - 14, y5 + 44, "D1 " + board["parts"]["supply_diode"], size=10, anchor="end")
-    yg = pin_y("J1", "GND")
-    s.line(BX0 - 5, yg, BX0 - 25, yg)
-    s.ground(BX0 - 25, yg)
-    for name in ("GND",):
-        for i, n in enumerate(hw.J3):
-            if n == name:
-                s.line(BX1 + 5, PY0 + PITCH * i, BX1 + 25, PY0 + PITCH * i)
-                s.ground(BX1 + 25, PY0 + PITCH * i)
-    # Injection taps.
-    for i, (fname, first, last) in enumerate(b["feeds"]):
-        x = 640 + 110 * i
-        s.dot(x, p5)
-        s.dot(x + 30, p0)
-        s.line(x, p5, x, p0 + 44, stroke=RED, stroke_width=2)
-        s.line(x + 30, p0, x + 30, p0 + 44, stroke=BLK, stroke_width=2)
-        s.text(x + 15, p0 + 60, fname, size=13, anchor="middle", weight="bold", fill=RED)
-        s.text(x + 15, p0 + 74, "→ #%d" % first, size=10, anchor="middle")
-        if i == 0:  # bulk capacitor across the strip input
-            yc = p0 + 28
-            s.dot(x, yc, 3)
-            s.dot(x + 30, yc, 3)
-            s.line(x, yc, x + 12, yc, stroke=RED)
-            s.line(x + 12, yc - 8, x + 12, yc + 8, stroke=BLK, stroke_width=2.5)
-            s.line(x + 18, yc - 8, x + 18, yc + 8, stroke=BLK, stroke_width=2.5)
-            s.line(x + 18, yc, x + 30, yc)
-            s.text(x + 7, yc - 10, "+", size=10, fill=RED, anchor="middle")
-            s.text(x - 6, yc + 4, "C1 %d µF" % board["parts"]["bulk_cap_uf"], size=10, anchor="end")
-
-
-def draw_chain(s, board, b):
-    lamps = hw.lamps_by_pixel(board)
-    feed_first = {first: name for name, first, _ in b["feeds"]}
-    per, bw, bh, gap, y0 = 12, 108, 52, 18, YCHAIN
-    s.text(130, y0 - 14, "LED CHAIN (%d × %s, %s, DOUT → DIN, links: +5V, GND, DATA; %d AWG)"
-           % (len(lamps), board["strip"]["type"], board["strip"]["order"], b["link_awg"]),
-           size=13, weight="bold")
-    pos = []
-    for lamp in lamps:
-        r, c = divmod(lamp["pixel"], per)
-        if r % 2:
-            c = per - 1 - c
-        pos.append((30 + c * (bw + gap), y0 + r * (bh + 32)))
-    for (xa, ya), (xb, yb) in zip(pos, pos[1:]):
-        if ya == yb:
-            a, z = (xa + bw, xb) if xb > xa else (xa, xb + bw)
-            s.line(a, ya + bh / 2, z, yb + bh / 2, stroke=GRN, stroke_width=2, marker_end="url(#arr)")
-        else:
-            s.line(xa + bw / 2, ya + bh, xb + bw / 2, yb, stroke=GRN, stroke_width=2, marker_end="url(#arr)")
-    for lamp, (x, y) in zip(lamps, pos):
-        grp = lamp["name"].split(".")[0]
-        s.rect(x, y, bw, bh, rx=5, fill=GROUP_FILL.get(grp, "#fff"), stroke=BLK)
-        s.text(x + 6, y + 18, "#%d" % lamp["pixel"], size=14, weight="bold")
-        s.text(x + bw / 2, y + 40, lamp["name"], size=11, anchor="middle")
-        if lamp["pixel"] in feed_first:
-            s.rect(x + bw - 30, y + 4, 26, 16, rx=3, fill=RED, stroke="none")
-            s.text(x + bw - 17, y + 16, feed_first[lamp["pixel"]], size=11, anchor="middle",
-                   fill="#fff", weight="bold")
+    s.text(
+        xd + 8, ytop - 40, "DATA → DIN of pixel 0 (≤ 1 m, twisted with a GND wire)", size=11, fill=GRN, weight="bold"
+    )
 
 
 def draw(board):
     b = hw.budget(board)
     used = {u[0] for u in hw.gpio_uses(board)}
     s = Svg(W, H, title="Wiring drawing (generated from hardware/board.json)")
-    s.raw('<defs><marker id="arr" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" '
-          'markerHeight="6" orient="auto"><path d="M0 0 L10 5 L0 10 z" fill="%s"/></marker></defs>' % GRN)
+    s.raw(
+        '<defs><marker id="arr" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" '
+        'markerHeight="6" orient="auto"><path d="M0 0 L10 5 L0 10 z" fill="%s"/></marker></defs>' % GRN
+    )
     s.text(30, 40, "WIRING — craps side-bet marker board", size=22, weight="bold")
-    s.text(30, 62, "Generated from hardware/board.json by hardware/drawings.py — edit the data, not this "
-           "drawing. Pin table: pinout.md. Lamp positions: layout.svg.", size=12, fill="#444")
+    s.text(
+        30,
+        62,
+        "Generated from hardware/board.json by hardware/drawings.py — edit the data, not this "
+        "drawing. Pin table: pinout.md. Lamp positions: layout.svg.",
+        size=12,
+        fill="#444",
+    )
     draw_devkit(s, used)
     draw_rows(s, board)
     draw_key(s, board)
@@ -291,8 +221,14 @@ def draw(board):
     draw_data_path(s, board)
     draw_power(s, board, b)
     draw_chain(s, board, b)
-    legend = [(RED, "+5V supply"), (BLK, "GND (one common ground for all parts)"), (GRN, "LED data / keypad columns"),
-              (BLU, "keypad rows"), (PUR, "buttons / keyswitch (active low)"), (ORG, "3V3 from DevKitC J1-1")]
+    legend = [
+        (RED, "+5V supply"),
+        (BLK, "GND (one common ground for all parts)"),
+        (GRN, "LED data / keypad columns"),
+        (BLU, "keypad rows"),
+        (PUR, "buttons / keyswitch (active low)"),
+        (ORG, "3V3 from DevKitC J1-1"),
+    ]
     x = 30
     for c, t in legend:
         s.line(x, H - 30, x + 30, H - 30, stroke=c, stroke_width=3)

@@ -78,8 +78,7 @@ def main(argv):
     if check:
         names = stale(out_dir)
         if names:
-            print("drawings.py: out of date: %s (run python hardware/drawings.py)"
-                  % ", ".join(names), file=sys.stderr)
+            print("drawings.py: out of date: %s (run python hardware/drawings.py)" % ", ".join(names), file=sys.stderr)
             return 1
         print("hardware drawings up to date")
         return 1 if problems else 0

@@ -1,54 +1,15 @@
 # Reads hardware/board.json and derives what the drawings and docs need:
 # the GPIO map, ESP32-DevKitC header facts, the lamp chain and the power budget.
-# Facts about the ESP32 chip and the DevKitC board live here; facts about this
-# product (pins, lamps, supply) live only in board.json.
+# Facts about the ESP32 chip and the DevKitC board live in devkitc.py; facts about
+# this product (pins, lamps, supply) live only in board.json.
 
 import json
-import math
 import os
+
+from devkitc import FLASH, INPUT_ONLY, J1, J3, NOTES, SILK, STRAPPING, UART0, header_pin  # noqa: F401
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BOARD_JSON = os.path.join(HERE, "board.json")
-
-# ESP32-DevKitC V4 headers, pin 1 at the antenna end (Espressif user guide).
-# J1 is the left header (3V3 ... 5V), J3 the right one (GND ... CLK).
-J1 = ["3V3", "EN", "IO36", "IO39", "IO34", "IO35", "IO32", "IO33", "IO25", "IO26",
-      "IO27", "IO14", "IO12", "GND", "IO13", "IO9", "IO10", "IO11", "5V"]
-J3 = ["GND", "IO23", "IO22", "IO1", "IO3", "IO21", "GND", "IO19", "IO18", "IO5",
-      "IO17", "IO16", "IO4", "IO0", "IO2", "IO15", "IO8", "IO7", "IO6"]
-SILK = {"IO36": "VP", "IO39": "VN", "IO9": "D2", "IO10": "D3", "IO11": "CMD",
-        "IO1": "TX", "IO3": "RX", "IO8": "D1", "IO7": "D0", "IO6": "CLK"}
-
-FLASH = frozenset(range(6, 12))          # wired to the module's SPI flash
-STRAPPING = frozenset((0, 2, 5, 12, 15))  # sampled at reset: boot mode, flash voltage
-INPUT_ONLY = frozenset(range(34, 40))     # no output driver, no internal pull-ups
-UART0 = frozenset((1, 3))                 # USB serial: REPL, mpremote, esptool
-VALID = frozenset(list(range(0, 24)) + [25, 26, 27] + list(range(32, 40))) - {20}
-
-# Why a pin is (or is not) a good choice; shown in pinout.md.
-NOTES = {
-    0: "strapping: low at reset enters the ROM downloader (BOOT button)",
-    1: "UART0 TX: the USB serial port (REPL, mpremote, esptool)",
-    2: "strapping: must be low/floating to enter the downloader",
-    3: "UART0 RX: the USB serial port",
-    5: "strapping (SDIO timing); toggles during boot",
-    12: "strapping MTDI: high at reset selects 1.8 V flash, the board will not boot",
-    13: "not strapping, quiet during boot (JTAG MTCK, unused)",
-    14: "toggles during boot (JTAG MTMS)",
-    15: "strapping MTDO: silences the boot log; toggles during boot",
-    16: "free on WROOM modules; on WROVER it is taken by PSRAM",
-    17: "free on WROOM modules; on WROVER it is taken by PSRAM",
-    18: "free, no boot function",
-    19: "free, no boot function",
-    21: "free, no boot function",
-    22: "free, no boot function",
-    23: "free, no boot function",
-    25: "free, no boot function (DAC1 unused)",
-    26: "free, no boot function (DAC2 unused)",
-    27: "free, no boot function",
-    32: "free, no boot function (32 kHz crystal not fitted on DevKitC)",
-    33: "free, no boot function (32 kHz crystal not fitted on DevKitC)",
-}
 
 # Copper resistance, ohm per metre, by AWG.
 AWG_OHM_PER_M = {16: 0.01317, 18: 0.02095, 20: 0.03331, 22: 0.05296, 24: 0.08422}
@@ -57,15 +18,6 @@ AWG_OHM_PER_M = {16: 0.01317, 18: 0.02095, 20: 0.03331, 22: 0.05296, 24: 0.08422
 def load(path=BOARD_JSON):
     with open(path, encoding="utf-8") as f:
         return json.load(f)
-
-
-def header_pin(gpio):
-    """'J1-15' style header position of a GPIO on the DevKitC."""
-    name = "IO%d" % gpio
-    for hdr, pins in (("J1", J1), ("J3", J3)):
-        if name in pins:
-            return "%s-%d" % (hdr, pins.index(name) + 1)
-    raise ValueError("GPIO%d is not on a DevKitC header" % gpio)
 
 
 def keypad_nets(board):
@@ -83,21 +35,42 @@ def gpio_uses(board):
     """Every GPIO the product uses: [(gpio, function, direction, electrical)]."""
     st = board["strip"]
     parts = board["parts"]
-    uses = [(st["pin"], "LED data (%s, via %s)" % (st["type"], parts["level_shifter"]),
-             "output", "push-pull, %s pull-down at the shifter input"
-             % ohms(parts["data_pulldown_ohm"]))]
+    uses = [
+        (
+            st["pin"],
+            "LED data (%s, via %s)" % (st["type"], parts["level_shifter"]),
+            "output",
+            "push-pull, %s pull-down at the shifter input" % ohms(parts["data_pulldown_ohm"]),
+        )
+    ]
     for net, g, conn, kind in keypad_nets(board):
         if kind == "row":
-            uses.append((g, "keypad row %s (connector pin %d)" % (net, conn), "output",
-                         "driven low one row at a time, %s series"
-                         % ohms(parts["row_series_ohm"])))
+            uses.append(
+                (
+                    g,
+                    "keypad row %s (connector pin %d)" % (net, conn),
+                    "output",
+                    "open-drain, pulled low one row at a time, %s series" % ohms(parts["row_series_ohm"]),
+                )
+            )
         else:
-            uses.append((g, "keypad column %s (connector pin %d)" % (net, conn), "input",
-                         "internal pull-up, reads low when a key joins it to the row"))
+            uses.append(
+                (
+                    g,
+                    "keypad column %s (connector pin %d)" % (net, conn),
+                    "input",
+                    "internal pull-up, reads low when a key joins it to the row",
+                )
+            )
     for name, b in board["buttons"].items():
-        uses.append((b["pin"], "button: %s" % name, "input",
-                     "active %s, pull-%s (internal + %s)"
-                     % (b["active"], b["pull"], ohms(parts["input_pullup_ohm"]))))
+        uses.append(
+            (
+                b["pin"],
+                "button: %s" % name,
+                "input",
+                "active %s, pull-%s (internal + %s)" % (b["active"], b["pull"], ohms(parts["input_pullup_ohm"])),
+            )
+        )
     return uses
 
 
@@ -183,22 +156,38 @@ def budget(board):
     drop_full, at_full = chain_drop_v(board, full)
     drop_cap, at_cap = chain_drop_v(board, capped_lamp)
     return {
-        "count": n, "cap": cap, "cap_pct": 100.0 * cap / 255.0,
-        "lamp_full_ma": full, "lamp_capped_ma": capped_lamp,
-        "lamps_full_ma": lamps_full, "lamps_capped_ma": lamps_capped, "idle_ma": idle,
-        "controller_ma": pw["controller_ma"], "shifter_ma": pw["shifter_ma"],
-        "worst_ma": worst, "capped_total_ma": lamps_capped + other,
+        "count": n,
+        "cap": cap,
+        "cap_pct": 100.0 * cap / 255.0,
+        "lamp_full_ma": full,
+        "lamp_capped_ma": capped_lamp,
+        "lamps_full_ma": lamps_full,
+        "lamps_capped_ma": lamps_capped,
+        "idle_ma": idle,
+        "controller_ma": pw["controller_ma"],
+        "shifter_ma": pw["shifter_ma"],
+        "worst_ma": worst,
+        "capped_total_ma": lamps_capped + other,
         "dark_total_ma": idle + other,
-        "margin": pw["margin"], "required_ma": required,
-        "supply_v": pw["supply_v"], "supply_ma": supply_ma,
+        "margin": pw["margin"],
+        "required_ma": required,
+        "supply_v": pw["supply_v"],
+        "supply_ma": supply_ma,
         "supply_w": pw["supply_v"] * pw["supply_a"],
-        "headroom": supply_ma / worst, "capped_load_pct": 100.0 * (lamps_capped + other) / supply_ma,
+        "headroom": supply_ma / worst,
+        "capped_load_pct": 100.0 * (lamps_capped + other) / supply_ma,
         "worst_w": worst * pw["supply_v"] / 1000.0,
         "capped_w": (lamps_capped + other) * pw["supply_v"] / 1000.0,
-        "fuse_a": pw["fuse_a"], "feed_awg": pw["feed_awg"], "link_awg": pw["link_awg"],
-        "feed_m": pw["feed_m"], "chain_m": chain_length_m(board),
-        "drop_full_v": drop_full, "drop_full_at": at_full,
-        "drop_cap_v": drop_cap, "drop_cap_at": at_cap, "max_drop_v": pw["max_drop_v"],
+        "fuse_a": pw["fuse_a"],
+        "feed_awg": pw["feed_awg"],
+        "link_awg": pw["link_awg"],
+        "feed_m": pw["feed_m"],
+        "chain_m": chain_length_m(board),
+        "drop_full_v": drop_full,
+        "drop_full_at": at_full,
+        "drop_cap_v": drop_cap,
+        "drop_cap_at": at_cap,
+        "max_drop_v": pw["max_drop_v"],
         "feeds": feeds(board),
     }
 
@@ -207,14 +196,19 @@ def budget_problems(b):
     """Reasons the chosen supply, fuse or wiring do not fit; empty when they do."""
     out = []
     if b["supply_ma"] < b["required_ma"]:
-        out.append("supply %.1f A is below the %.2f A needed (worst case x margin)"
-                   % (b["supply_ma"] / 1000, b["required_ma"] / 1000))
+        out.append(
+            "supply %.1f A is below the %.2f A needed (worst case x margin)"
+            % (b["supply_ma"] / 1000, b["required_ma"] / 1000)
+        )
     if not b["worst_ma"] < b["fuse_a"] * 1000 <= b["supply_ma"]:
-        out.append("fuse %g A must lie between the worst case %.2f A and the supply rating"
-                   % (b["fuse_a"], b["worst_ma"] / 1000))
+        out.append(
+            "fuse %g A must lie between the worst case %.2f A and the supply rating"
+            % (b["fuse_a"], b["worst_ma"] / 1000)
+        )
     if b["drop_full_v"] > b["max_drop_v"]:
-        out.append("worst voltage drop %.2f V exceeds %.2f V: inject power more often"
-                   % (b["drop_full_v"], b["max_drop_v"]))
+        out.append(
+            "worst voltage drop %.2f V exceeds %.2f V: inject power more often" % (b["drop_full_v"], b["max_drop_v"])
+        )
     return out
 
 
@@ -228,14 +222,10 @@ def lamp_feed(board, pixel):
 def ohms(v):
     """330 -> '330 Ω', 1000 -> '1 kΩ', 10000 -> '10 kΩ'."""
     if v >= 1000:
-        return ("%g kΩ" % (v / 1000.0))
+        return "%g kΩ" % (v / 1000.0)
     return "%g Ω" % v
 
 
 def text_width(s, size):
     """Rough rendered width of s at font size (sans-serif average)."""
     return len(s) * size * 0.6
-
-
-def dist(a, b):
-    return math.hypot(a["x"] - b["x"], a["y"] - b["y"])

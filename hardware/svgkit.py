@@ -48,12 +48,21 @@ class Svg:
             self.items.append("<%s%s>%s</%s>" % (tag, _attrs(attrs), escape(body), tag))
 
     def rect(self, x, y, w, h, rx=0, fill="none", stroke="#222", stroke_width=1.5, **kw):
-        self.el("rect", x=x, y=y, width=w, height=h, rx=rx or None, fill=fill,
-                stroke=stroke, stroke_width=stroke_width, **kw)
+        self.el(
+            "rect",
+            x=x,
+            y=y,
+            width=w,
+            height=h,
+            rx=rx or None,
+            fill=fill,
+            stroke=stroke,
+            stroke_width=stroke_width,
+            **kw,
+        )
 
     def line(self, x1, y1, x2, y2, stroke="#222", stroke_width=1.5, **kw):
-        self.el("line", x1=x1, y1=y1, x2=x2, y2=y2, stroke=stroke,
-                stroke_width=stroke_width, **kw)
+        self.el("line", x1=x1, y1=y1, x2=x2, y2=y2, stroke=stroke, stroke_width=stroke_width, **kw)
 
     def path(self, points, stroke="#222", stroke_width=1.5, fill="none", **kw):
         """Polyline through (x, y) points."""
@@ -61,16 +70,24 @@ class Svg:
         self.el("path", d=d, stroke=stroke, stroke_width=stroke_width, fill=fill, **kw)
 
     def circle(self, cx, cy, r, fill="none", stroke="#222", stroke_width=1.5, **kw):
-        self.el("circle", cx=cx, cy=cy, r=r, fill=fill, stroke=stroke,
-                stroke_width=stroke_width, **kw)
+        self.el("circle", cx=cx, cy=cy, r=r, fill=fill, stroke=stroke, stroke_width=stroke_width, **kw)
 
     def dot(self, x, y, r=3.5, fill="#222"):
         self.circle(x, y, r, fill=fill, stroke="none")
 
-    def text(self, x, y, s, size=12, anchor="start", weight=None, fill="#111",
-             family=FONT, **kw):
-        self.el("text", str(s), x=x, y=y, font_size=size, text_anchor=anchor,
-                font_weight=weight, fill=fill, font_family=family, **kw)
+    def text(self, x, y, s, size=12, anchor="start", weight=None, fill="#111", family=FONT, **kw):
+        self.el(
+            "text",
+            str(s),
+            x=x,
+            y=y,
+            font_size=size,
+            text_anchor=anchor,
+            font_weight=weight,
+            fill=fill,
+            font_family=family,
+            **kw,
+        )
 
     def lines(self, x, y, rows, size=12, gap=1.35, **kw):
         """Several text lines downward from baseline y; returns the next baseline."""
@@ -109,8 +126,7 @@ class Svg:
         dy = -1 if up else 1
         self.line(x, y, x, y + 10 * dy, stroke=colour, stroke_width=2)
         self.line(x - 8, y + 10 * dy, x + 8, y + 10 * dy, stroke=colour, stroke_width=2)
-        self.text(x, y + (24 if not up else -16), name, size=11, anchor="middle",
-                  fill=colour, weight="bold")
+        self.text(x, y + (24 if not up else -16), name, size=11, anchor="middle", fill=colour, weight="bold")
 
     def tag(self, x, y, s, colour, side="right", size=11):
         """Net tag: a labelled flag box starting at (x, y) pointing away from a wire end."""
@@ -123,10 +139,11 @@ class Svg:
 
     def render(self):
         u = self.unit
-        head = ('<?xml version="1.0" encoding="UTF-8"?>\n'
-                '<svg xmlns="http://www.w3.org/2000/svg" width="%s%s" height="%s%s" '
-                'viewBox="0 0 %s %s">\n' % (num(self.width), u, num(self.height), u,
-                                             num(self.width), num(self.height)))
+        head = (
+            '<?xml version="1.0" encoding="UTF-8"?>\n'
+            '<svg xmlns="http://www.w3.org/2000/svg" width="%s%s" height="%s%s" '
+            'viewBox="0 0 %s %s">\n' % (num(self.width), u, num(self.height), u, num(self.width), num(self.height))
+        )
         body = ""
         if self.title:
             body += "<title>%s</title>\n" % escape(self.title)

@@ -28,7 +28,8 @@ def _names(prefix, items):
 
 # The logical lamp names are a contract with the firmware (issue text, verbatim).
 CONTRACT = (
-    ["point.off"] + _names("point", (4, 5, 6, 8, 9, 10))
+    ["point.off"]
+    + _names("point", (4, 5, 6, 8, 9, 10))
     + _names("fire", (4, 5, 6, 8, 9, 10, "open"))
     + _names("bonus", (2, 3, 4, 5, 6, 8, 9, 10, 11, 12))
     + ["small.open", "tall.open", "all.open"]
@@ -164,10 +165,24 @@ def _mutate(board, what):
     return b
 
 
-@pytest.mark.parametrize("what", [
-    "duplicate name", "missing lamp", "pixel gap", "outside panel", "overlap", "strapping pin",
-    "flash pin", "input-only output", "input-only pull-up", "shared gpio", "duplicate key label",
-    "label without role", "7 as a die"])
+@pytest.mark.parametrize(
+    "what",
+    [
+        "duplicate name",
+        "missing lamp",
+        "pixel gap",
+        "outside panel",
+        "overlap",
+        "strapping pin",
+        "flash pin",
+        "input-only output",
+        "input-only pull-up",
+        "shared gpio",
+        "duplicate key label",
+        "label without role",
+        "7 as a die",
+    ],
+)
 def test_checks_catch_broken_boards(what):
     assert board_problems(_mutate(load_board(), what)) != []
 
@@ -215,8 +230,9 @@ def test_stale_detection_notices_a_change(tmp_path):
 
 
 def test_generator_runs_as_a_script_from_the_repo_root():
-    r = subprocess.run([sys.executable, "hardware/drawings.py", "--check"], cwd=ROOT,
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "hardware/drawings.py", "--check"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert r.returncode == 0, r.stderr
     assert "up to date" in r.stdout
 

@@ -1,0 +1,98 @@
+# Facts about the ESP32 chip and the ESP32-DevKitC V4 board (not about this product):
+# header pin order, pins with a boot or flash function, and why each usable pin is safe.
+
+# ESP32-DevKitC V4 headers, pin 1 at the antenna end (Espressif user guide).
+# J1 is the left header (3V3 ... 5V), J3 the right one (GND ... CLK).
+J1 = [
+    "3V3",
+    "EN",
+    "IO36",
+    "IO39",
+    "IO34",
+    "IO35",
+    "IO32",
+    "IO33",
+    "IO25",
+    "IO26",
+    "IO27",
+    "IO14",
+    "IO12",
+    "GND",
+    "IO13",
+    "IO9",
+    "IO10",
+    "IO11",
+    "5V",
+]
+J3 = [
+    "GND",
+    "IO23",
+    "IO22",
+    "IO1",
+    "IO3",
+    "IO21",
+    "GND",
+    "IO19",
+    "IO18",
+    "IO5",
+    "IO17",
+    "IO16",
+    "IO4",
+    "IO0",
+    "IO2",
+    "IO15",
+    "IO8",
+    "IO7",
+    "IO6",
+]
+SILK = {
+    "IO36": "VP",
+    "IO39": "VN",
+    "IO9": "D2",
+    "IO10": "D3",
+    "IO11": "CMD",
+    "IO1": "TX",
+    "IO3": "RX",
+    "IO8": "D1",
+    "IO7": "D0",
+    "IO6": "CLK",
+}
+
+FLASH = frozenset(range(6, 12))  # wired to the module's SPI flash
+STRAPPING = frozenset((0, 2, 5, 12, 15))  # sampled at reset: boot mode, flash voltage
+INPUT_ONLY = frozenset(range(34, 40))  # no output driver, no internal pull-ups
+UART0 = frozenset((1, 3))  # USB serial: REPL, mpremote, esptool
+
+# Why a pin is (or is not) a good choice; shown in pinout.md.
+NOTES = {
+    0: "strapping: low at reset enters the ROM downloader (BOOT button)",
+    1: "UART0 TX: the USB serial port (REPL, mpremote, esptool)",
+    2: "strapping: must be low/floating to enter the downloader",
+    3: "UART0 RX: the USB serial port",
+    5: "strapping (SDIO timing); toggles during boot",
+    12: "strapping MTDI: high at reset selects 1.8 V flash, the board will not boot",
+    13: "not strapping, quiet during boot (JTAG MTCK, unused)",
+    14: "toggles during boot (JTAG MTMS)",
+    15: "strapping MTDO: silences the boot log; toggles during boot",
+    16: "free on WROOM modules; on WROVER it is taken by PSRAM",
+    17: "free on WROOM modules; on WROVER it is taken by PSRAM",
+    18: "free, no boot function",
+    19: "free, no boot function",
+    21: "free, no boot function",
+    22: "free, no boot function",
+    23: "free, no boot function",
+    25: "free, no boot function (DAC1 unused)",
+    26: "free, no boot function (DAC2 unused)",
+    27: "free, no boot function",
+    32: "free, no boot function (32 kHz crystal not fitted on DevKitC)",
+    33: "free, no boot function (32 kHz crystal not fitted on DevKitC)",
+}
+
+
+def header_pin(gpio):
+    """'J1-15' style header position of a GPIO on the DevKitC."""
+    name = "IO%d" % gpio
+    for hdr, pins in (("J1", J1), ("J3", J3)):
+        if name in pins:
+            return "%s-%d" % (hdr, pins.index(name) + 1)
+    raise ValueError("GPIO%d is not on a DevKitC header" % gpio)
