@@ -149,3 +149,13 @@ def test_fire_resolves_once_per_shooter_on_a_long_stream():
         fire_resolutions += sum(1 for w, _ in got if w == "fire")
     # Every finished shooter resolved exactly one Fire Bet; the current one has not yet.
     assert fire_resolutions == table.shooter - 1 or (fire_resolutions == table.shooter and table.fire_state == 2)
+
+
+def test_engine_wager_constants_match_the_paytables():
+    from crapsboard import engine
+
+    for name in ("FIRE", "ALL_SMALL", "ALL_TALL", "MAKE_EM_ALL", "MEA_PROGRESSIVE", "FIRED_UP"):
+        assert getattr(engine, "_" + name) == getattr(pt, name), name
+    bits = (engine._SMALL_BIT, engine._TALL_BIT, engine._ALL_BIT, engine._MEA_BIT, engine._FIRED_BIT)
+    wagers = (pt.ALL_SMALL, pt.ALL_TALL, pt.MAKE_EM_ALL, pt.MEA_PROGRESSIVE, pt.FIRED_UP)
+    assert bits == tuple(1 << w for w in wagers)

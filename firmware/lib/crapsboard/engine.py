@@ -22,6 +22,14 @@ _END_HAND = const(0)  # event code in the undo ring; a roll is d1 * 8 + d2
 _HISTORY = const(16)  # events kept for undo beyond the last checkpoint
 _STATE_FIELDS = const(14)
 
+# Wager indexes (as in paytables), folded at compile time on MicroPython.
+_FIRE = const(0)
+_ALL_SMALL = const(1)
+_ALL_TALL = const(2)
+_MAKE_EM_ALL = const(3)
+_MEA_PROGRESSIVE = const(4)
+_FIRED_UP = const(5)
+
 # Bit (1 << wager index) of each wager, for `offered` and `bonus_done`.
 _SMALL_BIT = const(2)
 _TALL_BIT = const(4)
@@ -86,7 +94,7 @@ class Table:
         self._config = config
         self._offered = config.offered
         self._rebet = config.rebet_after_win
-        fired = config.paytables[pt.FIRED_UP]
+        fired = config.paytables[_FIRED_UP]
         self._fired_sequences = fired.sequences
         for total in range(13):
             self._fired_start[total] = -1
@@ -119,15 +127,15 @@ class Table:
     def marks(self, w):
         """Mark mask of wager w's current cycle (Fire: points made by this shooter;
         Fired Up: the numbers matched so far)."""
-        if w == pt.FIRE:
+        if w == _FIRE:
             return self.fire_points
-        if w == pt.ALL_SMALL:
+        if w == _ALL_SMALL:
             return self.small_marks
-        if w == pt.ALL_TALL:
+        if w == _ALL_TALL:
             return self.tall_marks
-        if w == pt.MAKE_EM_ALL:
+        if w == _MAKE_EM_ALL:
             return self.all_marks
-        if w == pt.MEA_PROGRESSIVE:
+        if w == _MEA_PROGRESSIVE:
             return self.mea_marks
         mask = 0
         if self.fired_count:
@@ -145,9 +153,9 @@ class Table:
         """Wager w is offered and open for betting before the next roll."""
         if not self._offered & (1 << w):
             return False
-        if w == pt.FIRE:
+        if w == _FIRE:
             return self.fire_state == FIRE_WINDOW
-        if w == pt.FIRED_UP:
+        if w == _FIRED_UP:
             return self.fired_count == 0
         if self.bonus_done & (1 << w):
             return False
@@ -155,11 +163,11 @@ class Table:
 
     def in_progress(self, w):
         """Wager w has bets in action that the next rolls will settle."""
-        if w == pt.FIRE:
+        if w == _FIRE:
             return self.fire_state == FIRE_WORKING
         if self.bonus_done & (1 << w):
             return False
-        return self.marks(w) != 0 or (w == pt.FIRED_UP and self.fired_count != 0)
+        return self.marks(w) != 0
 
     def pays(self, w, level):
         """Pay per unit for wager w at `level` under the current paytable."""
@@ -167,23 +175,10 @@ class Table:
 
     # ---- events --------------------------------------------------------
 
-    def roll(self, die1, die2):
-        """Apply one roll; returns how many wager cycles it resolved."""
-        if die1 < 1 or die1 > 6 or die2 < 1 or die2 > 6:
-            raise ValueError("die faces must be 1-6")
-        count = self._event_count
-        if count == _HISTORY:
-            self._save_checkpoint()
-            count = 0
-        self._events[count] = die1 * 8 + die2
-        self._event_count = count + 1
-        self._roll(die1, die2)
-        return self.res_count
-
     def end_hand(self):
         """Operator action: the shooter leaves without a seven-out."""
         self._record(_END_HAND)
-        self._end_hand()
+        self.res_count = self._new_shooter(0)
         return self.res_count
 
     def undo(self):
@@ -191,11 +186,17 @@ class Table:
         event is left to undo (at most _HISTORY back, never past a reconfigure)."""
         if self._event_count == 0:
             return False
+        # Re-feeding the events rewrites the same ring slots with the same codes.
         count = self._event_count - 1
         self._load_checkpoint()
+        self._event_count = 0
+        events = self._events
         for i in range(count):
-            self._apply(self._events[i])
-        self._event_count = count
+            code = events[i]
+            if code == _END_HAND:
+                self.end_hand()
+            else:
+                self.roll(code >> 3, code & 7)
         self.res_count = 0
         return True
 
@@ -209,12 +210,6 @@ class Table:
         self._events[self._event_count] = code
         self._event_count += 1
 
-    def _apply(self, code):
-        if code == _END_HAND:
-            self._end_hand()
-        else:
-            self._roll(code >> 3, code & 7)
-
     def _resolve(self, n, w, level):
         # Only offered wagers are reported; returns the new resolution count.
         if self._offered & (1 << w):
@@ -225,19 +220,25 @@ class Table:
 
     def _new_shooter(self, n):
         if self.fire_state != FIRE_DONE:
-            n = self._resolve(n, pt.FIRE, popcount(self.fire_points))
+            n = self._resolve(n, _FIRE, popcount(self.fire_points))
         self.shooter += 1
         self.point = 0
         self.fire_points = 0
         self.fire_state = FIRE_WINDOW
         return n
 
-    def _end_hand(self):
-        self.res_count = self._new_shooter(0)
-
-    def _roll(self, die1, die2):
+    def roll(self, die1, die2):
+        """Apply one roll; returns how many wager cycles it resolved."""
         # The hot path: one call per roll, resolutions written inline, because
         # a method call costs as much as the rest of a quiet roll.
+        if die1 < 1 or die1 > 6 or die2 < 1 or die2 > 6:
+            raise ValueError("die faces must be 1-6")
+        count = self._event_count
+        if count == _HISTORY:
+            self._save_checkpoint()
+            count = 0
+        self._events[count] = die1 * 8 + die2
+        self._event_count = count + 1
         total = die1 + die2
         bit = 1 << total
         self.die1 = die1
@@ -265,7 +266,7 @@ class Table:
                     made |= bit
                     self.fire_points = made
                     if made == _POINTS:
-                        n = self._resolve(n, pt.FIRE, 6)
+                        n = self._resolve(n, _FIRE, 6)
                         self.fire_state = FIRE_DONE
             done = self.bonus_done
             if bit & _SMALL:
@@ -273,7 +274,7 @@ class Table:
                 if not (done & _SMALL_BIT or marks & bit):
                     marks |= bit
                     if marks == _SMALL:
-                        n = self._win_bonus(n, pt.ALL_SMALL, 5)
+                        n = self._win_bonus(n, _ALL_SMALL, 5)
                         marks = 0
                     self.small_marks = marks
             else:
@@ -281,27 +282,27 @@ class Table:
                 if not (done & _TALL_BIT or marks & bit):
                     marks |= bit
                     if marks == _TALL:
-                        n = self._win_bonus(n, pt.ALL_TALL, 5)
+                        n = self._win_bonus(n, _ALL_TALL, 5)
                         marks = 0
                     self.tall_marks = marks
             marks = self.all_marks
             if not (done & _ALL_BIT or marks & bit):
                 marks |= bit
                 if marks == _ALL:
-                    n = self._win_bonus(n, pt.MAKE_EM_ALL, 10)
+                    n = self._win_bonus(n, _MAKE_EM_ALL, 10)
                     marks = 0
                 self.all_marks = marks
             marks = self.mea_marks
             if marks & bit:
                 if offered & _MEA_BIT:
-                    res_wager[n] = pt.MEA_PROGRESSIVE
+                    res_wager[n] = _MEA_PROGRESSIVE
                     res_level[n] = popcount(marks)
                     n += 1
                 self.mea_marks = 0
             else:
                 marks |= bit
                 if marks == _ALL:
-                    n = self._resolve(n, pt.MEA_PROGRESSIVE, 10)
+                    n = self._resolve(n, _MEA_PROGRESSIVE, 10)
                     marks = 0
                 self.mea_marks = marks
         # Fired Up: a 7 is simply a roll that matches no sequence.
@@ -312,7 +313,7 @@ class Table:
                 self.fired_sequence = start
                 self.fired_count = 1
             elif offered & _FIRED_BIT:
-                res_wager[n] = pt.FIRED_UP
+                res_wager[n] = _FIRED_UP
                 res_level[n] = 0
                 n += 1
         else:
@@ -322,13 +323,14 @@ class Table:
                 if count < len(sequence):
                     self.fired_count = count
                     self.res_count = n
-                    return
+                    return n
             if offered & _FIRED_BIT:
-                res_wager[n] = pt.FIRED_UP
+                res_wager[n] = _FIRED_UP
                 res_level[n] = count
                 n += 1
             self.fired_count = 0
         self.res_count = n
+        return n
 
     def _seven(self, n):
         # Every Bonus Craps bet in action and the MEA Progressive lose.
@@ -336,19 +338,19 @@ class Table:
         res_wager = self.res_wager
         res_level = self.res_level
         if open_bonus & _SMALL_BIT:
-            res_wager[n] = pt.ALL_SMALL
+            res_wager[n] = _ALL_SMALL
             res_level[n] = popcount(self.small_marks)
             n += 1
         if open_bonus & _TALL_BIT:
-            res_wager[n] = pt.ALL_TALL
+            res_wager[n] = _ALL_TALL
             res_level[n] = popcount(self.tall_marks)
             n += 1
         if open_bonus & _ALL_BIT:
-            res_wager[n] = pt.MAKE_EM_ALL
+            res_wager[n] = _MAKE_EM_ALL
             res_level[n] = popcount(self.all_marks)
             n += 1
         if self._offered & _MEA_BIT:
-            res_wager[n] = pt.MEA_PROGRESSIVE
+            res_wager[n] = _MEA_PROGRESSIVE
             res_level[n] = popcount(self.mea_marks)
             n += 1
         self.small_marks = 0
