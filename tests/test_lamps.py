@@ -180,15 +180,30 @@ def test_a_win_flashes_white_in_turn_with_the_state_then_stops():
     assert shown["bonus.2"] == (VIOLET, lp.BLINK_NONE, 0)
 
 
-def test_a_roll_without_a_win_ends_the_celebration():
+def small_win(lamps, now):
     table = rolls(Table(), (1, 1), (1, 2), (2, 2), (2, 3))
-    lamps = lp.Lamps(LAYOUT)
     before = [table.marks(w) for w in range(pt.WAGER_COUNT)]
     table.roll(3, 3)
-    lamps.celebrate(table, before, 0)
-    table.roll(6, 6)
-    lamps.celebrate(table, before, 100)
-    assert lit(render(table, now=200, lamps=lamps))["bonus.2"][1] == lp.BLINK_NONE
+    lamps.celebrate(table, before, now)
+    return table
+
+
+def test_a_celebration_runs_its_time_through_later_rolls():
+    lamps = lp.Lamps(LAYOUT)
+    table = small_win(lamps, 0)
+    before = [table.marks(w) for w in range(pt.WAGER_COUNT)]
+    table.roll(6, 6)  # no win: the running celebration goes on
+    lamps.celebrate(table, before, 1000)
+    assert lit(render(table, now=lp.CELEBRATE_MS - 1, lamps=lamps))["bonus.2"][1] == lp.BLINK_FAST
+    assert lit(render(table, now=lp.CELEBRATE_MS, lamps=lamps))["bonus.2"][1] == lp.BLINK_NONE
+
+
+def test_stop_celebration_ends_it_at_once():
+    lamps = lp.Lamps(LAYOUT)
+    table = small_win(lamps, 0)
+    lamps.stop_celebration()  # what the app does on undo
+    render(table, now=100, lamps=lamps)
+    assert all(lamps.lamp(i)[1] != lp.BLINK_FAST for i in range(lp.LAMP_COUNT))
 
 
 def test_a_stake_back_pay_is_not_celebrated():

@@ -101,7 +101,7 @@ class Lamps:
         self._test_t = 0
         self._cel_wagers = 0  # bit w: wager w's win is being celebrated
         self._cel_masks = [0] * pt.WAGER_COUNT  # numbers to flash (Fired Up: matches)
-        self._cel_t = 0
+        self._cel_t = [0] * pt.WAGER_COUNT
 
     # ---- what to show besides the state --------------------------------
 
@@ -110,9 +110,9 @@ class Lamps:
         self._test_t = now_ms
 
     def celebrate(self, table, before, now_ms):
-        """After an event: flash the lamps of each winning wager. `before` holds
-        each wager's marks (table.marks) before the event. Ends any earlier one."""
-        wagers = 0
+        """After an event: flash the lamps of each wager it won for CELEBRATE_MS.
+        `before` holds each wager's marks (table.marks) before the event.
+        Celebrations of earlier wins run on to their end."""
         total = table.die1 + table.die2
         rolled = 0 if total == 7 else 1 << total
         for i in range(table.res_count):
@@ -120,15 +120,14 @@ class Lamps:
             level = table.res_level[i]
             if not is_win(table, w, level):
                 continue
-            wagers |= 1 << w
             if w == pt.FIRED_UP:
                 self._cel_masks[w] = level
             elif w == pt.FIRE:
                 self._cel_masks[w] = before[w] | table.fire_points
             else:
                 self._cel_masks[w] = before[w] | rolled
-        self._cel_wagers = wagers
-        self._cel_t = now_ms
+            self._cel_wagers |= 1 << w
+            self._cel_t[w] = now_ms
 
     def stop_celebration(self):
         self._cel_wagers = 0
@@ -170,10 +169,7 @@ class Lamps:
             for i in range(table.fired_count):
                 color[L_FIRED + i] = C_YELLOW
         if self._cel_wagers:
-            if ticks.diff(now_ms, self._cel_t) < CELEBRATE_MS:
-                self._celebration()
-            else:
-                self._cel_wagers = 0
+            self._celebration(now_ms)
         self._write_frame(now_ms)
 
     def _fire(self, points):
@@ -211,9 +207,12 @@ class Lamps:
             elif in_side:
                 self.color[L_BONUS + i] = C_CYAN
 
-    def _celebration(self):
+    def _celebration(self, now_ms):
         for w in range(pt.WAGER_COUNT):
             if not self._cel_wagers & (1 << w):
+                continue
+            if ticks.diff(now_ms, self._cel_t[w]) >= CELEBRATE_MS:
+                self._cel_wagers &= ~(1 << w)
                 continue
             mask = self._cel_masks[w]
             self._flash(_OPEN_LAMP[w])
