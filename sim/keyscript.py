@@ -1,0 +1,97 @@
+# Key scripts for the simulator: "3 4 6 6 key:on undo wait:500" -> steps.
+#
+# Shared by CPython and MicroPython. Tokens are separated by spaces; see
+# docs/keys.md. A step is (kind, bits, ms): press `bits` (input bitmap, as
+# keypad.py numbers it) for `ms`; wait `ms`; or set the keyswitch on/off.
+from crapsboard import keypad
+from crapsboard import layout as lay
+
+PRESS = 0
+WAIT = 1
+KEYSWITCH = 2
+
+PRESS_MS = 80  # a plain key press lasts this long...
+GAP_MS = 120  # ...then every press and keyswitch turn is followed by this pause
+MAX_MS = 3600000
+
+# Readable names for keypad roles and buttons.
+ALIASES = {
+    "clear": "clear",
+    "enter": "enter",
+    "undo": "undo",
+    "end": "end_hand",
+    "end_hand": "end_hand",
+    "test": "lamp_test",
+    "lamp_test": "lamp_test",
+    "pin": "supervisor_pin",
+    "supervisor_pin": "supervisor_pin",
+}
+HELP = (
+    "keys: 0-9 * # A-D, clear enter undo end test pin, btn:undo btn:end btn:test;"
+    " also K+K, hold:K:MS, wait:MS, key:on, key:off"
+)
+
+
+class KeyScriptError(ValueError):
+    pass
+
+
+def _bad(token, message):
+    return KeyScriptError("token " + repr(token) + ": " + message)
+
+
+def _ms(text, token):
+    if not text or not all(c in "0123456789" for c in text) or int(text) > MAX_MS:
+        raise _bad(token, repr(text) + " is not a time in ms (0-" + str(MAX_MS) + ")")
+    return int(text)
+
+
+def _key(name, token, layout):
+    """The input bit of one key name: a keypad label, an alias or btn:NAME."""
+    low = name.lower()
+    if low.startswith("btn:"):
+        button = ALIASES.get(low[4:], low[4:])
+        if button in lay.BUTTONS and button != "supervisor_key":
+            index = lay.BUTTONS.index(button)
+            if layout.button_pins[index] is not None:
+                return 1 << (keypad.BUTTON_SHIFT + index)
+        raise _bad(token, "no button " + repr(name[4:]) + " (btn:undo, btn:end, btn:test)")
+    index = layout.key_index(name.upper() if len(name) == 1 else name)
+    if index < 0 and low in ALIASES:
+        index = layout.role_index(ALIASES[low])
+    if index < 0:
+        raise _bad(token, "unknown key " + repr(name) + " (" + HELP + ")")
+    return 1 << index
+
+
+def _keys(text, token, layout):
+    bits = 0
+    for name in text.split("+"):
+        bit = _key(name, token, layout)
+        if bits & bit:
+            raise _bad(token, repr(name) + " twice")
+        bits |= bit
+    return bits
+
+
+def parse(text, layout):
+    """The steps of a key script; KeyScriptError names the first bad token."""
+    steps = []
+    for token in text.split():
+        low = token.lower()
+        if low.startswith("wait:"):
+            steps.append((WAIT, 0, _ms(token[5:], token)))
+        elif low.startswith("hold:"):
+            colon = token.rfind(":")
+            if colon <= 5:
+                raise _bad(token, "write hold:KEY:MS")
+            steps.append((PRESS, _keys(token[5:colon], token, layout), _ms(token[colon + 1 :], token)))
+        elif low == "key:on" or low == "key:off":
+            if layout.button_pins[lay.BUTTONS.index("supervisor_key")] is None:
+                raise _bad(token, "this board has no supervisor keyswitch")
+            steps.append((KEYSWITCH, 1 if low == "key:on" else 0, 0))
+        elif low.startswith("key:"):
+            raise _bad(token, "the keyswitch is key:on or key:off")
+        else:
+            steps.append((PRESS, _keys(token, token, layout), PRESS_MS))
+    return steps

@@ -1,0 +1,147 @@
+# The simulator's engine room: the firmware App on a SimBoard, driven by key
+# scripts on a simulated clock, answering with one JSON line of state.
+#
+# Shared by CPython (sim/session.py) and MicroPython (sim/mp_run.py); the JSON
+# is built by hand so both runtimes print the same bytes.
+from crapsboard import config as cfg
+from crapsboard import entry as en
+from crapsboard import events, keypad, ticks
+from crapsboard import layout as lay
+from crapsboard.app import RENDER_MS, App
+from crapsboard.engine import mask_numbers
+from crapsboard.lamps import LAMP_COUNT, LAMP_NAMES
+
+try:  # CPython: the sim package
+    from sim.keyscript import GAP_MS, KEYSWITCH, WAIT, KeyScriptError, parse
+    from sim.simboard import SimBoard
+except ImportError:  # MicroPython: sim/ itself is on MICROPYPATH
+    from keyscript import GAP_MS, KEYSWITCH, WAIT, KeyScriptError, parse
+    from simboard import SimBoard
+
+_KEYSWITCH_BIT = 1 << (keypad.BUTTON_SHIFT + lay.BUTTONS.index("supervisor_key"))
+
+
+def json_string(text):
+    out = '"'
+    for c in text:
+        if c == '"' or c == "\\":
+            out += "\\" + c
+        elif ord(c) < 32:
+            out += "\\u%04x" % ord(c)
+        else:
+            out += c
+    return out + '"'
+
+
+def error_json(message):
+    return '{"error": ' + json_string(message) + "}"
+
+
+def _bool(value):
+    return "true" if value else "false"
+
+
+def _color(rgb):
+    return '"#%06x"' % rgb
+
+
+class Driver:
+    """App + SimBoard + clock. `send(text, write)` runs a key script and writes
+    the state as JSON; the events since the last send are in it."""
+
+    def __init__(self, board_path, config_text=None, start_ms=0):
+        self.layout = lay.load(board_path)
+        config = cfg.loads(config_text) if config_text else None
+        self.start_ms = start_ms & ticks.MASK
+        self.board = SimBoard(self.layout, self.start_ms)
+        self.app = App(self.board, self.layout, config)
+        self.app.on_event = self._on_event
+        self.events = []
+        self.elapsed = 0  # ms since start, unwrapped
+        self._next_scan = 0
+        self._next_render = 0
+
+    def _on_event(self, app, kind, arg, t):
+        self.events.append(events.event_json(app.table, app.seq, kind, arg, t))
+
+    def now(self):
+        return ticks.add(self.start_ms, self.elapsed)
+
+    def advance(self, ms):
+        """Run the app's scan (every scan_ms) and render (every RENDER_MS) for `ms`."""
+        target = self.elapsed + ms
+        scan_ms = self.layout.scan_ms
+        board = self.board
+        app = self.app
+        while True:
+            t = min(self._next_scan, self._next_render)
+            if t > target:
+                break
+            self.elapsed = t
+            board.now = self.now()
+            if t == self._next_scan:
+                app.step(board.now)
+                self._next_scan += scan_ms
+            if t == self._next_render:
+                app.render(board.now)
+                self._next_render += RENDER_MS
+        self.elapsed = target
+        board.now = self.now()
+
+    def run(self, steps):
+        board = self.board
+        for kind, bits, ms in steps:
+            if kind == WAIT:
+                self.advance(ms)
+            elif kind == KEYSWITCH:
+                board.down = board.down | _KEYSWITCH_BIT if bits else board.down & ~_KEYSWITCH_BIT
+                self.advance(GAP_MS)
+            else:
+                board.down |= bits
+                self.advance(ms)
+                board.down &= ~bits
+                self.advance(GAP_MS)
+
+    def send(self, text, write):
+        """Run a key script and write the state JSON (one line, no newline),
+        or {"error": ...} and nothing run. Returns False on an error."""
+        try:
+            steps = parse(text, self.layout)
+        except KeyScriptError as e:
+            write(error_json(str(e.args[0])))
+            return False
+        self.run(steps)
+        self.write_state(write)
+        return True
+
+    def write_state(self, write):
+        """The state now as JSON, written in pieces: no large string is built."""
+        app = self.app
+        now = self.now()
+        app.render(now)
+        table = app.table
+        entry = app.entry
+        write('{"t": ' + str(now) + ', "status": "' + en.STATUS_NAMES[entry.status(now)] + '"')
+        write(', "pending": ' + (str(entry.first) if entry.first else "null"))
+        write(', "supervisor": ' + _bool(entry.authorised(now)))
+        write(', "hand": {"shooter": ' + str(table.shooter))
+        write(', "point": ' + (str(table.point) if table.point else "null"))
+        write(', "fire_points": [' + ", ".join([str(n) for n in mask_numbers(table.fire_points)]) + "]")
+        write(', "rolls": ' + str(table.rolls) + '}, "events": [')
+        for i in range(len(self.events)):
+            write(", " + self.events[i] if i else self.events[i])
+        self.events = []
+        write('], "lamps": {')
+        write_lamps(app.lamps, write)
+        write("}}")
+
+
+def write_lamps(lamps, write):
+    """name -> {on, color, blink[, alt]} for every logical lamp, in LAMP_NAMES order."""
+    for i in range(LAMP_COUNT):
+        rgb, blink, alt = lamps.lamp(i)
+        text = '"' + LAMP_NAMES[i] + '": {"on": ' + _bool(rgb) + ', "color": ' + _color(rgb)
+        text += ', "blink": ' + _bool(blink)
+        if blink and alt:
+            text += ', "alt": ' + _color(alt)
+        write(text + "}" if i == LAMP_COUNT - 1 else text + "}, ")
