@@ -1,0 +1,118 @@
+"""App.run(), the asyncio shell main.py uses: scan, render and watchdog tasks
+on a real clock, under CPython and MicroPython. The waits are bounded polls of
+what the tasks did, never assertions about how long anything took."""
+
+import asyncio
+import os
+import subprocess
+import time
+
+import pytest
+from conftest import ROOT
+
+from crapsboard import layout as lay
+from crapsboard import ticks
+from crapsboard.app import App
+from sim import runtime
+from sim.simboard import SimBoard
+
+BOARD = os.path.join(ROOT, "hardware", "board.json")
+
+
+def real_clock_board():
+    layout = lay.load(BOARD)
+    board = SimBoard(layout)
+    board.ticks_ms = lambda: int(time.monotonic() * 1000) & ticks.MASK
+    return layout, board
+
+
+async def until(condition, limit_s=20):
+    deadline = time.monotonic() + limit_s
+    while not condition():
+        assert time.monotonic() < deadline, "the app's tasks did not get there"
+        await asyncio.sleep(0.01)
+
+
+def test_run_scans_keys_renders_and_feeds_the_watchdog():
+    layout, board = real_clock_board()
+    app = App(board, layout)
+    board.down = 1 << layout.key_index("3")  # held: one press
+
+    async def main():
+        task = asyncio.create_task(app.run())
+        await until(lambda: board.feeds >= 2 and app.entry.first == 3)
+        app.stop()
+        await task
+
+    asyncio.run(main())
+    assert board.frames > 0 and any(board.frame)  # the puck, at least, is lit
+    assert not app.running
+
+
+def test_a_task_that_dies_stops_the_watchdog_feeds():
+    layout, board = real_clock_board()
+    app = App(board, layout)
+    show = board.show
+
+    def failing_show(frame):
+        if board.frames == 3:
+            raise RuntimeError("strip gone")
+        show(frame)
+
+    board.show = failing_show
+
+    async def main():
+        task = asyncio.create_task(app.run())
+        await until(lambda: board.frames == 3 and board.feeds >= 1)
+        fed = board.feeds
+        await asyncio.sleep(0.5)  # five watchdog rounds
+        assert board.feeds <= fed + 1  # one feed may already have been earned
+        app.stop()
+        await task
+
+    with pytest.raises(RuntimeError, match="strip gone"):
+        asyncio.run(main())
+
+
+MP_SCRIPT = """
+import asyncio
+import sys
+import time
+from crapsboard import layout as lay
+from crapsboard.app import App
+from simboard import SimBoard
+
+layout = lay.load(sys.argv[1])
+board = SimBoard(layout)
+board.ticks_ms = time.ticks_ms
+app = App(board, layout)
+board.down = 1 << layout.key_index("5")
+
+
+async def main():
+    task = asyncio.create_task(app.run())
+    for _ in range(2000):
+        if board.feeds >= 2 and app.entry.first == 5:
+            break
+        await asyncio.sleep_ms(10)
+    app.stop()
+    await task
+
+
+asyncio.run(main())
+print(board.feeds >= 2, app.entry.first, board.frames > 0)
+"""
+
+
+def test_run_under_micropython(tmp_path):
+    script = tmp_path / "mp_board_run.py"
+    script.write_text(MP_SCRIPT)
+    out = subprocess.run(
+        [runtime.micropython_binary(), "-X", "heapsize=" + runtime.HEAPSIZE, str(script), BOARD],
+        env=runtime.micropython_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "5", "True"]
