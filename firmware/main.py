@@ -1,7 +1,8 @@
-# Power-up: build the real board from /board.json and run the app with asyncio.
+# Power-up: build the real board from board.json and run the app with asyncio.
 #
-# Deployed beside /board.json (hardware/board.json) and, optionally,
-# /config.json (operator configuration); the package goes to /lib/crapsboard.
+# Deployed beside board.json (hardware/board.json) and, optionally,
+# config.json (operator configuration) in the filesystem root, the working
+# directory at boot; the package goes to /lib/crapsboard.
 # Hold the lamp-test button while powering up to stay at the REPL instead:
 # no app, no watchdog (which, once started, cannot be stopped).
 import micropython
@@ -15,7 +16,7 @@ from crapsboard import layout as lay  # noqa: E402
 from crapsboard.app import App  # noqa: E402
 from crapsboard.board import Board  # noqa: E402
 
-_LAMP_TEST = 2  # index in layout.BUTTONS
+_LAMP_TEST = lay.BUTTONS.index("lamp_test")
 
 
 def load_config(path):
@@ -28,16 +29,16 @@ def load_config(path):
 
 
 def main():
-    layout = lay.load("/board.json")
+    layout = lay.load("board.json")
     board = Board(layout)
     if board.held_at_power_up(_LAMP_TEST):
         print("crapsboard: lamp test held at power-up; app not started (safe mode)")
         return
     try:
-        config = load_config("/config.json")
+        config = load_config("config.json")
     except cfg.ConfigError as e:
         board.fault()
-        print("crapsboard: /config.json refused:", e)
+        print("crapsboard: config.json refused:", e)
         return
     app = App(board, layout, config)
     board.start_watchdog()

@@ -23,6 +23,7 @@ class Board:
         for i in range(len(layout.button_pins)):
             pin = layout.button_pins[i]
             self.buttons.append(None if pin is None else Pin(pin, Pin.IN, _PULLS[layout.button_pull[i]]))
+        self._active_low = layout.button_active_low
         self._strip = neopixel.NeoPixel(Pin(layout.strip_pin, Pin.OUT), layout.pixel_count)
         self._status_pixel = layout.pixels.get("status", 0)
         self._wdt = None
@@ -31,7 +32,7 @@ class Board:
     def held_at_power_up(self, index):
         """Button `index` (layout.BUTTONS order) is down now: main.py's safe mode."""
         pin = self.buttons[index]
-        return pin is not None and pin.value() == 0
+        return pin is not None and (pin.value() == 0) == self._active_low[index]
 
     def start_watchdog(self):
         """Start the watchdog. It cannot be stopped, not even by a soft reset."""
