@@ -99,6 +99,5 @@ def test_debounce_across_the_tick_wrap():
     assert pressed.count(1) == 1 and pressed.index(1) == 3
 
 
-def test_bit_helpers():
-    assert keypad.popcount(0) == 0 and keypad.popcount(0b1011) == 3
-    assert keypad.lowest_bit(1 << 18) == 18 and keypad.lowest_bit(0b1100) == 2
+def test_lowest_bit():
+    assert keypad.lowest_bit(1 << 18) == 18 and keypad.lowest_bit(0b1100) == 2 and keypad.lowest_bit(1) == 0

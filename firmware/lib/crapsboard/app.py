@@ -58,11 +58,6 @@ class App:
         self.running = False
         self._alive = 0
 
-    def configure(self, config):
-        """Apply a checked Config (engine.Table.configure may refuse it)."""
-        self.table.configure(config)
-        self.entry.pin_hash = config.supervisor_pin_sha256
-
     # ---- one scan -------------------------------------------------------------
 
     def step(self, now_ms):
@@ -79,7 +74,8 @@ class App:
             self._apply(entry.keyswitch(bool(debouncer.stable & _KEYSWITCH_BIT), now_ms), now_ms)
         pressed &= _KEYS_MASK
         if pressed:
-            if keypad.popcount(debouncer.stable & _KEYS_MASK) > 1:
+            down = debouncer.stable & _KEYS_MASK
+            if down & (down - 1):  # more than one key or button down
                 self._apply(entry.chord(now_ms), now_ms)
             else:
                 bit = keypad.lowest_bit(pressed)

@@ -13,14 +13,6 @@ KEYPAD_MASK = const(0xFFFF)
 BUTTON_SHIFT = const(16)
 
 
-def popcount(x):
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
-
-
 def lowest_bit(x):
     """Index of the lowest set bit of x (x > 0)."""
     i = 0

@@ -1,0 +1,66 @@
+"""App on a simulated board, stepped by hand: the event ring and its hook."""
+
+import os
+
+from conftest import ROOT
+
+from crapsboard import entry as en
+from crapsboard import layout as lay
+from crapsboard.app import LOG_SIZE, App
+from sim.simboard import SimBoard
+
+LAYOUT = lay.load(os.path.join(ROOT, "hardware", "board.json"))
+
+
+class Clock:
+    def __init__(self, app, board):
+        self.app, self.board, self.t = app, board, 0
+
+    def run(self, ms):
+        for _ in range(ms // 10):
+            self.t += 10
+            self.board.now = self.t
+            self.app.step(self.t)
+
+    def press(self, *labels):
+        self.board.down = sum(1 << LAYOUT.key_index(label) for label in labels)
+        self.run(100)
+        self.board.down = 0
+        self.run(100)
+
+
+def make():
+    board = SimBoard(LAYOUT)
+    app = App(board, LAYOUT)
+    return app, Clock(app, board)
+
+
+def test_events_go_to_the_ring_and_the_hook_with_the_table_after_the_event():
+    app, clock = make()
+    seen = []
+    app.on_event = lambda a, kind, arg, t: seen.append((kind, arg, a.table.rolls, a.table.res_count))
+    clock.press("3")
+    assert app.seq == 0 and seen == []  # half a roll is no event
+    clock.press("4")
+    clock.press("9")
+    assert seen == [(en.ACT_ROLL, 3 * 8 + 4, 1, 5), (en.ACT_ERROR, en.ERR_NOT_A_DIE, 1, 5)]
+    kind, arg, t = app.event(1)
+    assert (kind, arg) == (en.ACT_ROLL, 28) and 100 < t < 400
+    assert app.event(2)[:2] == (en.ACT_ERROR, en.ERR_NOT_A_DIE)
+    assert app.event(0) is None and app.event(3) is None
+
+
+def test_the_ring_keeps_the_last_events():
+    app, clock = make()
+    for _ in range(LOG_SIZE + 3):
+        clock.press("8")  # refused each time
+    assert app.seq == LOG_SIZE + 3
+    assert app.event(3) is None and app.event(4) == (en.ACT_ERROR, en.ERR_NOT_A_DIE, app.event(4)[2])
+    assert app.event(app.seq)[2] > app.event(4)[2]
+
+
+def test_two_keys_at_once_on_the_matrix():
+    app, clock = make()
+    clock.press("3", "4")
+    assert app.seq == 1 and app.event(1)[:2] == (en.ACT_ERROR, en.ERR_TWO_KEYS)
+    assert app.table.rolls == 0
