@@ -182,8 +182,7 @@ class Entry:
         return self.fail(ERR_UNEXPECTED_KEY, now_ms)
 
     def chord(self, now_ms):
-        """Two or more keypad keys down at once: refused."""
-        self._showing_error = False
+        """Two or more keys (keypad or buttons) down at once: refused."""
         return self.fail(ERR_TWO_KEYS, now_ms)
 
     def keyswitch(self, on, now_ms):

@@ -28,7 +28,8 @@ BLINK_SLOW = const(1)  # 512 ms on, 512 ms off
 BLINK_FAST = const(2)  # 128 ms on, 128 ms off
 
 CELEBRATE_MS = const(4000)
-LAMP_TEST_MS = const(2000)  # red, green, blue, white: 500 ms each
+_TEST_STEP_MS = const(500)
+LAMP_TEST_MS = const(2000)  # red, green, blue, white: _TEST_STEP_MS each
 _TEST_COLORS = (C_RED, C_GREEN, C_BLUE, C_WHITE)
 
 _POINTS = (4, 5, 6, 8, 9, 10)
@@ -141,8 +142,9 @@ class Lamps:
             color[i] = C_OFF
             self.alt[i] = C_OFF
             self.blink[i] = BLINK_NONE
-        if self._testing and ticks.diff(now_ms, self._test_t) < LAMP_TEST_MS:
-            c = _TEST_COLORS[ticks.diff(now_ms, self._test_t) // 500]
+        since = ticks.diff(now_ms, self._test_t)
+        if self._testing and 0 <= since < LAMP_TEST_MS:
+            c = _TEST_COLORS[since // _TEST_STEP_MS]
             for i in range(LAMP_COUNT):
                 color[i] = c
             self._write_frame(now_ms)
@@ -156,7 +158,7 @@ class Lamps:
             color[L_POINT_OFF] = C_WHITE
         offered = table.config.offered
         for w in range(pt.WAGER_COUNT):
-            if offered & (1 << w) and table.is_open(w):
+            if table.is_open(w):  # offered and open
                 color[_OPEN_LAMP[w]] = C_GREEN
         if offered & (1 << pt.FIRE):
             self._fire(table.fire_points)
