@@ -3,6 +3,7 @@
 # Shared by CPython and MicroPython. Tokens are separated by spaces; see
 # docs/keys.md. A step is (kind, bits, ms): press `bits` (input bitmap, as
 # keypad.py numbers it) for `ms`; wait `ms`; or set the keyswitch on/off.
+# Scripts are walked token by token, never held as a list.
 from crapsboard import keypad
 from crapsboard import layout as lay
 
@@ -74,24 +75,46 @@ def _keys(text, token, layout):
     return bits
 
 
-def parse(text, layout):
-    """The steps of a key script; KeyScriptError names the first bad token."""
-    steps = []
-    for token in text.split():
-        low = token.lower()
-        if low.startswith("wait:"):
-            steps.append((WAIT, 0, _ms(token[5:], token)))
-        elif low.startswith("hold:"):
-            colon = token.rfind(":")
-            if colon <= 5:
-                raise _bad(token, "write hold:KEY:MS")
-            steps.append((PRESS, _keys(token[5:colon], token, layout), _ms(token[colon + 1 :], token)))
-        elif low == "key:on" or low == "key:off":
-            if layout.button_pins[lay.BUTTONS.index("supervisor_key")] is None:
-                raise _bad(token, "this board has no supervisor keyswitch")
-            steps.append((KEYSWITCH, 1 if low == "key:on" else 0, 0))
-        elif low.startswith("key:"):
-            raise _bad(token, "the keyswitch is key:on or key:off")
-        else:
-            steps.append((PRESS, _keys(token, token, layout), PRESS_MS))
-    return steps
+def tokens(text):
+    """The tokens of a script, one at a time (no list: scripts can be long)."""
+    start = -1
+    for i in range(len(text)):
+        if text[i] in " \t\r\n":
+            if start >= 0:
+                yield text[start:i]
+                start = -1
+        elif start < 0:
+            start = i
+    if start >= 0:
+        yield text[start:]
+
+
+def step(token, layout):
+    """The step of one token; KeyScriptError names a bad one."""
+    low = token.lower()
+    if low.startswith("wait:"):
+        return (WAIT, 0, _ms(token[5:], token))
+    if low.startswith("hold:"):
+        colon = token.rfind(":")
+        if colon <= 5:
+            raise _bad(token, "write hold:KEY:MS")
+        return (PRESS, _keys(token[5:colon], token, layout), _ms(token[colon + 1 :], token))
+    if low == "key:on" or low == "key:off":
+        if layout.button_pins[lay.BUTTONS.index("supervisor_key")] is None:
+            raise _bad(token, "this board has no supervisor keyswitch")
+        return (KEYSWITCH, 1 if low == "key:on" else 0, 0)
+    if low.startswith("key:"):
+        raise _bad(token, "the keyswitch is key:on or key:off")
+    return (PRESS, _keys(token, token, layout), PRESS_MS)
+
+
+def check(text, layout):
+    """Raise KeyScriptError for the first bad token of the script."""
+    for token in tokens(text):
+        step(token, layout)
+
+
+def steps(text, layout):
+    """The steps of a script, one at a time; check() it first."""
+    for token in tokens(text):
+        yield step(token, layout)

@@ -11,8 +11,9 @@ def main(argv):
     config_text = None
     start = 0
     args = list(argv)
+    board_path = args[0] if args else "?"
     try:
-        board_path = args.pop(0)
+        args.pop(0)
         while args:
             flag = args.pop(0)
             if flag == "--config":
@@ -22,8 +23,11 @@ def main(argv):
             else:
                 raise ValueError("unknown argument " + flag)
         driver = Driver(board_path, config_text, start)
-    except (ValueError, IndexError, OSError) as e:
-        sys.stdout.write(error_json("mp_run: " + str(e)) + "\n")
+    except OSError as e:
+        sys.stdout.write(error_json("cannot read " + board_path + ": " + str(e)) + "\n")
+        sys.exit(2)
+    except (ValueError, IndexError) as e:
+        sys.stdout.write(error_json(str(e)) + "\n")
         sys.exit(2)
     sys.stdout.write('{"ready": true}\n')
     readline = sys.stdin.readline

@@ -12,10 +12,10 @@ from crapsboard.engine import mask_numbers
 from crapsboard.lamps import LAMP_COUNT, LAMP_NAMES
 
 try:  # CPython: the sim package
-    from sim.keyscript import GAP_MS, KEYSWITCH, WAIT, KeyScriptError, parse
+    from sim.keyscript import GAP_MS, KEYSWITCH, WAIT, KeyScriptError, check, steps
     from sim.simboard import SimBoard
 except ImportError:  # MicroPython: sim/ itself is on MICROPYPATH
-    from keyscript import GAP_MS, KEYSWITCH, WAIT, KeyScriptError, parse
+    from keyscript import GAP_MS, KEYSWITCH, WAIT, KeyScriptError, check, steps
     from simboard import SimBoard
 
 _KEYSWITCH_BIT = 1 << (keypad.BUTTON_SHIFT + lay.BUTTONS.index("supervisor_key"))
@@ -47,7 +47,8 @@ def _color(rgb):
 
 class Driver:
     """App + SimBoard + clock. `send(text, write)` runs a key script and writes
-    the state as JSON; the events since the last send are in it."""
+    one JSON object: the events as they happen, then the state after the last
+    key. Nothing is kept between sends, so a script of any length fits."""
 
     def __init__(self, board_path, config_text=None, start_ms=0):
         self.layout = lay.load(board_path)
@@ -56,13 +57,17 @@ class Driver:
         self.board = SimBoard(self.layout, self.start_ms)
         self.app = App(self.board, self.layout, config)
         self.app.on_event = self._on_event
-        self.events = []
+        self._write = None
+        self._events = 0
         self.elapsed = 0  # ms since start, unwrapped
         self._next_scan = 0
         self._next_render = 0
 
     def _on_event(self, app, kind, arg, t):
-        self.events.append(events.event_json(app.table, app.seq, kind, arg, t))
+        if self._events:
+            self._write(", ")
+        self._write(events.event_json(app.table, app.seq, kind, arg, t))
+        self._events += 1
 
     def now(self):
         return ticks.add(self.start_ms, self.elapsed)
@@ -88,9 +93,10 @@ class Driver:
         self.elapsed = target
         board.now = self.now()
 
-    def run(self, steps):
+    def run(self, script):
+        """Press the keys of a checked script."""
         board = self.board
-        for kind, bits, ms in steps:
+        for kind, bits, ms in steps(script, self.layout):
             if kind == WAIT:
                 self.advance(ms)
             elif kind == KEYSWITCH:
@@ -103,37 +109,41 @@ class Driver:
                 self.advance(GAP_MS)
 
     def send(self, text, write):
-        """Run a key script and write the state JSON (one line, no newline),
-        or {"error": ...} and nothing run. Returns False on an error."""
+        """Run a key script and write its JSON (one line, no newline), or
+        {"error": ...} with nothing run. Returns False on an error."""
         try:
-            steps = parse(text, self.layout)
+            check(text, self.layout)
         except KeyScriptError as e:
             write(error_json(str(e.args[0])))
             return False
-        self.run(steps)
+        write('{"events": [')
+        self._write = write
+        self._events = 0
+        try:
+            self.run(text)
+        finally:
+            self._write = None
+        write("], ")
         self.write_state(write)
+        write("}")
         return True
 
     def write_state(self, write):
-        """The state now as JSON, written in pieces: no large string is built."""
+        """The state now as JSON members (no braces), written in pieces."""
         app = self.app
         now = self.now()
         app.render(now)
         table = app.table
         entry = app.entry
-        write('{"t": ' + str(now) + ', "status": "' + en.STATUS_NAMES[entry.status(now)] + '"')
+        write('"t": ' + str(now) + ', "status": "' + en.STATUS_NAMES[entry.status(now)] + '"')
         write(', "pending": ' + (str(entry.first) if entry.first else "null"))
         write(', "supervisor": ' + _bool(entry.authorised(now)))
         write(', "hand": {"shooter": ' + str(table.shooter))
         write(', "point": ' + (str(table.point) if table.point else "null"))
         write(', "fire_points": [' + ", ".join([str(n) for n in mask_numbers(table.fire_points)]) + "]")
-        write(', "rolls": ' + str(table.rolls) + '}, "events": [')
-        for i in range(len(self.events)):
-            write(", " + self.events[i] if i else self.events[i])
-        self.events = []
-        write('], "lamps": {')
+        write(', "rolls": ' + str(table.rolls) + '}, "lamps": {')
         write_lamps(app.lamps, write)
-        write("}}")
+        write("}")
 
 
 def write_lamps(lamps, write):

@@ -58,17 +58,19 @@ class Session:
             text=True,
             bufsize=1,
         )
-        ready = self._read_line()
-        if json.loads(ready).get("ready") is not True:
+        ready = json.loads(self._read_line())
+        if ready.get("ready") is not True:
             self.close()
-            raise SessionError(json.loads(ready).get("error", ready))
+            raise SessionError(ready.get("error", "micropython did not start"))
 
     def _read_line(self):
+        """One JSON line from mp_run.py; anything else (a traceback) ends the session."""
         line = self._proc.stdout.readline()
-        if not line:
-            err = self._proc.stderr.read()
+        if not line.startswith("{"):
+            self._proc.stdin.close()
+            rest = line + self._proc.stdout.read() + self._proc.stderr.read()
             self.close()
-            raise SessionError("micropython stopped: " + (err.strip() or "no output"))
+            raise SessionError("micropython stopped: " + (rest.strip() or "no output"))
         return line.rstrip("\n")
 
     def send_text(self, keys):

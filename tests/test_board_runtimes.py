@@ -5,6 +5,8 @@ Craps wins, every kind of bad input, the supervisor PIN and keyswitch, lamp
 test, held keys); every answer must match byte for byte.
 """
 
+import random
+
 import pytest
 
 from crapsboard import entry as en
@@ -57,3 +59,15 @@ def test_clock_wrap_on_both():
         with Session(runtime, start_ms=(1 << 30) - 700) as s:
             texts.append(s.send_text(keys))
     assert texts[0] == texts[1] and '"reason": "timeout"' in texts[0]
+
+
+def test_a_long_script_streams_through_micropython():
+    # 600 rolls: their events alone are ~350 KB of JSON, more than the VM's heap.
+    rng = random.Random(7)
+    keys = " ".join("%d %d" % (rng.randint(1, 6), rng.randint(1, 6)) for _ in range(600))
+    texts = []
+    for runtime in ("cpython", "micropython"):
+        with Session(runtime) as s:
+            texts.append(s.send_text(keys))
+    assert texts[0] == texts[1]
+    assert texts[0].count('"event": "roll"') == 600
