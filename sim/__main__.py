@@ -29,6 +29,12 @@ def _run(argv):
     return run.main(argv)
 
 
+def _board(argv):
+    from sim import tui
+
+    return tui.main(argv)
+
+
 def _play(argv):
     from sim import play
 
@@ -36,11 +42,12 @@ def _play(argv):
 
 
 COMMANDS = {
+    "board": (_board, "the lit board in a full-screen terminal (the default; `make sim`)"),
     "replay": (_replay, "dice lines in, JSON Lines out (the engine's scriptable face)"),
     "odds": (_odds, "exact odds of every paytable; --simulate checks the engine"),
     "bench": (_bench, "engine speed and memory against crapssim and MicroPython"),
     "run": (_run, "run the firmware app on a simulated board from a key script"),
-    "play": (_play, "type dice at a prompt and see the table (the default)"),
+    "play": (_play, "type dice at a prompt and see the table, line by line"),
 }
 
 
@@ -51,8 +58,8 @@ def usage():
 
 
 def main(argv):
-    if not argv:
-        argv = ["play"]
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
+        argv = ["board"] + argv  # `python -m sim --seed 3` is the board with options
     if argv[0] in ("-h", "--help"):
         print(usage())
         return 0

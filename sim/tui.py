@@ -1,0 +1,225 @@
+"""`make sim`: the lit board in a full-screen terminal, the keyboard as the dealer keypad.
+
+The firmware app runs underneath on a simulated board (sim/session.py), under
+CPython or the MicroPython VM, on a clock that follows the wall clock.
+"""
+
+import json
+import os
+import random
+import time
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.css.query import NoMatches
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from sim import board_svg, tui_board, tui_text
+from sim.session import BOARD_JSON, Session
+
+MIN_COLS = 80
+MIN_ROWS = 24
+TICK_S = 0.1
+
+# Computer key -> key-script token. Digits, * and # are themselves.
+KEY_TOKENS = {str(d): str(d) for d in range(10)}
+KEY_TOKENS.update(
+    {
+        "asterisk": "*",
+        "number_sign": "#",
+        "escape": "*",
+        "enter": "#",
+        "a": "A",
+        "b": "B",
+        "c": "C",
+        "d": "D",
+        "u": "btn:undo",
+        "e": "btn:end",
+        "t": "btn:test",
+    }
+)
+
+
+class HelpScreen(ModalScreen):
+    BINDINGS = [Binding("escape,q", "app.pop_screen", "close")]  # not ?: it opened this screen
+
+    def __init__(self, board):
+        super().__init__()
+        self._board = board
+
+    def compose(self) -> ComposeResult:
+        yield Static(tui_text.help_text(self._board), id="help")
+
+
+class BoardApp(App):
+    CSS = """
+    Screen { layout: vertical; }
+    #hand { height: 1; background: $primary-background; }
+    #board { height: 11; border: round $secondary; }
+    #lower { height: 1fr; }
+    #keys { width: 34; height: 100%; border: round $secondary; }
+    #events { width: 1fr; height: 100%; border: round $secondary; }
+    #footer { height: 1; background: $primary-background; }
+    #too-small { display: none; }
+    #help { margin: 1 2; padding: 1 2; border: round $accent; background: $surface; height: auto; }
+    """
+
+    def __init__(self, session, board, seed=None, snapshot_dir="."):
+        super().__init__()
+        self.session = session
+        self.board = board
+        self.rng = random.Random(seed)
+        self.snapshot_dir = snapshot_dir
+        self.state = None
+        self.events = []
+        self.keyswitch = False
+        self.message = ""
+        self._start = time.monotonic()
+
+    # ---- layout ---------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="hand")
+        yield Static(id="board")
+        with Horizontal(id="lower"):
+            yield Static(id="keys")
+            yield Static(id="events")
+        yield Static(id="footer")
+        yield Static(id="too-small")
+
+    def on_mount(self):
+        self.query_one("#board").border_title = "marker board"
+        self.query_one("#keys").border_title = "keypad · buttons"
+        self.query_one("#events").border_title = "events"
+        self.apply(self.session.send("wait:0"))
+        self.set_interval(TICK_S, self.tick)
+
+    # ---- the simulated board ------------------------------------------------
+
+    def tick(self):
+        """Keep the board's clock on the wall clock: blinking, timeouts."""
+        behind = int((time.monotonic() - self._start) * 1000) - self.state["t"]
+        if behind > 0:
+            self.apply(self.session.advance(behind))
+        else:
+            self.redraw()
+
+    def press(self, tokens):
+        self.message = ""
+        self.apply(self.session.send(tokens))
+
+    def apply(self, state):
+        self.state = state
+        self.events.extend(state["events"])
+        del self.events[:-200]
+        self.redraw()
+
+    def on_key(self, event):
+        if isinstance(self.screen, ModalScreen):
+            return
+        key = event.key
+        token = KEY_TOKENS.get(key)
+        if token is None and event.character and event.character in "*#":
+            token = event.character
+        if token is not None:
+            self.press(token)
+        elif key == "k":
+            self.keyswitch = not self.keyswitch
+            self.press("key:on" if self.keyswitch else "key:off")
+        elif key == "r":
+            self.press("%d %d" % (self.rng.randint(1, 6), self.rng.randint(1, 6)))
+        elif key == "s":
+            self.snapshot()
+        elif key in ("question_mark", "f1", "h"):
+            self.push_screen(HelpScreen(self.board))
+        elif key in ("q", "ctrl+c"):
+            self.exit()
+        else:
+            return
+        event.stop()
+
+    def snapshot(self):
+        path = os.path.join(self.snapshot_dir, "board-%s.svg" % time.strftime("%Y%m%d-%H%M%S"))
+        try:
+            board_svg.write(path, BOARD_JSON, self.state)
+            self.message = "saved " + path
+        except OSError as e:
+            self.message = "cannot save snapshot: " + str(e)
+        self.redraw()
+
+    # ---- drawing ----------------------------------------------------------------
+
+    def on_resize(self, event):
+        self.redraw()
+
+    def redraw(self):
+        if self.state is None:
+            return
+        try:
+            self._draw()
+        except NoMatches:
+            pass  # a timer tick while the screen is being torn down at exit
+
+    def _draw(self):
+        width, height = self.size
+        small = width < MIN_COLS or height < MIN_ROWS
+        for widget in self.query("#hand, #board, #lower, #footer"):
+            widget.display = not small
+        notice = self.query_one("#too-small")
+        notice.display = small
+        if small:
+            notice.update(tui_text.too_small(width, height, MIN_COLS, MIN_ROWS))
+            return
+        board = self.query_one("#board")
+        inner_w = max(tui_board.MIN_WIDTH, board.size.width)  # size is the content area
+        inner_h = max(1, board.size.height)
+        lines = tui_board.render(self.board, self.state["lamps"], inner_w, inner_h, self.state["t"])
+        board.update(Text("\n").join(lines))
+        self.query_one("#hand").update(tui_text.hand_line(self.state, self.session.runtime, self.keyswitch))
+        self.query_one("#keys").update(tui_text.keypad_panel(self.board, self.keyswitch))
+        events = self.query_one("#events")
+        events.update(tui_text.event_lines(self.events, max(1, events.size.height), max(20, events.size.width)))
+        self.query_one("#footer").update(Text(self.message or tui_text.FOOTER))
+
+
+def build(runtime="cpython", config_text=None, seed=None, snapshot_dir="."):
+    with open(BOARD_JSON, encoding="utf-8") as f:
+        board = json.load(f)
+    session = Session(runtime, config_text)
+    return BoardApp(session, board, seed, snapshot_dir)
+
+
+def main(argv):
+    import argparse
+    import sys
+
+    from crapsboard import config as cfg
+    from sim.replay import load_config_text
+    from sim.session import SessionError
+
+    parser = argparse.ArgumentParser(prog="python -m sim board", description=__doc__)
+    parser.add_argument("--runtime", choices=("cpython", "micropython"), default="cpython")
+    parser.add_argument("--config", metavar="FILE", help="JSON configuration (see docs/replay.md)")
+    parser.add_argument("--seed", type=int, help="seed for the auto-roll key, for repeatable sessions")
+    parser.add_argument("--snapshot-dir", default=".", metavar="DIR", help="where the s key saves SVG snapshots")
+    args = parser.parse_args(argv)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print(
+            "sim: the board needs a terminal; for scripts use `python -m sim run` or `python -m sim play`",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        config_text = load_config_text(args.config) if args.config else None
+        app = build(args.runtime, config_text, args.seed, args.snapshot_dir)
+    except (cfg.ConfigError, SessionError) as e:
+        print("sim: " + str(e), file=sys.stderr)
+        return 2
+    try:
+        app.run()
+    finally:
+        app.session.close()
+    return 0

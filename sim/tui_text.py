@@ -1,0 +1,190 @@
+"""Text for the terminal simulator's panels: the hand, the key map, the events."""
+
+import textwrap
+
+from rich.text import Text
+
+FOOTER = " 1-6 dice  * clear  a undo  b end  c test  d PIN  k key  r roll  s svg  ? help  q quit"
+
+SHORT = {
+    "fire": "Fire",
+    "all_small": "Small",
+    "all_tall": "Tall",
+    "make_em_all": "All",
+    "mea_progressive": "MEA",
+    "fired_up": "FiredUp",
+}
+
+ERRORS = {
+    "not_a_die": "not a die face: use 1-6",
+    "two_keys": "two keys at once",
+    "timeout": "half-entered roll timed out",
+    "roll_pending": "finish or clear the roll first",
+    "not_authorised": "needs the supervisor (key, or D PIN #)",
+    "nothing_to_undo": "nothing to undo",
+    "no_pin": "no supervisor PIN is configured",
+    "wrong_pin": "wrong PIN",
+    "pin_locked": "PIN locked after wrong tries",
+    "pin_too_long": "PIN too long",
+    "unexpected_key": "that key does nothing here",
+}
+
+ROLE_WORDS = {
+    "die": "die",
+    "digit": "refused",
+    "clear": "clear",
+    "enter": "enter",
+    "undo": "undo",
+    "end_hand": "end hand",
+    "lamp_test": "lamp test",
+    "supervisor_pin": "PIN",
+}
+
+VIA = {"key": "keyswitch", "pin": "PIN"}
+
+# Computer keys for the keypad's letter keys and the buttons (see sim/tui.py).
+LETTER_KEYS = {"A": "a", "B": "b", "C": "c", "D": "d"}
+
+
+def clock(ms):
+    return "%02d:%04.1f" % (ms // 60000, (ms % 60000) / 1000)
+
+
+def hand_line(state, runtime, keyswitch):
+    hand = state["hand"]
+    parts = ["shooter %d" % hand["shooter"], "point %s" % (hand["point"] or "OFF")]
+    points = hand["fire_points"]
+    parts.append(
+        "Fire %d pt%s%s"
+        % (len(points), "" if len(points) == 1 else "s", (" " + " ".join(map(str, points))) if points else "")
+    )
+    if state.get("pending"):
+        parts.append("entering %s _" % state["pending"])
+    if state.get("supervisor"):
+        parts.append("SUPERVISOR")
+    parts.append("key %s" % ("ON" if keyswitch else "off"))
+    parts.append("%s %s" % (runtime, clock(state["t"])))
+    status = state.get("status", "")
+    line = Text(" " + " · ".join(parts) + "  ")
+    line.append(" " + status.upper() + " ", "bold black on " + ("red" if status == "error" else "green"))
+    return line
+
+
+def keypad_panel(board, keyswitch):
+    labels = board["keypad"]["labels"]
+    roles = board["keys"]
+    lines = []
+    for row in labels:
+        keys = " ".join("[%s]" % label for label in row)
+        letter = row[-1]
+        role = ROLE_WORDS.get(roles.get(letter, ""), roles.get(letter, ""))
+        lines.append("%s  %s %s" % (keys, LETTER_KEYS.get(letter, letter), role))
+    lines.append("1-6 die · * clear/Esc · # enter")
+    lines.append("buttons: u undo · e end · t test")
+    lines.append("k keyswitch: %s" % ("ON" if keyswitch else "off"))
+    lines.append("r auto-roll · s svg · ? help")
+    return Text("\n".join(lines))  # Text, not str: "[A]" is not markup
+
+
+def _resolved_text(resolved):
+    wins = []
+    losses = []
+    for r in resolved:
+        if r["pays"] == 0:
+            losses.append("%s %d" % (SHORT[r["wager"]], r["level"]))
+            continue
+        pays = "the meter" if r["pays"] == "meter" else str(r["pays"])
+        text = "WIN %s %d pays %s %s" % (SHORT[r["wager"]], r["level"], pays, r["unit"])
+        envy = r.get("envy")
+        if envy:
+            text += " + envy %s/%s" % (envy["amount"], envy["per"])
+        wins.append(text)
+    lines = ["  " + w for w in wins]
+    if losses:
+        lines.append("  lost: " + ", ".join(losses))
+    return lines
+
+
+def event_text(event):
+    """Lines for one event record of the app (crapsboard/events.py)."""
+    kind = event["event"]
+    head = "%s #%d " % (clock(event["t"]), event["seq"])
+    if kind == "roll":
+        d1, d2 = event["dice"]
+        lines = [head + "roll %d-%d = %d, point %s" % (d1, d2, event["total"], event["point"] or "OFF")]
+        if any(r["wager"] == "fire" and r["level"] < 6 for r in event["resolved"]):
+            lines.append("  seven-out: shooter %d comes out" % event["shooter"])
+        return lines + _resolved_text(event["resolved"])
+    if kind == "error":
+        return [head + "ERROR " + ERRORS.get(event["reason"], event["reason"])]
+    if kind == "undo":
+        return [
+            head
+            + "undo (%s) · back to roll %d, point %s"
+            % (VIA.get(event["via"], event["via"]), event["rolls"], event["point"] or "OFF")
+        ]
+    if kind == "end_hand":
+        return [
+            head + "end hand (%s) · shooter %d" % (VIA.get(event["via"], event["via"]), event["shooter"])
+        ] + _resolved_text(event["resolved"])
+    if kind == "supervisor_on":
+        return [head + "supervisor on (%s)" % VIA.get(event["via"], event["via"])]
+    if kind == "supervisor_off":
+        return [head + "supervisor off"]
+    if kind == "clear":
+        return [head + "cleared the half-entered roll (%s)" % event["die"]]
+    return [head + kind.replace("_", " ")]
+
+
+def event_lines(events, rows, width):
+    """The newest events that fit in `rows` lines, oldest first, errors and wins coloured."""
+    lines = []
+    for event in reversed(events):
+        block = []
+        for text in event_text(event):
+            block += textwrap.wrap(text, width, subsequent_indent="    ") or [""]
+        if len(lines) + len(block) > rows:
+            break
+        lines = block + lines
+    out = Text()
+    for i, line in enumerate(lines):
+        style = "bold red" if "ERROR" in line else "bold green" if line.startswith("  WIN") else ""
+        out.append(line + ("\n" if i + 1 < len(lines) else ""), style)
+    return out if lines else Text("no events yet: enter a roll (two presses, 1-6)", "dim")
+
+
+def help_text(board):
+    return Text(
+        "\n".join(
+            [
+                "Craps side-bet marker board - simulator",
+                "",
+                "The keyboard is the dealer's keypad. A roll is two presses, one per die (1-6).",
+                "  0 7 8 9      refused as dice (the status lamp shows the error)",
+                "  * or Esc     clear a half-entered roll",
+                "  a            undo the last roll       (needs the supervisor)",
+                "  b            end hand: shooter leaves (needs the supervisor)",
+                "  c            lamp test",
+                "  d PIN #      supervisor by PIN (# or Enter ends the PIN)",
+                "  u / e / t    the undo / end hand / lamp test buttons",
+                "  k            turn the supervisor keyswitch on or off",
+                "",
+                "  r            auto-roll: two random dice (--seed makes them repeatable)",
+                "  s            save an SVG snapshot of the board in the current folder",
+                "  ? h F1       this help          q  quit",
+                "",
+                "Lamps: lit = label on its colour; dark = grey. Colours and blinks: docs/lamps.md.",
+                "Layout: %d lamps placed as hardware/board.json puts them." % len(board["lamps"]),
+                "",
+                "Esc or q closes this help.",
+            ]
+        )
+    )
+
+
+def too_small(width, height, min_cols, min_rows):
+    return Text(
+        "The terminal is %dx%d; the board needs at least %dx%d.\nMake the window larger, or press q to quit."
+        % (width, height, min_cols, min_rows),
+        "bold yellow",
+    )

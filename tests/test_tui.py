@@ -1,0 +1,186 @@
+"""The full-screen simulator (`make sim`), driven headlessly: textual's pilot
+for exact checks of what each panel draws, and tmux for a real terminal."""
+
+import asyncio
+import os
+import shutil
+import subprocess
+import time
+
+import pytest
+from conftest import ROOT
+
+from sim import tui
+
+
+def text_of(app, selector):
+    content = app.query_one(selector).content
+    return content.plain if hasattr(content, "plain") else str(content)
+
+
+def flat(text):
+    """Panel text with wrapped lines joined: what was said, not where it broke."""
+    return " ".join(text.split())
+
+
+def run_session(keys, size=(80, 24), seed=1):
+    """Press `keys` (textual key names) in a headless app; the panels' text."""
+
+    async def go():
+        app = tui.build("cpython", seed=seed)
+        try:
+            async with app.run_test(size=size) as pilot:
+                for key in keys:
+                    await pilot.press(key)
+                await pilot.pause()
+                return {name: text_of(app, "#" + name) for name in ("hand", "board", "events", "keys", "footer")}, app
+        finally:
+            app.session.close()
+
+    return asyncio.run(go())
+
+
+def board_row(board_text, label):
+    return next(line for line in board_text.splitlines() if label in line)
+
+
+def test_a_point_made_lights_the_fire_lamp_and_the_event_panel_shows_the_rolls():
+    panels, _ = run_session(["2", "2", "1", "3", "3", "3"])
+    fire_row = board_row(panels["board"], "FIRE BET")
+    assert "[4]" in fire_row and "[6]" not in fire_row  # 4 made; 6 is only the point
+    puck_row = board_row(panels["board"], "OFF")
+    assert "[6]" in puck_row and "[OFF]" not in puck_row
+    assert "shooter 1 · point 6 · Fire 1 pt 4" in panels["hand"]
+    events = panels["events"]
+    assert "#1 roll 2-2 = 4, point 4" in events and "#2 roll 1-3 = 4, point OFF" in events
+    assert "#3 roll 3-3 = 6, point 6" in events
+
+
+def test_a_bad_key_shows_an_error_and_changes_nothing():
+    before, _ = run_session(["2", "2"])
+    after, app = run_session(["2", "2", "9"])
+    assert "ERROR not a die face" in after["events"]
+    assert "ERROR" in after["hand"]
+    assert board_row(after["board"], "FIRE BET") == board_row(before["board"], "FIRE BET")
+    assert board_row(after["board"], "MEA PROG") == board_row(before["board"], "MEA PROG")
+    status = app.state["lamps"]["status"]
+    assert status["on"] and status["blink"] and status["color"] == "#ff0000"  # drawn in its blink phases
+
+
+def test_undo_needs_the_supervisor_key():
+    panels, _ = run_session(["2", "2", "a"])
+    assert "ERROR needs the supervisor" in panels["events"]
+    assert "point 4" in panels["hand"]
+    panels, _ = run_session(["2", "2", "k", "a"])
+    assert "supervisor on (keyswitch)" in flat(panels["events"])
+    assert "undo (keyswitch) · back to roll 0, point OFF" in flat(panels["events"])
+    assert "point OFF" in panels["hand"] and "key ON" in panels["hand"]
+
+
+def test_a_win_is_reported_with_its_pay():
+    panels, _ = run_session(["1", "1", "1", "2", "2", "2", "2", "3", "3", "3"])
+    assert "WIN Small 5 pays 34 to 1" in panels["events"]
+
+
+def test_auto_roll_is_repeatable_with_a_seed():
+    first, _ = run_session(["r", "r", "r"], seed=42)
+    second, _ = run_session(["r", "r", "r"], seed=42)
+    rolls = [line for line in first["events"].splitlines() if " roll " in line]
+    assert len(rolls) == 3
+    strip = [line.split(" ", 1)[1] for line in rolls]  # without the clock
+    assert strip == [line.split(" ", 1)[1] for line in second["events"].splitlines() if " roll " in line]
+
+
+def test_the_keypad_panel_shows_the_key_map_from_board_json():
+    panels, _ = run_session([])
+    assert "[1] [2] [3] [A]  a undo" in panels["keys"]
+    assert "[*] [0] [#] [D]  d PIN" in panels["keys"]
+    assert "no events yet" in panels["events"]
+
+
+def test_a_small_terminal_says_so_instead_of_drawing():
+    async def go():
+        app = tui.build("cpython")
+        try:
+            async with app.run_test(size=(60, 20)) as pilot:
+                await pilot.pause()
+                return text_of(app, "#too-small"), app.query_one("#board").display
+        finally:
+            app.session.close()
+
+    notice, board_shown = asyncio.run(go())
+    assert "60x20" in notice and "80x24" in notice
+    assert board_shown is False
+
+
+def test_snapshot_key_writes_an_svg(tmp_path):
+    async def go():
+        app = tui.build("cpython", snapshot_dir=str(tmp_path))
+        try:
+            async with app.run_test(size=(80, 24)) as pilot:
+                for key in ("2", "2", "s"):
+                    await pilot.press(key)
+                await pilot.pause()
+                return text_of(app, "#footer")
+        finally:
+            app.session.close()
+
+    footer = asyncio.run(go())
+    files = list(tmp_path.glob("board-*.svg"))
+    assert len(files) == 1 and footer == "saved " + str(files[0])
+    assert files[0].read_text().lstrip().startswith("<")
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_a_real_terminal_session_under_tmux(tmp_path):
+    """`python -m sim` in an 80x24 tmux pane: keys in, screen text out."""
+    name = "crapsboard-test-%d" % os.getpid()
+    python = os.path.join(ROOT, ".venv", "bin", "python")
+    command = "cd %s && %s -m sim --seed 5" % (ROOT, python if os.path.exists(python) else "python3")
+    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "80", "-y", "24", command], check=True)
+
+    def screen():
+        return subprocess.run(["tmux", "capture-pane", "-t", name, "-p"], capture_output=True, text=True).stdout
+
+    def wait_for(text, seconds=30):
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if text in screen():
+                return screen()
+            time.sleep(0.1)
+        raise AssertionError("never saw %r on screen:\n%s" % (text, screen()))
+
+    try:
+        wait_for("marker board")
+        for key in ("5", "5", "4", "6"):
+            subprocess.run(["tmux", "send-keys", "-t", name, key], check=True)
+            time.sleep(0.15)
+        shown = wait_for("roll 4-6 = 10, point OFF")
+        assert "[10]" in board_row(shown, "FIRE BET")
+        subprocess.run(["tmux", "send-keys", "-t", name, "q"], check=True)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and "marker board" in screen():
+            time.sleep(0.1)
+        assert "marker board" not in screen()  # quit restored the terminal
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+
+
+def test_help_opens_with_question_mark_and_closes_with_escape():
+    async def go():
+        app = tui.build("cpython")
+        try:
+            async with app.run_test(size=(80, 24)) as pilot:
+                await pilot.press("question_mark")
+                await pilot.pause()
+                opened = type(app.screen).__name__, text_of(app.screen, "#help")
+                await pilot.press("2")  # keys do not reach the board while help is open
+                await pilot.press("escape")
+                await pilot.pause()
+                return opened, type(app.screen).__name__, app.state["hand"]["rolls"], app.state["pending"]
+        finally:
+            app.session.close()
+
+    (name, text), after, rolls, pending = asyncio.run(go())
+    assert name == "HelpScreen" and "A roll is two presses" in text
+    assert after == "Screen" and rolls == 0 and pending is None
