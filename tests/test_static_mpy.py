@@ -13,7 +13,8 @@ BIN = os.path.dirname(sys.executable)
 MICROPYTHON_FILES = sorted(
     glob.glob(os.path.join(ROOT, "firmware", "**", "*.py"), recursive=True)
     + glob.glob(os.path.join(ROOT, "sim", "mp_*.py"))
-    + [os.path.join(ROOT, "sim", "replay_core.py"), os.path.join(ROOT, "tests", "event_runner.py")]
+    + [os.path.join(ROOT, "sim", name) for name in ("replay_core.py", "simboard.py", "keyscript.py", "run_core.py")]
+    + [os.path.join(ROOT, "tests", "event_runner.py")]
     + [os.path.join(ROOT, "tests", "mp_alloc.py")]
 )
 

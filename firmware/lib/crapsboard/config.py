@@ -18,9 +18,9 @@ class Config:
 
     def __init__(self):
         self.offered = (1 << pt.WAGER_COUNT) - 1  # bitmask over wager indexes
-        self.paytables = [pt.find(w, pt.DEFAULT_IDS[w]) for w in range(pt.WAGER_COUNT)]
+        self.paytables: list = [pt.find(w, pt.DEFAULT_IDS[w]) for w in range(pt.WAGER_COUNT)]
         self.rebet_after_win = True
-        self.supervisor_pin_sha256 = None  # hex digest of the supervisor PIN, or None
+        self.supervisor_pin_sha256: str | None = None  # hex digest of the supervisor PIN, or None
 
     def is_offered(self, wager):
         return bool(self.offered & (1 << wager))
