@@ -93,6 +93,9 @@ def _resolved_text(resolved):
         if r["pays"] == 0:
             losses.append("%s %d" % (SHORT[r["wager"]], r["level"]))
             continue
+        if r["pays"] == 1 and r["unit"] == "for 1":
+            wins.append("PUSH %s %d: 1 for 1, the stake back" % (SHORT[r["wager"]], r["level"]))
+            continue
         pays = "the meter" if r["pays"] == "meter" else str(r["pays"])
         text = "WIN %s %d pays %s %s" % (SHORT[r["wager"]], r["level"], pays, r["unit"])
         envy = r.get("envy")

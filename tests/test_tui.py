@@ -184,3 +184,13 @@ def test_help_opens_with_question_mark_and_closes_with_escape():
     (name, text), after, rolls, pending = asyncio.run(go())
     assert name == "HelpScreen" and "A roll is two presses" in text
     assert after == "Screen" and rolls == 0 and pending is None
+
+
+def test_one_for_one_is_called_a_push_not_a_win():
+    from sim.tui_text import event_text
+
+    event = {"event": "roll", "t": 0, "seq": 1, "dice": [3, 3], "total": 6, "point": None, "shooter": 1}
+    event["resolved"] = [{"wager": "fired_up", "level": 1, "pays": 1, "unit": "for 1", "envy": None}]
+    assert event_text(event)[1] == "  PUSH FiredUp 1: 1 for 1, the stake back"
+    event["resolved"] = [{"wager": "mea_progressive", "level": 10, "pays": "meter", "unit": "for 1", "envy": None}]
+    assert event_text(event)[1] == "  WIN MEA 10 pays the meter for 1"
