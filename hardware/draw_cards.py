@@ -1,10 +1,16 @@
 # Draws the dealer's printable key-map card (keymap.svg) and the technician's lamp
 # map (layout.svg) from board.json. Keys, roles, buttons and lamps all come from
-# the data; this module holds only wording and geometry.
+# the data, and the status lamp's colours from the firmware's lamps module; this
+# module holds only wording and geometry.
+
+import os
+import sys
 
 import hwmodel as hw
 from svgkit import Svg
 from wiring_style import GROUP_FILL
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
 
 # Each key role in plain dealer words: (short word on the key, fill colour).
 ROLE_WORDS = {
@@ -106,16 +112,36 @@ def draw_keymap(board):
     for n, (head, body) in enumerate(procedures(board), 1):
         s.text(px, py, "%d  %s" % (n, head), size=3.8, weight="bold")
         py = s.lines(px + 5, py + 4.6, wrap(body, 92, 3.2), size=3.2, gap=1.3) + 1.8
+    legend = status_legend()
     s.rect(px - 2, py - 1, 98, 22, rx=2, fill="#f5f5f5", stroke="#999", stroke_width=0.3)
-    s.text(px + 1, py + 4.5, "STATUS LAMP", size=3.6, weight="bold")
-    s.lines(
-        px + 1,
-        py + 9.5,
-        ["ready · roll half-entered · PIN entry · supervisor", "mode · error (refused). Check it before every entry."],
-        size=3.1,
-        gap=1.35,
-    )
+    s.text(px + 1, py + 4.5, "STATUS LAMP  (check it before every entry)", size=3.6, weight="bold")
+    for i, (meaning, rgb, looks) in enumerate(legend):
+        x = px + 1 + 48 * (i // 3)
+        y = py + 9.8 + 4.4 * (i % 3)
+        s.circle(x + 1.6, y - 1.1, 1.6, fill=rgb, stroke="#333", stroke_width=0.3)
+        s.text(x + 4.4, y, looks + " · " + meaning, size=3.0)
     return s.render()
+
+
+# Indexed by entry.ST_*: ready, half-entered, PIN entry, supervisor, error.
+STATUS_MEANINGS = ("ready", "half roll", "typing PIN", "supervisor", "refused")
+
+
+def status_legend():
+    """[(meaning, "#rrggbb", "yellow blink")] for the status lamp, read from the
+    firmware's own lamp module so the card cannot drift from the board."""
+    root = os.path.dirname(_HERE)
+    for path in (os.path.join(root, "sim", "shims"), os.path.join(root, "firmware", "lib")):
+        if path not in sys.path:
+            sys.path.insert(0, path)
+    from crapsboard import lamps
+
+    names = {getattr(lamps, n): n[2:].lower() for n in dir(lamps) if n.startswith("C_")}
+    blinks = {lamps.BLINK_NONE: "", lamps.BLINK_SLOW: " blink", lamps.BLINK_FAST: " fast blink"}
+    return [
+        (meaning, "#%06x" % lamps.RGB[color], names[color] + blinks[blink])
+        for meaning, color, blink in zip(STATUS_MEANINGS, lamps.STATUS_COLOR, lamps.STATUS_BLINK)
+    ]
 
 
 LS, LX0, LY0 = 2.0, 70, 110  # layout.svg: px per mm, panel origin

@@ -65,9 +65,10 @@ L_FIRED = const(42)  # fired.1 .. fired.5
 LAMP_COUNT = const(47)
 _OPEN_LAMP = (L_FIRE_OPEN, L_SMALL_OPEN, L_TALL_OPEN, L_ALL_OPEN, L_MEA_OPEN, L_FIRED_OPEN)
 
-# Status lamp: colour and blink for each entry status (entry.ST_*).
-_STATUS_COLOR = (C_GREEN, C_YELLOW, C_BLUE, C_BLUE, C_RED)
-_STATUS_BLINK = (BLINK_NONE, BLINK_SLOW, BLINK_SLOW, BLINK_NONE, BLINK_FAST)
+# Status lamp: colour and blink for each entry status (entry.ST_*); the
+# printed key card (hardware/draw_cards.py) reads these too.
+STATUS_COLOR = (C_GREEN, C_YELLOW, C_BLUE, C_BLUE, C_RED)
+STATUS_BLINK = (BLINK_NONE, BLINK_SLOW, BLINK_SLOW, BLINK_NONE, BLINK_FAST)
 
 
 def is_win(table, w, level):
@@ -150,8 +151,8 @@ class Lamps:
             self._write_frame(now_ms)
             return
         self._testing = False
-        color[L_STATUS] = _STATUS_COLOR[status]
-        self.blink[L_STATUS] = _STATUS_BLINK[status]
+        color[L_STATUS] = STATUS_COLOR[status]
+        self.blink[L_STATUS] = STATUS_BLINK[status]
         if table.point:
             color[L_POINT + _POINTS.index(table.point)] = C_WHITE
         else:
