@@ -1,58 +1,24 @@
 """`python -m sim COMMAND`: the simulator and analysis tools."""
 
+import importlib
 import sys
 
 import sim  # noqa: F401  (puts firmware/lib on sys.path)
 
-
-def _replay(argv):
-    from sim import replay
-
-    return replay.main(argv)
-
-
-def _odds(argv):
-    from sim import odds
-
-    return odds.main(argv)
-
-
-def _bench(argv):
-    from sim import bench
-
-    return bench.main(argv)
-
-
-def _run(argv):
-    from sim import run
-
-    return run.main(argv)
-
-
-def _board(argv):
-    from sim import tui
-
-    return tui.main(argv)
-
-
-def _play(argv):
-    from sim import play
-
-    return play.main(argv)
-
-
+# Command -> (module with main(argv) -> exit status, what it does). Modules load
+# only when their command runs: the board needs textual, odds does not.
 COMMANDS = {
-    "board": (_board, "the lit board in a full-screen terminal (the default; `make sim`)"),
-    "replay": (_replay, "dice lines in, JSON Lines out (the engine's scriptable face)"),
-    "odds": (_odds, "exact odds of every paytable; --simulate checks the engine"),
-    "bench": (_bench, "engine speed and memory against crapssim and MicroPython"),
-    "run": (_run, "run the firmware app on a simulated board from a key script"),
-    "play": (_play, "type dice at a prompt and see the table, line by line"),
+    "board": ("sim.tui", "the lit board in a full-screen terminal (the default; `make sim`)"),
+    "replay": ("sim.replay", "dice lines in, JSON Lines out (the engine's scriptable face)"),
+    "odds": ("sim.odds", "exact odds of every paytable; --simulate checks the engine"),
+    "bench": ("sim.bench", "engine speed and memory against crapssim and MicroPython"),
+    "run": ("sim.run", "run the firmware app on a simulated board from a key script"),
+    "play": ("sim.play", "type dice at a prompt and see the table, line by line"),
 }
 
 
 def usage():
-    lines = ["usage: python -m sim COMMAND [options]", "", "commands:"]
+    lines = ["usage: python -m sim [COMMAND] [options]", "", "commands:"]
     lines += ["  %-8s %s" % (name, text) for name, (_, text) in COMMANDS.items()]
     return "\n".join(lines)
 
@@ -67,7 +33,7 @@ def main(argv):
     if command is None:
         print("sim: unknown command %r\n%s" % (argv[0], usage()), file=sys.stderr)
         return 2
-    return command[0](argv[1:])
+    return importlib.import_module(command[0]).main(argv[1:])
 
 
 if __name__ == "__main__":
