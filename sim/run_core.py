@@ -10,6 +10,7 @@ from crapsboard import layout as lay
 from crapsboard.app import RENDER_MS, App
 from crapsboard.engine import mask_numbers
 from crapsboard.lamps import LAMP_COUNT, LAMP_NAMES
+from crapsboard.report import bool_json, int_list_json, number_or_null
 
 try:  # CPython: the sim package
     from sim.keyscript import GAP_MS, KEYSWITCH, WAIT, KeyScriptError, check, steps
@@ -35,10 +36,6 @@ def json_string(text):
 
 def error_json(message):
     return '{"error": ' + json_string(message) + "}"
-
-
-def _bool(value):
-    return "true" if value else "false"
 
 
 def _color(rgb):
@@ -136,11 +133,11 @@ class Driver:
         table = app.table
         entry = app.entry
         write('"t": ' + str(now) + ', "status": "' + en.STATUS_NAMES[entry.status(now)] + '"')
-        write(', "pending": ' + (str(entry.first) if entry.first else "null"))
-        write(', "supervisor": ' + _bool(entry.authorised(now)))
+        write(', "pending": ' + number_or_null(entry.first))
+        write(', "supervisor": ' + bool_json(entry.authorised(now)))
         write(', "hand": {"shooter": ' + str(table.shooter))
-        write(', "point": ' + (str(table.point) if table.point else "null"))
-        write(', "fire_points": [' + ", ".join([str(n) for n in mask_numbers(table.fire_points)]) + "]")
+        write(', "point": ' + number_or_null(table.point))
+        write(', "fire_points": ' + int_list_json(mask_numbers(table.fire_points)))
         write(', "rolls": ' + str(table.rolls) + '}, "lamps": {')
         write_lamps(app.lamps, write)
         write("}")
@@ -150,8 +147,8 @@ def write_lamps(lamps, write):
     """name -> {on, color, blink[, alt]} for every logical lamp, in LAMP_NAMES order."""
     for i in range(LAMP_COUNT):
         rgb, blink, alt = lamps.lamp(i)
-        text = '"' + LAMP_NAMES[i] + '": {"on": ' + _bool(rgb) + ', "color": ' + _color(rgb)
-        text += ', "blink": ' + _bool(blink)
+        text = '"' + LAMP_NAMES[i] + '": {"on": ' + bool_json(rgb) + ', "color": ' + _color(rgb)
+        text += ', "blink": ' + bool_json(blink)
         if blink and alt:
             text += ', "alt": ' + _color(alt)
         write(text + "}" if i == LAMP_COUNT - 1 else text + "}, ")

@@ -25,7 +25,7 @@ def _state(table):
         ', "shooter": '
         + str(table.shooter)
         + ', "point": '
-        + (str(table.point) if table.point else "null")
+        + report.number_or_null(table.point)
         + ', "rolls": '
         + str(table.rolls)
     )

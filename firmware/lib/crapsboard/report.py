@@ -6,12 +6,17 @@ from crapsboard import paytables as pt
 from crapsboard.engine import mask_numbers
 
 
-def _bool(value):
+def bool_json(value):
     return "true" if value else "false"
 
 
-def _int_list(values):
+def int_list_json(values):
     return "[" + ", ".join([str(v) for v in values]) + "]"
+
+
+def number_or_null(n):
+    """A number that is 0 when absent (the point, a pending die) as JSON."""
+    return str(n) if n else "null"
 
 
 def pay_json(pay):
@@ -61,8 +66,8 @@ def _offered(table):
 def roll_json(table):
     """One JSON Lines record for the roll just applied (replay's output)."""
     offered = _offered(table)
-    opens = ", ".join(['"' + pt.WAGER_NAMES[w] + '": ' + _bool(table.is_open(w)) for w in offered])
-    marks = ", ".join(['"' + pt.WAGER_NAMES[w] + '": ' + _int_list(wager_marks(table, w)) for w in offered])
+    opens = ", ".join(['"' + pt.WAGER_NAMES[w] + '": ' + bool_json(table.is_open(w)) for w in offered])
+    marks = ", ".join(['"' + pt.WAGER_NAMES[w] + '": ' + int_list_json(wager_marks(table, w)) for w in offered])
     return (
         '{"n": '
         + str(table.rolls)
@@ -73,7 +78,7 @@ def roll_json(table):
         + '], "total": '
         + str(table.die1 + table.die2)
         + ', "point": '
-        + (str(table.point) if table.point else "null")
+        + number_or_null(table.point)
         + ', "shooter": '
         + str(table.shooter)
         + ', "open": {'
