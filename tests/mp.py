@@ -3,19 +3,17 @@
 import os
 import subprocess
 
-from sim import FIRMWARE_LIB, runtime
+from sim import runtime
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 
 
 def run_script(path, stdin_text, heapsize=runtime.HEAPSIZE, args=()):
     """Run a MicroPython script with firmware/lib and tests/ on its path."""
-    env = runtime.micropython_env()
-    env["MICROPYPATH"] = os.pathsep.join([FIRMWARE_LIB, TESTS, ".frozen"])
     return subprocess.run(
-        [runtime.micropython_binary(), "-X", "heapsize=" + heapsize, path, *args],
+        runtime.micropython_command(path, args, heapsize),
         input=stdin_text.encode(),
         capture_output=True,
-        env=env,
+        env=runtime.micropython_env([TESTS]),
         timeout=120,
     )

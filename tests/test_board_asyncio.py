@@ -108,7 +108,7 @@ def test_run_under_micropython(tmp_path):
     script = tmp_path / "mp_board_run.py"
     script.write_text(MP_SCRIPT)
     out = subprocess.run(
-        [runtime.micropython_binary(), "-X", "heapsize=" + runtime.HEAPSIZE, str(script), BOARD],
+        runtime.micropython_command(str(script), [BOARD]),
         env=runtime.micropython_env(),
         capture_output=True,
         text=True,

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 from conftest import ROOT
 
-from sim import FIRMWARE_LIB, runtime
+from sim import runtime
 
 FAKE_MACHINE = """
 import sys
@@ -121,12 +121,10 @@ def boot(tmp_path, held=(), config=None):
     shutil.copy(os.path.join(ROOT, "hardware", "board.json"), tmp_path / "board.json")
     if config is not None:
         (tmp_path / "config.json").write_text(config)
-    env = runtime.micropython_env()
-    env["MICROPYPATH"] = os.pathsep.join([str(tmp_path), FIRMWARE_LIB, ".frozen"])
     out = subprocess.run(
-        [runtime.micropython_binary(), "-X", "heapsize=" + runtime.HEAPSIZE, "runner.py"],
+        runtime.micropython_command(str(tmp_path / "runner.py")),
         cwd=tmp_path,
-        env=env,
+        env=runtime.micropython_env([str(tmp_path)]),
         capture_output=True,
         text=True,
         timeout=60,

@@ -58,13 +58,7 @@ def test_the_app_fits_and_does_not_allocate_per_scan_or_roll(tmp_path):
     script = tmp_path / "mp_board_alloc.py"
     script.write_text(SCRIPT)
     out = subprocess.run(
-        [
-            runtime.micropython_binary(),
-            "-X",
-            "heapsize=" + runtime.HEAPSIZE,
-            str(script),
-            os.path.join(ROOT, "hardware", "board.json"),
-        ],
+        runtime.micropython_command(str(script), [os.path.join(ROOT, "hardware", "board.json")]),
         env=runtime.micropython_env(),
         capture_output=True,
         text=True,
