@@ -106,8 +106,3 @@ def render(board, states, width, height, t_ms):
         line.append(" " * (width - len(line)))
         lines.append(line)
     return lines
-
-
-def plain_board(board, states, width, height, t_ms=0):
-    """The board as plain text (lit lamps in [brackets]): for logs and tests."""
-    return [line.plain.rstrip() for line in render(board, states, width, height, t_ms)]

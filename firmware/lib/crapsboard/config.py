@@ -25,14 +25,6 @@ class Config:
     def is_offered(self, wager):
         return bool(self.offered & (1 << wager))
 
-    def to_dict(self):
-        return {
-            "offered": [pt.WAGER_NAMES[w] for w in range(pt.WAGER_COUNT) if self.is_offered(w)],
-            "paytables": {pt.WAGER_NAMES[w]: self.paytables[w].ident for w in range(pt.WAGER_COUNT)},
-            "rebet_after_win": self.rebet_after_win,
-            "supervisor_pin_sha256": self.supervisor_pin_sha256,
-        }
-
 
 def _wager_index(name, key):
     if isinstance(name, str):

@@ -200,9 +200,6 @@ class Table:
         self.res_count = 0
         return True
 
-    def can_undo(self):
-        return self._event_count > 0
-
     def _record(self, code):
         if self._event_count == _HISTORY:
             self._save_checkpoint()
