@@ -10,9 +10,14 @@ import micropython
 micropython.alloc_emergency_exception_buf(100)
 
 import asyncio  # noqa: E402
+import gc  # noqa: E402
 
 from crapsboard import config as cfg  # noqa: E402
 from crapsboard import layout as lay  # noqa: E402
+
+# Compiling from source leaves the parser's garbage scattered through the heap;
+# collecting before the largest import keeps a contiguous block for it.
+gc.collect()
 from crapsboard.app import App  # noqa: E402
 from crapsboard.board import Board  # noqa: E402
 
