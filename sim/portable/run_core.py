@@ -1,8 +1,8 @@
 # The simulator's engine room: the firmware App on a SimBoard, driven by key
 # scripts on a simulated clock, answering with one JSON line of state.
 #
-# Shared by CPython (sim/session.py) and MicroPython (sim/mp_run.py); the JSON
-# is built by hand so both runtimes print the same bytes.
+# Shared by CPython (sim/session.py) and MicroPython (sim/portable/mp_run.py);
+# the JSON is built by hand so both runtimes print the same bytes.
 from crapsboard import config as cfg
 from crapsboard import entry as en
 from crapsboard import events, keypad, ticks
@@ -13,8 +13,8 @@ from crapsboard.lamps import LAMP_COUNT, LAMP_NAMES
 from crapsboard.report import bool_json, int_list_json, number_or_null
 
 try:  # CPython: the sim package
-    from sim.keyscript import GAP_MS, KEYSWITCH, WAIT, KeyScriptError, check, steps
-    from sim.simboard import SimBoard
+    from sim.portable.keyscript import GAP_MS, KEYSWITCH, WAIT, KeyScriptError, check, steps
+    from sim.portable.simboard import SimBoard
 except ImportError:  # MicroPython: sim/ itself is on MICROPYPATH
     from keyscript import GAP_MS, KEYSWITCH, WAIT, KeyScriptError, check, steps
     from simboard import SimBoard
@@ -113,17 +113,27 @@ class Driver:
         except KeyScriptError as e:
             write(error_json(str(e.args[0])))
             return False
-        write('{"events": [')
-        self._write = write
-        self._events = 0
+        self.begin(write)
         try:
             self.run(text)
         finally:
-            self._write = None
+            self.end()
+        return True
+
+    def begin(self, write):
+        """Open a reply: events are written through `write` as they happen
+        while scripts run, until end(). A long script can come in pieces."""
+        write('{"events": [')
+        self._write = write
+        self._events = 0
+
+    def end(self):
+        """Close the reply opened by begin() with the state after the last key."""
+        write = self._write
+        self._write = None
         write("], ")
         self.write_state(write)
         write("}")
-        return True
 
     def write_state(self, write):
         """The state now as JSON members (no braces), written in pieces."""

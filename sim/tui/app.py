@@ -17,8 +17,11 @@ from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from sim import board_svg, tui_board, tui_text
-from sim.session import BOARD_JSON, Session
+from sim import board_svg
+from sim.paths import BOARD_JSON
+from sim.session import Session
+from sim.tui import board as tui_board
+from sim.tui import text as tui_text
 
 MIN_COLS = 80
 MIN_ROWS = 24
@@ -193,31 +196,25 @@ def build(runtime="cpython", config_text=None, seed=None, snapshot_dir="."):
 
 
 def main(argv):
-    import argparse
     import sys
 
-    from crapsboard import config as cfg
-    from sim.replay import load_config_text
+    from sim import runtime
+    from sim.cli import ArgumentParser, CommandError, load_config_text
     from sim.session import SessionError
 
-    parser = argparse.ArgumentParser(prog="python -m sim board", description=__doc__)
+    parser = ArgumentParser(prog="python -m sim board", description=__doc__)
     parser.add_argument("--runtime", choices=("cpython", "micropython"), default="cpython")
     parser.add_argument("--config", metavar="FILE", help="JSON configuration (see docs/replay.md)")
     parser.add_argument("--seed", type=int, help="seed for the auto-roll key, for repeatable sessions")
     parser.add_argument("--snapshot-dir", default=".", metavar="DIR", help="where the s key saves SVG snapshots")
     args = parser.parse_args(argv)
+    config_text = load_config_text(args.config) if args.config else None
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        print(
-            "sim: the board needs a terminal; for scripts use `python -m sim run` or `python -m sim play`",
-            file=sys.stderr,
-        )
-        return 2
+        raise CommandError("the board needs a terminal; for scripts use `python -m sim run` or `python -m sim play`")
     try:
-        config_text = load_config_text(args.config) if args.config else None
         app = build(args.runtime, config_text, args.seed, args.snapshot_dir)
-    except (cfg.ConfigError, SessionError) as e:
-        print("sim: " + str(e), file=sys.stderr)
-        return 2
+    except (SessionError, runtime.RuntimeMissing) as e:
+        raise CommandError(str(e))
     try:
         app.run()
     finally:
