@@ -1,4 +1,4 @@
-"""Hand-worked sequences for every cell of RULES.md's "which rolls end what",
+"""Hand-worked sequences for every cell of docs/rules.md's "which rolls end what",
 run under CPython and the MicroPython unix port (128 KB heap), which must agree
 byte for byte."""
 

@@ -139,7 +139,7 @@ def render_row(row, write):
 
 
 def render(rows, write):
-    write("Exact odds of every paytable, from RULES.md (fractions, reduced).\n")
+    write("Exact odds of every paytable, from docs/rules.md (fractions, reduced).\n")
     for note in (PER_CYCLE_NOTE, UNIT_NOTE, ENVY_NOTE):
         write(note + "\n")
     write(
