@@ -8,6 +8,8 @@ import sys
 EXIT_REFUSED = 2
 EXIT_INTERRUPTED = 130
 _EPIPE = 32
+# The port has no os.strerror; the errors a run can meet, worded as CPython's.
+_REASONS = {2: "No such file or directory", 5: "Input/output error", 13: "Permission denied", 28: "No space left on device"}
 
 
 def fail(message):
@@ -26,7 +28,8 @@ def run(main):
     except OSError as e:
         if e.args and e.args[0] == _EPIPE:
             sys.exit(0)
-        fail("input/output error " + str(e.args[0] if e.args else e))
+        code = e.args[0] if e.args else 0
+        fail("cannot read or write: " + _REASONS.get(code, "error " + str(code)))
     except ValueError as e:
         fail(str(e.args[0]) if e.args else type(e).__name__)
 
