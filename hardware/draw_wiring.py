@@ -118,7 +118,8 @@ def draw_buttons(s, board):
             yj + 86,
             [
                 (name.upper().replace("_", " ") if net != "KEY_OFF" else "KEY NC") + " " + ref["switch:" + name],
-                "%s GPIO%d" % (net, g),
+                net,
+                "GPIO%d" % g,
                 "(= key %s)" % key if key else ("closed = off" if net == "KEY_OFF" else ""),
             ],
             size=11,
@@ -129,7 +130,7 @@ def draw_buttons(s, board):
 
 def draw_keypad(s, board):
     kp = board["keypad"]
-    x0, y0, pitch = 1000, 610, 20
+    x0, y0, pitch = 1000, 650, 20
     s.rect(x0, y0, 540, 170, rx=6, fill="#fafafa", stroke=BLK, stroke_width=2)
     s.text(x0 + 10, y0 + 162, "4×4 MEMBRANE KEYPAD KP1 — X2 pins 1–8 left to right", size=11, weight="bold")
     nets = hw.keypad_nets(board)
@@ -138,9 +139,9 @@ def draw_keypad(s, board):
         x = x0 + pitch * conn
         s.rect(x - 5, y0 - 5, 10, 10, fill="#c9a227", stroke="#7a5d00", stroke_width=1)
         s.text(x, y0 + 20, str(conn), size=10, anchor="middle")
-        s.text(x, y0 + 34, net, size=10, anchor="middle", fill=BLU if kind == "row" else GRN)
+        s.text(x, y0 + 32 + 12 * (conn % 2), net, size=10, anchor="middle", fill=BLU if kind == "row" else GRN)
         if kind == "row":
-            yt = y0 - 25 - 20 * (conn - 1)
+            yt = y0 - 25 - 18 * (conn - 1)
             s.line(x, y0 - 5, x, yt, stroke=BLU)
             s.tag(x, yt, "%s ← GPIO%d (%s)" % (net, g, hw.header_pin(g)), BLU, side="left")
         else:
@@ -156,7 +157,7 @@ def draw_keypad(s, board):
         s.text(kx + c * ks * 1.6 + ks * 0.8 - 3, ky + 4 * ks + 8, "COL%d" % (c + 1), size=10, anchor="middle", fill=GRN)
     s.lines(
         x0 + 10,
-        y0 + 60,
+        y0 + 70,
         [
             "Rows: open-drain, pulled low",
             "one at a time. Columns: inputs,",

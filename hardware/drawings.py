@@ -16,11 +16,12 @@ if HERE not in sys.path:
 
 import draw_cards  # noqa: E402
 import draw_wiring  # noqa: E402
+import hwbom  # noqa: E402
 import hwdocs  # noqa: E402
 import hwlines  # noqa: E402
 import hwmodel  # noqa: E402
 
-BOM_SECTIONS = (("parts", hwdocs.bom_parts), ("inputs", hwdocs.bom_inputs), ("power", hwdocs.bom_power))
+BOM_SECTIONS = (("parts", hwbom.bom_parts), ("inputs", hwbom.bom_inputs), ("power", hwbom.bom_power))
 
 
 def build_all(board_path=hwmodel.BOARD_JSON, hw_dir=HERE):
