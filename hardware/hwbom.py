@@ -225,9 +225,10 @@ def bom_inputs(board):
             "Keypad cable at most **%g m** (%g pF/m budget) plus %g pF stray (tail, carrier, GPIO) and "
             "%g pF per TVS channel (%s datasheet) = **%.1f pF** per column. A released column "
             "charges through %s + %s: τ = %.2f µs, and reaches 99 %% (5 τ) in %.2f µs. The firmware "
-            "waits **`keypad.settle_us` = %d µs** after driving each row before reading the columns "
-            "(%d rows: %d µs per %d ms scan). A longer cable needs a new settle time: change "
-            "`keypad.cable_max_m` and re-run the generator, which checks `settle_us` against the RC."
+            "must wait **`keypad.settle_us` = %d µs** after driving each row before reading the columns "
+            "(%d rows: %d µs per %d ms scan). A longer cable needs a longer wait: change "
+            "`keypad.cable_max_m`, then set `keypad.settle_us` to the value `drawings.py` reports (it "
+            "refuses a `settle_us` that does not match the RC, and so does `tests/test_hardware.py`)."
             % (
                 kp["cable_max_m"],
                 kp["cable_pf_per_m"],

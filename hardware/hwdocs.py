@@ -83,7 +83,7 @@ def pinout_md(board):
                 "taken, so do not substitute a WROVER board.",
                 "## Keypad matrix (key label and role)",
                 "Scan every %d ms, debounce %d ms. Rows are outputs, columns inputs with pull-ups. "
-                "After driving a row the firmware waits `keypad.settle_us` = %d µs before reading "
+                "After driving a row the firmware must wait `keypad.settle_us` = %d µs before reading "
                 "the columns (see BOM.md, Inputs)." % (kp["scan_ms"], kp["debounce_ms"], kp["settle_us"]),
                 _table(["row \\ column"] + ["COL%d GPIO%d" % (i + 1, g) for i, g in enumerate(kp["cols"])], krows),
                 "## Supervisor keyswitch (changeover contact)",
@@ -105,7 +105,7 @@ def keyswitch_md(board):
         [
             ("low", "high", "supervisor **on** (NO contact closed)"),
             ("high", "low", "supervisor off (NC contact closed)"),
-            ("low", "low", "**fault**: shorted lead or contact (firmware shows the fault and journals it)"),
+            ("low", "low", "**fault**: shorted lead or contact; never supervisor mode (shown on the board, journaled)"),
             ("high", "high", "**fault**: open lead, unplugged X3, or the key between positions"),
         ],
     ) + (

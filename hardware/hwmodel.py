@@ -67,7 +67,7 @@ def gpio_uses(board):
             uses.append(
                 (
                     g,
-                    "keypad %s (connector pin %d)" % (net, conn),
+                    "keypad %s (X2-%d)" % (net, conn),
                     "output",
                     "open-drain, pulled low one row at a time, %s series" % ohms(parts["row_series_ohm"]),
                 )
@@ -76,7 +76,7 @@ def gpio_uses(board):
             uses.append(
                 (
                     g,
-                    "keypad %s (connector pin %d)" % (net, conn),
+                    "keypad %s (X2-%d)" % (net, conn),
                     "input",
                     "%s pull-up at the connector (+ internal), %s series; reads low when a key joins it to the row"
                     % (ohms(parts["column_pullup_ohm"]), ohms(parts["input_series_ohm"])),

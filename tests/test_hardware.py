@@ -124,6 +124,9 @@ def board_problems(board):
             p.append("role %s is not on exactly one key" % role)
     if set(board["buttons"]) != BUTTONS:
         p.append("buttons are not %s" % sorted(BUTTONS))
+    key = board["buttons"].get("supervisor_key", {})
+    if key.get("contact") != "changeover" or "nc_pin" not in key:
+        p.append("the supervisor keyswitch is not a changeover contact on two inputs")
     return p
 
 
@@ -170,6 +173,8 @@ def _mutate(board, what):
         b["keys"]["7"] = "die"
     elif what == "keyswitch NC on a strapping pin":
         b["buttons"]["supervisor_key"]["nc_pin"] = 2
+    elif what == "keyswitch with one contact":
+        del b["buttons"]["supervisor_key"]["nc_pin"]
     elif what == "keyswitch NC on its NO pin":
         b["buttons"]["supervisor_key"]["nc_pin"] = b["buttons"]["supervisor_key"]["pin"]
     return b
@@ -193,6 +198,7 @@ def _mutate(board, what):
         "7 as a die",
         "keyswitch NC on a strapping pin",
         "keyswitch NC on its NO pin",
+        "keyswitch with one contact",
     ],
 )
 def test_checks_catch_broken_boards(what):
