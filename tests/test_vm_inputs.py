@@ -37,9 +37,7 @@ def full_config():
 
 
 def sim(*args, stdin=b""):
-    return subprocess.run(
-        [sys.executable, "-m", "sim", *args], input=stdin, capture_output=True, cwd=ROOT, timeout=600
-    )
+    return subprocess.run([sys.executable, "-m", "sim", *args], input=stdin, capture_output=True, cwd=ROOT, timeout=600)
 
 
 def test_replay_takes_a_full_config_on_both_runtimes(tmp_path):

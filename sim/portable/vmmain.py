@@ -9,7 +9,12 @@ EXIT_REFUSED = 2
 EXIT_INTERRUPTED = 130
 _EPIPE = 32
 # The port has no os.strerror; the errors a run can meet, worded as CPython's.
-_REASONS = {2: "No such file or directory", 5: "Input/output error", 13: "Permission denied", 28: "No space left on device"}
+_REASONS = {
+    2: "No such file or directory",
+    5: "Input/output error",
+    13: "Permission denied",
+    28: "No space left on device",
+}
 
 
 def fail(message):
