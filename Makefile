@@ -29,6 +29,7 @@ test: venv
 	$(PY) -m pytest -n $(JOBS) -q tests
 
 check: venv
+	@command -v node >/dev/null || { echo "make check: pyright needs Node.js on PATH (apt-get install nodejs)" >&2; exit 2; }
 	$(PY) -m pytest -q tests/test_static_*.py
 
 bench: venv

@@ -5,9 +5,9 @@
 # the JSON is built by hand so both runtimes print the same bytes.
 from crapsboard import config as cfg
 from crapsboard import entry as en
-from crapsboard import events, keypad, ticks
+from crapsboard import events, ticks
 from crapsboard import layout as lay
-from crapsboard.app import RENDER_MS, App
+from crapsboard.app import KEYSWITCH_BIT, RENDER_MS, App
 from crapsboard.engine import mask_numbers
 from crapsboard.lamps import LAMP_COUNT, LAMP_NAMES
 from crapsboard.report import bool_json, int_list_json, number_or_null
@@ -18,8 +18,6 @@ try:  # CPython: the sim package
 except ImportError:  # MicroPython: sim/ itself is on MICROPYPATH
     from keyscript import GAP_MS, KEYSWITCH, WAIT, KeyScriptError, check, steps
     from simboard import SimBoard
-
-_KEYSWITCH_BIT = 1 << (keypad.BUTTON_SHIFT + lay.BUTTONS.index("supervisor_key"))
 
 
 def json_string(text):
@@ -97,7 +95,7 @@ class Driver:
             if kind == WAIT:
                 self.advance(ms)
             elif kind == KEYSWITCH:
-                board.down = board.down | _KEYSWITCH_BIT if bits else board.down & ~_KEYSWITCH_BIT
+                board.down = board.down | KEYSWITCH_BIT if bits else board.down & ~KEYSWITCH_BIT
                 self.advance(GAP_MS)
             else:
                 board.down |= bits
