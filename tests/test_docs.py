@@ -22,7 +22,7 @@ def test_nothing_points_outside_the_repository():
         if name.startswith(".ci/"):
             continue
         with open(os.path.join(ROOT, name), "rb") as f:
-            if b"../shared" in f.read():
+            if b"../" + b"shared" in f.read():  # spelt in two so this file does not match itself
                 offenders.append(name)
     assert offenders == []
 

@@ -19,7 +19,7 @@ from crapsboard.lamps import Lamps
 
 LOG_SIZE = const(32)  # events kept in RAM (the journal, when there is one, keeps all)
 RENDER_MS = const(50)
-WATCHDOG_MS = const(100)  # how often the watchdog task looks; it feeds only if all tasks ran
+WATCHDOG_CHECK_MS = const(100)  # how often the watchdog task looks; it feeds only if all tasks ran
 
 _KEYS_MASK = const(0x7FFFF)  # keypad keys + undo, end hand, lamp test buttons
 KEYSWITCH_BIT = const(0x80000)  # 1 << (keypad.BUTTON_SHIFT + layout.BUTTONS.index("supervisor_key")): tested
@@ -172,7 +172,7 @@ class App:
             if self._alive == _SCAN_ALIVE | _RENDER_ALIVE:
                 self._alive = 0
                 self.board.feed()
-            await sleep_ms(WATCHDOG_MS)
+            await sleep_ms(WATCHDOG_CHECK_MS)
         await scan
         await render
 

@@ -1,5 +1,6 @@
 # Stand-in for the ESP32 `machine` module: pins read from fake_setup.HELD
-# (written by the test), a watchdog that ends the run after its third feed.
+# (written by the test), a watchdog that ends the run after its third feed,
+# and reset() that ends the run too, counted.
 import sys
 
 import fake_setup
@@ -38,3 +39,16 @@ class WDT:
         WDT.feeds += 1
         if WDT.feeds == 3:
             sys.exit(0)
+
+
+RESETS = []
+PWRON_RESET = 1
+
+
+def reset_cause():
+    return fake_setup.RESET_CAUSE
+
+
+def reset():
+    RESETS.append(1)
+    sys.exit(0)

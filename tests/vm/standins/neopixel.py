@@ -1,4 +1,5 @@
-# Stand-in for `neopixel`: keeps the buffer; __setitem__ writes GRB like the real one.
+# Stand-in for `neopixel`: keeps the buffer and the first three bytes of every
+# frame written; __setitem__ writes GRB like the real one.
 LAST = None
 
 
@@ -8,6 +9,7 @@ class NeoPixel:
         self.pin = pin
         self.buf = bytearray(n * bpp)
         self.writes = 0
+        self.firsts = []
         LAST = self
 
     def __setitem__(self, i, v):
@@ -17,3 +19,4 @@ class NeoPixel:
 
     def write(self):
         self.writes += 1
+        self.firsts.append(bytes(self.buf[0:9]))
