@@ -13,7 +13,7 @@ from crapsboard.lamps import LAMP_COUNT, LAMP_NAMES
 from crapsboard.report import bool_json, int_list_json, number_or_null
 
 try:  # CPython: the sim package
-    from sim.portable.keyscript import GAP_MS, KEYSWITCH, WAIT, KeyScriptError, check, steps
+    from sim.portable.keyscript import CHATTER, GAP_MS, KEYSWITCH, KEYSWITCH_INPUT, WAIT, KeyScriptError, check, steps
     from sim.portable.simboard import SimBoard
 except ImportError:  # MicroPython: sim/ itself is on MICROPYPATH
     from keyscript import GAP_MS, KEYSWITCH, WAIT, KeyScriptError, check, steps
@@ -57,6 +57,8 @@ class Driver:
         self.elapsed = 0  # ms since start, unwrapped
         self._next_scan = 0
         self._next_render = 0
+        self.held = 0  # the inputs the script holds down
+        self._chatter = []  # (bits, period_ms, start): inputs flipping on their own
 
     def _on_event(self, app, kind, arg, t):
         if self._events:
@@ -80,6 +82,7 @@ class Driver:
             self.elapsed = t
             board.now = self.now()
             if t == self._next_scan:
+                board.down = self.held ^ self._flipped(t)
                 app.step(board.now)
                 self._next_scan += scan_ms
             if t == self._next_render:
@@ -88,19 +91,33 @@ class Driver:
         self.elapsed = target
         board.now = self.now()
 
+    def _flipped(self, t):
+        """The chattering inputs that read the other way at `t` (ms since start)."""
+        flips = 0
+        for bits, period, start in self._chatter:
+            if ((t - start) // period) & 1:
+                flips |= bits
+        return flips
+
+    def _set_chatter(self, bits, period):
+        self._chatter = [c for c in self._chatter if c[0] != bits]
+        if period:
+            self._chatter.append((bits, period, self.elapsed))
+
     def run(self, script):
         """Press the keys of a checked script."""
-        board = self.board
         for kind, bits, ms in steps(script, self.layout):
             if kind == WAIT:
                 self.advance(ms)
             elif kind == KEYSWITCH:
-                board.down = board.down | KEYSWITCH_BIT if bits else board.down & ~KEYSWITCH_BIT
+                self.held = self.held | KEYSWITCH_BIT if bits else self.held & ~KEYSWITCH_BIT
                 self.advance(GAP_MS)
+            elif kind == CHATTER:
+                self._set_chatter(KEYSWITCH_BIT if bits == KEYSWITCH_INPUT else bits, ms)
             else:
-                board.down |= bits
+                self.held |= bits
                 self.advance(ms)
-                board.down &= ~bits
+                self.held &= ~bits
                 self.advance(GAP_MS)
 
     def send(self, text, write):
