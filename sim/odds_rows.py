@@ -51,13 +51,12 @@ def levels_of(wager, table):
 
 
 def level_return(table, level, meter=None):
-    """Units returned to a 1-unit wager at `level` (stake included); None for an unknown meter."""
-    pay = table.pays[level]
-    if pay == pt.METER:
+    """Units returned to a 1-unit wager at `level` (stake included, as the
+    engine reports it); None for an unknown meter."""
+    back = table.returns(level)
+    if back == pt.METER:
         return None if meter is None else Fraction(meter)
-    if pay == 0:
-        return Fraction(0)
-    return Fraction(pay + 1 if table.unit == pt.TO_1 else pay)
+    return Fraction(back)
 
 
 class Published:
@@ -88,10 +87,8 @@ class Row:
         self.progressive = table.pays[top] == pt.METER
         self.meter = None if meter is None or not self.progressive else Fraction(meter)
         self.hit_frequency = sum(p for p, pay in zip(self.levels, table.pays) if pay != 0)
-        # Win frequency: the wager returns more than its stake (a pay of 1 for 1 is the stake back).
-        self.win_frequency = sum(
-            p for k, p in enumerate(self.levels) if table.pays[k] == pt.METER or level_return(table, k) > 1
-        )
+        # Win frequency: the engine's outcome is a win (a pay of 1 for 1 is a push, the stake back).
+        self.win_frequency = sum(p for k, p in enumerate(self.levels) if table.outcome(k) == pt.OUT_WIN)
         if self.progressive:
             self.return_excl_top = sum(self.levels[k] * level_return(table, k) for k in range(top))
             self.top_probability = self.levels[top]

@@ -63,7 +63,7 @@ class Driver:
     def _on_event(self, app, kind, arg, t):
         if self._events:
             self._write(", ")
-        self._write(events.event_json(app.table, app.seq, kind, arg, t))
+        self._write(events.event_json(app.table, app.seq, kind, arg, t, app.undone_seq))
         self._events += 1
 
     def now(self):

@@ -87,20 +87,24 @@ def keypad_panel(board, keyswitch):
 
 
 def _resolved_text(resolved):
+    # The engine decided each outcome; this only words it.
     wins = []
     losses = []
     for r in resolved:
-        if r["pays"] == 0:
+        if r["outcome"] == "loss":
             losses.append("%s %d" % (SHORT[r["wager"]], r["level"]))
             continue
-        if r["pays"] == 1 and r["unit"] == "for 1":
-            wins.append("PUSH %s %d: 1 for 1, the stake back" % (SHORT[r["wager"]], r["level"]))
+        if r["outcome"] == "returned":
+            wins.append("RETURNED %s: never in action, the stake back" % SHORT[r["wager"]])
+            continue
+        if r["outcome"] == "push":
+            wins.append("PUSH %s %d: %s %s, the stake back" % (SHORT[r["wager"]], r["level"], r["pays"], r["unit"]))
             continue
         pays = "the meter" if r["pays"] == "meter" else str(r["pays"])
         text = "WIN %s %d pays %s %s" % (SHORT[r["wager"]], r["level"], pays, r["unit"])
         envy = r.get("envy")
         if envy:
-            text += " + envy %s/%s" % (envy["amount"], envy["per"])
+            text += " + envy %s %s per %s" % (envy["amount"], envy["unit"], envy["per"])
         wins.append(text)
     lines = ["  " + w for w in wins]
     if losses:
@@ -121,11 +125,14 @@ def event_text(event):
     if kind == "error":
         return [head + "ERROR " + ERRORS.get(event["reason"], event["reason"])]
     if kind == "undo":
-        return [
+        undid = event["undid"]
+        what = "roll %d-%d" % tuple(undid["dice"]) if undid["event"] == "roll" else "end hand"
+        lines = [
             head
-            + "undo (%s) · back to roll %d, point %s"
-            % (VIA.get(event["via"], event["via"]), event["rolls"], event["point"] or "OFF")
+            + "undo (%s) · back to roll %d, point %s · took back #%d %s"
+            % (VIA.get(event["via"], event["via"]), event["rolls"], event["point"] or "OFF", undid["seq"], what)
         ]
+        return lines + ["  reversed: " + text.strip() for text in _resolved_text(event["reversed"])]
     if kind == "end_hand":
         return [
             head + "end hand (%s) · shooter %d" % (VIA.get(event["via"], event["via"]), event["shooter"])

@@ -28,8 +28,23 @@ def _state(record, table):
     record["rolls"] = table.rolls
 
 
-def event_record(table, seq, kind, arg, t):
-    """One event record as an ordered dict; `table` is the table just after the event."""
+def _undid(table, undone_seq):
+    # The event an undo took back: its sequence number and dice, or end hand.
+    record = OrderedDict()
+    record["seq"] = undone_seq
+    code = table.undone
+    if code:
+        record["event"] = KIND_NAMES[en.ACT_ROLL]
+        record["dice"] = [code >> 3, code & 7]
+        record["total"] = (code >> 3) + (code & 7)
+    else:
+        record["event"] = KIND_NAMES[en.ACT_END_HAND]
+    return record
+
+
+def event_record(table, seq, kind, arg, t, undone_seq=0):
+    """One event record as an ordered dict; `table` is the table just after
+    the event; `undone_seq` is the seq of the event an undo took back."""
     record = OrderedDict()
     record["seq"] = seq
     record["t"] = t
@@ -43,7 +58,9 @@ def event_record(table, seq, kind, arg, t):
         record["resolved"] = report.resolutions(table)
     elif kind == en.ACT_UNDO:
         record["via"] = en.VIA_NAMES[arg]
+        record["undid"] = _undid(table, undone_seq)
         _state(record, table)
+        record["reversed"] = report.reversed_resolutions(table)
     elif kind == en.ACT_END_HAND:
         record["via"] = en.VIA_NAMES[arg]
         _state(record, table)
@@ -57,6 +74,6 @@ def event_record(table, seq, kind, arg, t):
     return record
 
 
-def event_json(table, seq, kind, arg, t):
+def event_json(table, seq, kind, arg, t, undone_seq=0):
     """One event record as JSON text."""
-    return report.dumps(event_record(table, seq, kind, arg, t))
+    return report.dumps(event_record(table, seq, kind, arg, t, undone_seq))

@@ -48,24 +48,40 @@ def envy_record(envy):
         return None
     record = OrderedDict()
     record["amount"] = envy[0]
+    record["unit"] = pt.ENVY_UNIT_NAMES[envy[1]]
     record["per"] = pt.ENVY_PER_NAMES[envy[1]]
     return record
 
 
-def resolution(table, w, level):
+def resolution(table, w, level, outcome):
+    """One resolution: the engine decided the outcome; the paytable in force
+    gives the rest. A returned bet was never settled by the paytable."""
     paytable = table.config.paytables[w]
+    returned = outcome == pt.OUT_RETURNED
     record = OrderedDict()
     record["wager"] = pt.WAGER_NAMES[w]
+    record["paytable"] = paytable.ident
     record["level"] = level
-    record["pays"] = pay_value(paytable.pays[level])
+    record["outcome"] = pt.OUTCOME_NAMES[outcome]
+    record["returns"] = 1 if returned else pay_value(paytable.returns(level))
+    record["pays"] = None if returned else pay_value(paytable.pays[level])
     record["unit"] = pt.UNIT_NAMES[paytable.unit]
-    record["envy"] = envy_record(paytable.envy[level])
+    record["envy"] = None if returned else envy_record(paytable.envy[level])
     return record
 
 
 def resolutions(table):
     """The resolutions of the table's last event, as a list of records."""
-    return [resolution(table, table.res_wager[i], table.res_level[i]) for i in range(table.res_count)]
+    return [
+        resolution(table, table.res_wager[i], table.res_level[i], table.res_outcome[i]) for i in range(table.res_count)
+    ]
+
+
+def reversed_resolutions(table):
+    """The resolutions the table's last undo took back."""
+    return [
+        resolution(table, table.rev_wager[i], table.rev_level[i], table.rev_outcome[i]) for i in range(table.rev_count)
+    ]
 
 
 def resolved_json(table):
@@ -110,15 +126,22 @@ def roll_json(table):
     return dumps(roll_record(table))
 
 
-def summary_json(table, counts, rolls):
-    """Counts of each (wager, level) resolution: counts[w][level]."""
+def summary_json(table, counts, outcomes, rolls):
+    """Counts of each (wager, level) resolution, counts[w][level], and of each
+    (wager, outcome), outcomes[w][pt.OUT_*]."""
     resolved = OrderedDict()
+    by_outcome = OrderedDict()
     for w in _offered(table):
         levels = OrderedDict()
         for level in range(len(counts[w])):
             levels[str(level)] = counts[w][level]
         resolved[pt.WAGER_NAMES[w]] = levels
+        named = OrderedDict()
+        for outcome in range(len(pt.OUTCOME_NAMES)):
+            named[pt.OUTCOME_NAMES[outcome]] = outcomes[w][outcome]
+        by_outcome[pt.WAGER_NAMES[w]] = named
     record = OrderedDict()
     record["rolls"] = rolls
     record["resolved"] = resolved
+    record["outcomes"] = by_outcome
     return dumps(record)
