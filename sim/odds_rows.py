@@ -62,15 +62,22 @@ def level_return(table, level, meter=None):
 class Published:
     """A seed figure beside the exact one. Percentages are Fractions in percent."""
 
-    def __init__(self, figure, text, exact_value, detail):
+    def __init__(self, figure, text, exact_value):
         self.figure = figure  # "house_edge" or "hit_frequency"
         self.text = text + "%"
         self.value = Fraction(text)  # percent
         self.exact = exact_value * 100  # percent
         self.difference = self.value - self.exact  # published - exact, percentage points
         decimals = len(text.split(".")[1]) if "." in text else 0
-        self.agrees = round(self.exact, decimals) == self.value
-        self.explanation = "agrees: the exact value rounds to the published one" if self.agrees else detail
+        rounded = round(self.exact, decimals)
+        self.agrees = rounded == self.value
+        # Facts only: the published figure, the exact one, what the exact one rounds to.
+        self.explanation = "the exact value, %.4f%%, rounds to %.*f%%; %s" % (
+            float(self.exact),
+            decimals,
+            float(rounded),
+            "agrees" if self.agrees else "does not agree",
+        )
 
 
 class Row:
@@ -118,37 +125,15 @@ class Row:
         if figures is None:
             return []
         edge_text, hit_text = figures
-        top, p_top = self.top, self.levels[self.top]
-        # If the whole edge gap sat in the top level, what P(6 points) would it need?
-        implied = p_top + (self.house_edge - Fraction(edge_text) / 100) / level_return(self.table, top)
-        edge_detail = (
-            "the 6-point pay alone accounts for it if P(6 points) were 1 in %s, not the exact 1 in %s: "
-            "a vendor estimate"
-            % (
-                _one_in(implied),
-                _one_in(p_top),
-            )
-        )
-        first = min(k for k, pay in enumerate(self.table.pays) if pay)
-        hit_pub = Fraction(hit_text) / 100
-        hit_detail = "exact prints as %.2f%%; the vendor's P(%d+ points) is %.1f%% low, as in its edge: an estimate" % (
-            float(self.hit_frequency * 100),
-            first,
-            float((self.hit_frequency - hit_pub) / self.hit_frequency * 100),
-        )
         return [
-            Published("house_edge", edge_text, self.house_edge, edge_detail),
-            Published("hit_frequency", hit_text, self.hit_frequency, hit_detail),
+            Published("house_edge", edge_text, self.house_edge),
+            Published("hit_frequency", hit_text, self.hit_frequency),
         ]
 
     def label(self):
         if self.wager == pt.FIRE:
             return "Fire Bet table %s (%s)" % (self.paytable, self.unit)
         return "%s %s (%s)" % (self.title, self.paytable, self.unit)
-
-
-def _one_in(p):
-    return "{:,}".format(round(1 / p)) if p > 0 else "never"
 
 
 def all_rows(meter=None):

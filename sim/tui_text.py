@@ -70,7 +70,20 @@ def hand_line(state, runtime, keyswitch):
     return line
 
 
-def keypad_panel(board, keyswitch):
+def windows_text(config):
+    """The betting windows in force (config: a crapsboard Config, None for the defaults)."""
+    from crapsboard import config as cfg
+
+    config = config or cfg.Config()
+    fire = {"until_point": "until a point", "first_roll": "before the first roll"}
+    bonus = {"after_seven": "after a 7 only", "idle": "while unmarked"}
+    return "Fire bets: %s\nBonus bets: %s" % (
+        fire[cfg.FIRE_WINDOW_NAMES[config.fire_window]],
+        bonus[cfg.BONUS_WINDOW_NAMES[config.bonus_window]],
+    )
+
+
+def keypad_panel(board, keyswitch, windows=None):
     labels = board["keypad"]["labels"]
     roles = board["keys"]
     lines = []
@@ -83,6 +96,8 @@ def keypad_panel(board, keyswitch):
     lines.append("buttons: u undo · e end · t test")
     lines.append("k keyswitch: %s" % ("ON" if keyswitch else "off"))
     lines.append("r auto-roll · s svg · ? help")
+    if windows:
+        lines.append(windows)
     return Text("\n".join(lines))  # Text, not str: "[A]" is not markup
 
 

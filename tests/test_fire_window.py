@@ -79,3 +79,12 @@ def test_the_board_reports_an_end_hand_in_the_window_as_returned(runtime):
         state = s.send("5 6 key:on end key:off")
     (end,) = [e for e in state["events"] if e["event"] == "end_hand"]
     assert [(r["wager"], r["outcome"], r["returns"]) for r in end["resolved"]] == [("fire", "returned", 1)]
+
+
+def test_the_terminal_board_states_both_windows():
+    from crapsboard import config as cfg
+    from sim import tui_text
+
+    assert tui_text.windows_text(None) == "Fire bets: until a point\nBonus bets: after a 7 only"
+    config = cfg.loads('{"fire_window": "first_roll", "bonus_window": "idle"}')
+    assert tui_text.windows_text(config) == "Fire bets: before the first roll\nBonus bets: while unmarked"
