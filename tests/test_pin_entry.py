@@ -3,6 +3,8 @@ refused or cut-short PIN entry, the digits typed up to #, * or the timeout
 (10 s) are PIN digits and are dropped, never dice. On both runtimes."""
 
 import json
+import os
+import re
 
 import pytest
 
@@ -11,6 +13,7 @@ from sim.pin_hash import config_entry
 from sim.session import Session
 
 RUNTIMES = ("cpython", "micropython")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PIN_CONFIG = json.dumps({"supervisor_pin": config_entry("2468", b"pin entry tests")})
 
 
@@ -71,3 +74,22 @@ def test_the_status_lamp_shows_pin_entry_while_digits_are_dropped():
     assert e.status(100) == en.ST_ERROR
     assert e.status(en.ERROR_MS + 1) == en.ST_PIN
     assert e.tick(en.HALF_MS) == en.ACT_NONE and e.status(en.HALF_MS) == en.ST_READY
+
+
+def docs_keys():
+    with open(os.path.join(ROOT, "docs", "keys.md"), encoding="utf-8") as f:
+        return f.read()
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_the_docs_pin_example_works_exactly_as_written_with_the_docs_config(runtime):
+    text = docs_keys()
+    (example,) = [line for line in text.splitlines() if line.startswith("pin 2 4 6 8 enter end ")]
+    keys = example.split("#")[0].strip()
+    config_text = re.search(r'```json\n(\{"supervisor_pin".*\})\n```', text).group(1)
+    with Session(runtime, config_text=config_text) as s:
+        state = s.send(keys)
+    assert kinds(state) == [("supervisor_on", None), ("end_hand", None)]
+    (end,) = [e for e in state["events"] if e["event"] == "end_hand"]
+    assert end["via"] == "pin" and end["shooter"] == 2
+    assert [(r["wager"], r["outcome"]) for r in end["resolved"]] == [("fire", "returned")]
