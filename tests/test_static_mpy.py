@@ -15,7 +15,10 @@ MICROPYTHON_FILES = sorted(
     + glob.glob(os.path.join(ROOT, "sim", "mp_*.py"))
     + [os.path.join(ROOT, "sim", name) for name in ("replay_core.py", "simboard.py", "keyscript.py", "run_core.py")]
     + [os.path.join(ROOT, "tests", "event_runner.py")]
-    + [os.path.join(ROOT, "tests", "mp_alloc.py")]
+    + [
+        os.path.join(ROOT, "tests", name)
+        for name in ("mp_alloc.py", "mp_hmac256.py", "mp_record_alloc.py", "mp_pin_bench.py")
+    ]
 )
 
 
