@@ -98,3 +98,10 @@ def test_the_board_undoes_16_after_40_rolls(runtime):
     undos = [e for e in state["events"] if e["event"] == "undo"]
     assert len(undos) >= 16
     assert state["hand"]["rolls"] == 40 - len(undos)
+
+
+def test_the_engine_bit_constants_agree():
+    from crapsboard import engine
+
+    assert engine._BONUS_BITS == engine._SMALL_BIT | engine._TALL_BIT | engine._ALL_BIT
+    assert engine._RING == 2 * engine._HISTORY and engine._RING_MASK == engine._RING - 1

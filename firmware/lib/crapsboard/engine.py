@@ -15,8 +15,10 @@ _SMALL = const(0x007C)  # 2, 3, 4, 5, 6
 _TALL = const(0x1F00)  # 8, 9, 10, 11, 12
 _ALL = const(0x1F7C)  # every total but 7
 
-FIRE_WINDOW = const(0)  # new shooter, no point established yet: Fire Bets accepted
-FIRE_WORKING = const(1)  # bets in action, window closed
+# No point established yet: bets accepted (with fire_window "first_roll" only
+# until the shooter's first roll), returned at an end hand.
+FIRE_WINDOW = const(0)
+FIRE_WORKING = const(1)  # a point established: bets in action, settled by points made
 FIRE_DONE = const(2)  # paid at six points; no new Fire Bet until the next shooter
 
 _END_HAND = const(0)  # event code in the undo ring; a roll is d1 * 8 + d2
@@ -27,7 +29,7 @@ _HISTORY = const(16)
 _RING = const(32)
 _RING_MASK = const(31)
 _STATE_FIELDS = const(16)
-_BONUS_BITS = const(14)  # All Small, All Tall, Make 'Em All
+_BONUS_BITS = const(14)  # bits of All Small, All Tall, Make 'Em All (_SMALL_BIT | _TALL_BIT | _ALL_BIT)
 
 # Wager indexes (as in paytables), folded at compile time on MicroPython.
 _FIRE = const(0)
