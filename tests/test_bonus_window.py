@@ -1,8 +1,11 @@
 """When All Small, All Tall and Make 'Em All accept bets (RULES: Bonus Craps),
-on both runtimes. `bonus_window` "after_seven" (default, seed 002): only
-before the first roll of a cycle (after a 7, at the start, or after that wager
-completed with rebet_after_win); "idle": whenever the wager has no numbers
-marked. A wager whose window closed is in action until it resolves."""
+on both runtimes. `bonus_window` "after_seven" (default, seed 002: "Bonus
+Craps wagers can only be made if the previous roll was a 7 and/or if all the
+required numbers have been rolled without a 7"): only before the first roll of
+a cycle (after a 7, at the start, or after that wager completed with
+rebet_after_win); "idle" (seed 003: "if the particular wager does not have any
+active wagers", read by a board that cannot see chips): whenever the wager has
+no numbers marked. A wager whose window closed is in action until it resolves."""
 
 import json
 

@@ -3,7 +3,13 @@
 An end hand while the shooter has not yet established a point returns the
 Fire Bets (never a loss); once a point is established the end hand settles
 them by points made. `fire_window` decides when bets are accepted:
-"until_point" (seed 000, default) or "first_roll" (seed 001)."""
+"until_point" (seed 000, default: "If a new shooter rolls a 2, 3, 7, 11, or
+12, the players can still make Fire Bets before the next roll"; a Fire Bet
+cannot be "called off" once the new shooter has established the initial point)
+or "first_roll" (seed 001: "only ... before the first 'Come Out' roll of a new
+shooter"). Under either window, an end hand before any point returns the bets:
+RULES defines the window for this purpose as "this shooter has not yet
+established a point"."""
 
 import json
 
