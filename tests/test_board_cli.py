@@ -7,7 +7,7 @@ import sys
 
 from conftest import ROOT
 
-from crapsboard import entry as en
+from sim.pin_hash import config_entry
 
 KEYS = "2 2 1 4 1 4 2 2 2 2 3 4"  # point 4, made; point 4 again, seven-out
 
@@ -39,7 +39,7 @@ def test_both_runtimes_print_the_same_bytes():
 
 def test_config_file_sets_the_pin(tmp_path):
     config = tmp_path / "config.json"
-    config.write_text('{"supervisor_pin_sha256": "%s"}' % en.pin_sha256("9876"))
+    config.write_text(json.dumps({"supervisor_pin": config_entry("9876")}))
     out = sim_run("--keys", "3 3 pin 9 8 7 6 enter undo", "--config", str(config))
     assert out.returncode == 0, out.stderr
     assert [e["event"] for e in json.loads(out.stdout)["events"]] == ["roll", "supervisor_on", "undo"]
@@ -64,6 +64,6 @@ def test_a_bad_token_is_one_line_on_stderr_and_exit_2():
 
 def test_a_bad_config_is_refused(tmp_path):
     config = tmp_path / "config.json"
-    config.write_text('{"supervisor_pin_sha256": "1234"}')
+    config.write_text('{"supervisor_pin": "1234"}')
     out = sim_run("--keys", "3 4", "--config", str(config))
-    assert out.returncode == 2 and "supervisor_pin_sha256" in out.stderr
+    assert out.returncode == 2 and "supervisor_pin" in out.stderr

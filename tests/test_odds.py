@@ -157,7 +157,10 @@ def test_published_fire_figures_compared():
         assert set(figures) == {"house_edge", "hit_frequency"}
         for p in figures.values():
             assert p.difference == p.value - p.exact
-            assert not p.agrees and "estimate" in p.explanation
+            assert not p.agrees and p.explanation.endswith("does not agree")
+            # facts only: the exact value and its rounding, no guessed cause
+            assert p.explanation.startswith("the exact value, %.4f%%, rounds to " % float(p.exact))
+            assert not any(word in p.explanation for word in ("estimate", "if ", "vendor", "would"))
         # The vendor's edges are all too high, hit frequencies too low.
         assert figures["house_edge"].difference > 0 > figures["hit_frequency"].difference
     table1 = rows[0]
@@ -167,8 +170,8 @@ def test_published_fire_figures_compared():
 
 
 def test_published_agreement_rule():
-    p = odds_rows.Published("hit_frequency", "4.40", F(4284548688437, 97299243453555), "x")
-    assert p.agrees and p.explanation.startswith("agrees")
+    p = odds_rows.Published("hit_frequency", "4.40", F(4284548688437, 97299243453555))
+    assert p.agrees and p.explanation == "the exact value, 4.4035%, rounds to 4.40%; agrees"
 
 
 # ---- Command line -----------------------------------------------------------
@@ -223,3 +226,15 @@ def test_plot_svg(tmp_path):
     assert "PT-BJS-MEA-01/02/03/04" in text and "break-even 36,488" in text
     with pytest.raises(plot_svg.PlotError):
         plot_svg.write_plot(str(tmp_path / "x.gif"), [r for r in odds_rows.all_rows() if r.progressive])
+
+
+def test_the_report_states_why_the_windows_leave_the_odds_unchanged():
+    from sim.analysis import odds
+
+    out = []
+    odds.render(odds_rows.all_rows(), out.append)
+    text = "".join(out)
+    assert "fire_window, bonus_window) leave every figure unchanged" in text
+    table1 = [r for r in odds_rows.all_rows() if r.name == "fire"][0]
+    edge = table1.published[0]
+    assert edge.explanation == "the exact value, 20.7628%, rounds to 20.76%; does not agree"
