@@ -8,6 +8,7 @@ import subprocess
 import time
 
 import pytest
+import svgread
 from conftest import ROOT
 
 from sim.tui import app as tui
@@ -128,7 +129,13 @@ def test_snapshot_key_writes_an_svg(tmp_path):
     footer = asyncio.run(go())
     files = list(tmp_path.glob("board-*.svg"))
     assert len(files) == 1 and footer == "saved " + str(files[0])
-    assert files[0].read_text().lstrip().startswith("<")
+    # The snapshot is the lit board: after a 4 on the come-out the puck is on 4.
+    root = svgread.root(files[0])
+    drawn = svgread.lamps(root)
+    assert len(drawn) == 47
+    assert drawn["point.4"]["colors"] == ["#ffffff"] and drawn["point.off"]["colors"] == [svgread.DARK]
+    assert drawn["fired.open"]["colors"] == ["#00ff00"]
+    assert "point 4" in svgread.caption(root) and "shooter 1" in svgread.caption(root)
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
