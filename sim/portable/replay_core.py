@@ -1,6 +1,6 @@
 # Replay: dice lines in, one JSON record per roll (or a summary) out.
 #
-# Runs unchanged under CPython and the MicroPython unix port (sim/mp_replay.py),
+# Runs unchanged under CPython and the MicroPython unix port (sim/portable/mp_replay.py),
 # so both runtimes print the same bytes for the same input.
 from crapsboard import paytables as pt
 from crapsboard import report

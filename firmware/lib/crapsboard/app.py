@@ -4,7 +4,7 @@
 # are plain calls, so the simulator drives them on its own clock. `run()` is
 # the thin asyncio shell the board uses: scan, render and watchdog tasks.
 #
-# The board is passed in (crapsboard/board.py on the ESP32, sim/simboard.py on
+# The board is passed in (crapsboard/board.py on the ESP32, sim/portable/simboard.py on
 # the desktop): `rows`, `cols` (keypad pins), `buttons` (pins in layout.BUTTONS
 # order, None where absent), `show(frame)`, `feed()`, `ticks_ms()`.
 import asyncio
