@@ -9,9 +9,6 @@ import importlib
 import os
 import sys
 
-if __package__ in (None, ""):  # `python sim/__main__.py`: make `sim` importable
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
 from sim.paths import bootstrap
 
 bootstrap()

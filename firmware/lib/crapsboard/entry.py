@@ -20,7 +20,14 @@ K_UNDO = const(12)
 K_END_HAND = const(13)
 K_LAMP_TEST = const(14)
 K_PIN = const(15)
-_ROLE_KEYS = {"clear": 10, "enter": 11, "undo": 12, "end_hand": 13, "lamp_test": 14, "supervisor_pin": 15}
+_ROLE_KEYS = {
+    "clear": K_CLEAR,
+    "enter": K_ENTER,
+    "undo": K_UNDO,
+    "end_hand": K_END_HAND,
+    "lamp_test": K_LAMP_TEST,
+    "supervisor_pin": K_PIN,
+}
 
 # Actions returned by press / chord / keyswitch / tick (also the event kinds).
 ACT_NONE = const(0)
