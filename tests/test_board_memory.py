@@ -1,5 +1,6 @@
-"""The firmware app on the MicroPython VM with an ESP32-sized heap: it fits,
-and neither a quiet scan + render nor a roll entered on the keypad allocates."""
+"""The firmware app on the MicroPython VM with an ESP32-sized heap, loaded
+from .mpy as a deploy installs it: it fits, and neither a quiet scan + render
+nor a roll entered on the keypad allocates."""
 
 import os
 
@@ -8,9 +9,11 @@ from conftest import ROOT
 from sim import runtime
 
 
-def test_the_app_fits_and_does_not_allocate_per_scan_or_roll():
+def test_the_app_fits_and_does_not_allocate_per_scan_or_roll(mpy_lib):
     board_json = os.path.join(ROOT, "hardware", "board.json")
-    out = runtime.run("tests/vm/board_alloc.py", [board_json], capture_output=True, text=True, timeout=60)
+    out = runtime.run(
+        "tests/vm/board_alloc.py", [board_json], extra_paths=[mpy_lib], capture_output=True, text=True, timeout=60
+    )
     assert out.returncode == 0, out.stderr
     rolls, events, quiet, per_rolls = map(int, out.stdout.split())
     assert (rolls, events) == (6, 6)

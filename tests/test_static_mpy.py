@@ -32,11 +32,17 @@ def test_sim_modules_outside_portable_are_not_run_by_the_vm():
         if os.sep + "portable" + os.sep in path:
             continue
         assert not os.path.basename(path).startswith("mp_"), path
+    portable = {os.path.basename(p)[:-3] for p in glob.glob(os.path.join(ROOT, "sim", "portable", "*.py"))}
     for path in glob.glob(os.path.join(ROOT, "sim", "portable", "*.py")):
         with open(path, encoding="utf-8") as f:
             for line in f:
-                if line.startswith(("from sim", "import sim")):
-                    assert line.startswith("from sim.portable"), (path, line)
+                words = line.split()
+                if words[:1] not in (["from"], ["import"]) or len(words) < 2:
+                    continue
+                module = words[1]
+                if module.startswith("sim"):
+                    assert module.startswith("sim.portable"), (path, line)
+                assert module.split(".")[0] not in portable, ("import it as sim.portable." + module, path, line)
 
 
 @pytest.mark.parametrize("path", MICROPYTHON_FILES, ids=lambda p: os.path.relpath(p, ROOT))

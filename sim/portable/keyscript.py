@@ -9,10 +9,15 @@ from crapsboard import layout as lay
 
 PRESS = 0
 WAIT = 1
-KEYSWITCH = 2
+KEYSWITCH = 2  # bits: KEY_OFF, KEY_ON, or a changeover switch's faults KEY_BOTH, KEY_NEITHER
 CHATTER = 3  # bits start flipping every `ms` (0: stop)
 KEYSWITCH_INPUT = -1  # CHATTER's bits for the keyswitch, whose bit the app owns
 MIN_CHATTER_MS = 1
+KEY_OFF = 0
+KEY_ON = 1
+KEY_BOTH = 2  # both contacts closed: a shorted lead
+KEY_NEITHER = 3  # neither closed: a broken lead
+_KEY_TOKENS = {"key:off": KEY_OFF, "key:on": KEY_ON, "key:both": KEY_BOTH, "key:neither": KEY_NEITHER}
 
 PRESS_MS = 80  # a plain key press lasts this long...
 GAP_MS = 120  # ...then every press and keyswitch turn is followed by this pause
@@ -32,7 +37,7 @@ ALIASES = {
 }
 HELP = (
     "keys: 0-9 * # A-D, clear enter undo end test pin, btn:undo btn:end btn:test;"
-    " also K+K, hold:K:MS, wait:MS, key:on, key:off, chatter:K:MS, chatter:K:off"
+    " also K+K, hold:K:MS, wait:MS, key:on, key:off, key:both, key:neither, chatter:K:MS, chatter:K:off"
 )
 
 
@@ -122,12 +127,14 @@ def step(token, layout):
         return (PRESS, _keys(token[5:colon], token, layout), _ms(token[colon + 1 :], token))
     if low.startswith("chatter:"):
         return _chatter(token, layout)
-    if low == "key:on" or low == "key:off":
+    if low in _KEY_TOKENS:
         if layout.button_pins[lay.BUTTONS.index("supervisor_key")] is None:
             raise _bad(token, "this board has no supervisor keyswitch")
-        return (KEYSWITCH, 1 if low == "key:on" else 0, 0)
+        if _KEY_TOKENS[low] > KEY_ON and layout.button_pins[-1] is None:
+            raise _bad(token, "this board's keyswitch has one contact: key:on or key:off")
+        return (KEYSWITCH, _KEY_TOKENS[low], 0)
     if low.startswith("key:"):
-        raise _bad(token, "the keyswitch is key:on or key:off")
+        raise _bad(token, "the keyswitch is key:on or key:off (key:both, key:neither: a faulty changeover switch)")
     return (PRESS, _keys(token, token, layout), PRESS_MS)
 
 

@@ -9,17 +9,24 @@ from crapsboard import config as cfg
 from crapsboard import entry as en
 from crapsboard import events, ticks
 from crapsboard import layout as lay
-from crapsboard.app import KEYSWITCH_BIT, RENDER_MS, App
+from crapsboard.app import KEYSWITCH_BIT, KEYSWITCH_NC_BIT, RENDER_MS, App
 from crapsboard.engine import mask_numbers
 from crapsboard.lamps import LAMP_COUNT, LAMP_NAMES
 from crapsboard.report import dumps, or_null, printable
+from sim.portable.keyscript import (
+    CHATTER,
+    GAP_MS,
+    KEY_OFF,
+    KEYSWITCH,
+    KEYSWITCH_INPUT,
+    WAIT,
+    KeyScriptError,
+    check,
+    steps,
+)
+from sim.portable.simboard import SimBoard
 
-try:  # CPython: the sim package
-    from sim.portable.keyscript import CHATTER, GAP_MS, KEYSWITCH, KEYSWITCH_INPUT, WAIT, KeyScriptError, check, steps
-    from sim.portable.simboard import SimBoard
-except ImportError:  # MicroPython: sim/ itself is on MICROPYPATH
-    from keyscript import GAP_MS, KEYSWITCH, WAIT, KeyScriptError, check, steps
-    from simboard import SimBoard
+_CONTACTS = KEYSWITCH_BIT | KEYSWITCH_NC_BIT
 
 
 def error_json(message):
@@ -57,7 +64,7 @@ class Driver:
         self.elapsed = 0  # ms since start, unwrapped
         self._next_scan = 0
         self._next_render = 0
-        self.held = 0  # the inputs the script holds down
+        self.held = self._contacts(KEY_OFF)  # the inputs the script holds down
         self._chatter = []  # (bits, period_ms, start): inputs flipping on their own
 
     def _on_event(self, app, kind, arg, t):
@@ -91,6 +98,12 @@ class Driver:
         self.elapsed = target
         board.now = self.now()
 
+    def _contacts(self, position):
+        """The keyswitch input bits closed in `position` (keyscript.KEY_*). A
+        changeover switch closes its normally-closed contact when off."""
+        nc = KEYSWITCH_NC_BIT if self.layout.button_pins[-1] is not None else 0
+        return (0, KEYSWITCH_BIT, KEYSWITCH_BIT | nc, 0)[position] | (nc if position == KEY_OFF else 0)
+
     def _flipped(self, t):
         """The chattering inputs that read the other way at `t` (ms since start)."""
         flips = 0
@@ -110,7 +123,7 @@ class Driver:
             if kind == WAIT:
                 self.advance(ms)
             elif kind == KEYSWITCH:
-                self.held = self.held | KEYSWITCH_BIT if bits else self.held & ~KEYSWITCH_BIT
+                self.held = (self.held & ~_CONTACTS) | self._contacts(bits)
                 self.advance(GAP_MS)
             elif kind == CHATTER:
                 self._set_chatter(KEYSWITCH_BIT if bits == KEYSWITCH_INPUT else bits, ms)

@@ -27,6 +27,7 @@ ERRORS = {
     "pin_locked": "PIN locked after wrong tries",
     "pin_too_long": "PIN too long",
     "unexpected_key": "that key does nothing here",
+    "keyswitch_fault": "KEYSWITCH FAULT: both contacts or neither (check its leads)",
 }
 
 VIA = {"key": "keyswitch", "pin": "PIN"}

@@ -23,6 +23,8 @@ WATCHDOG_CHECK_MS = const(100)  # how often the watchdog task looks; it feeds on
 
 _KEYS_MASK = const(0x7FFFF)  # keypad keys + undo, end hand, lamp test buttons
 KEYSWITCH_BIT = const(0x80000)  # 1 << (keypad.BUTTON_SHIFT + layout.BUTTONS.index("supervisor_key")): tested
+KEYSWITCH_NC_BIT = const(0x100000)  # the changeover keyswitch's normally-closed contact, after the buttons
+_KEYSWITCH_BITS = const(0x180000)
 _BUTTON_KEYS = (en.K_UNDO, en.K_END_HAND, en.K_LAMP_TEST)  # layout.BUTTONS order
 _SCAN_ALIVE = const(1)
 _RENDER_ALIVE = const(2)
@@ -42,7 +44,7 @@ class App:
         self.table = Table(config)
         self.entry = en.Entry(self.table.config.supervisor_pin)
         self.lamps = Lamps(layout)
-        self.matrix = keypad.Matrix(board.rows, board.cols)
+        self.matrix = keypad.Matrix(board.rows, board.cols, layout.settle_us, getattr(board, "sleep_us", None))
         self.buttons = keypad.Buttons(board.buttons, layout.button_active_low)
         self.debouncer = keypad.Debouncer(layout.debounce_ms)
         self.key_codes = bytearray([en.key_code(layout.roles[i], layout.labels[i]) for i in range(len(layout.labels))])
@@ -61,6 +63,8 @@ class App:
         self.on_event = None
         self.running = False
         self._alive = 0
+        self._changeover = layout.button_pins[-1] is not None  # the keyswitch's NC contact, last
+        self.keyswitch_fault = False
 
     # ---- one scan -------------------------------------------------------------
 
@@ -74,8 +78,8 @@ class App:
         while action != en.ACT_NONE:
             self._apply(action, now_ms)
             action = entry.tick(now_ms)
-        if debouncer.changed & KEYSWITCH_BIT:
-            self._apply(entry.keyswitch(bool(debouncer.stable & KEYSWITCH_BIT), now_ms), now_ms)
+        if debouncer.changed & _KEYSWITCH_BITS:
+            self._keyswitch(debouncer.stable, now_ms)
         pressed &= _KEYS_MASK
         if pressed:
             down = debouncer.stable & _KEYS_MASK
@@ -88,6 +92,22 @@ class App:
                 else:
                     key = _BUTTON_KEYS[bit - keypad.BUTTON_SHIFT]
                 self._apply(entry.press(key, now_ms), now_ms)
+
+    def _keyswitch(self, stable, now_ms):
+        """The keyswitch's contacts, debounced. A changeover switch must show one
+        contact closed: both or neither (a shorted or broken lead) is a fault,
+        recorded once and shown on the status lamp while it lasts, and the
+        keyswitch counts as off, so a short can never mean supervisor mode."""
+        on = bool(stable & KEYSWITCH_BIT)
+        if self._changeover:
+            fault = on == bool(stable & KEYSWITCH_NC_BIT)
+            if fault != self.keyswitch_fault:
+                self.keyswitch_fault = fault
+                if fault:
+                    self._apply(self.entry.fail(en.ERR_KEYSWITCH_FAULT, now_ms), now_ms)
+            if fault:
+                on = False
+        self._apply(self.entry.keyswitch(on, now_ms), now_ms)
 
     def _apply(self, action, now_ms):
         if action == en.ACT_NONE:
@@ -149,7 +169,8 @@ class App:
     # ---- one frame ------------------------------------------------------------
 
     def render(self, now_ms):
-        self.lamps.render(self.table, self.entry.status(now_ms), now_ms)
+        status = en.ST_ERROR if self.keyswitch_fault else self.entry.status(now_ms)
+        self.lamps.render(self.table, status, now_ms)
         self.board.show(self.lamps.frame)
 
     # ---- the asyncio shell ------------------------------------------------------

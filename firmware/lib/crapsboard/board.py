@@ -73,6 +73,7 @@ class Board:
         self._alarm = (pixels.get("status", 0), pixels.get("alert.floor", -1), pixels.get("alert.manager", -1))
         self._wdt = None
         self.ticks_ms = time.ticks_ms
+        self.sleep_us = time.sleep_us  # the keypad's settle wait
 
     def held_at_power_up(self, index):
         """Button `index` (layout.BUTTONS order) is down now."""

@@ -52,6 +52,7 @@ ERR_WRONG_PIN = const(7)
 ERR_PIN_LOCKED = const(8)
 ERR_PIN_TOO_LONG = const(9)
 ERR_UNEXPECTED_KEY = const(10)
+ERR_KEYSWITCH_FAULT = const(11)  # both contacts of the changeover keyswitch, or neither
 ERROR_NAMES = (
     "not_a_die",
     "two_keys",
@@ -64,6 +65,7 @@ ERROR_NAMES = (
     "pin_locked",
     "pin_too_long",
     "unexpected_key",
+    "keyswitch_fault",
 )
 
 VIA_KEY = const(0)

@@ -22,14 +22,26 @@ def lowest_bit(x):
     return i
 
 
+def _no_wait(us):
+    pass
+
+
 class Matrix:
     """Row pins are open-drain outputs (1 = released), column pins inputs with
-    pull-ups: a pressed key pulls its column low while its row is driven low."""
+    pull-ups: a pressed key pulls its column low while its row is driven low.
 
-    def __init__(self, rows, cols):
+    After a row is driven low the columns need `settle_us` to settle: the pull-up
+    and the cable's capacitance make a released column rise slowly, and reading
+    at once would ghost the previous row's key into this one (board.json's
+    keypad.settle_us, computed from the RC by hardware/). `sleep_us` is the
+    board's delay (time.sleep_us on the ESP32)."""
+
+    def __init__(self, rows, cols, settle_us=0, sleep_us=None):
         self.rows = rows
         self.cols = cols
         self._ncols = len(cols)
+        self._settle_us = settle_us if sleep_us is not None else 0
+        self._sleep_us = sleep_us if sleep_us is not None else _no_wait
         for row in rows:
             row.value(1)
 
@@ -39,8 +51,11 @@ class Matrix:
         ncols = self._ncols
         cols = self.cols
         base = 0
+        settle_us = self._settle_us
         for row in self.rows:
             row.value(0)
+            if settle_us:
+                self._sleep_us(settle_us)
             for c in range(ncols):
                 if not cols[c].value():
                     bits |= 1 << (base + c)

@@ -37,7 +37,8 @@ class Layout:
     - `rows`, `cols`: keypad pin numbers; `labels`, `roles`: per key, row-major
       (key index = row * len(cols) + col); `scan_ms`, `debounce_ms`
     - `button_pins`, `button_active_low`, `button_pull` ("up"/"down"/"none"),
-      indexed like BUTTONS; a pin of None means the board has no such button
+      indexed like BUTTONS and then one more: the normally-closed contact of a
+      changeover keyswitch; a pin of None means the board has no such input
     - `pixels`: lamp name -> pixel index (positions and labels stay in the
       file: only drawings need them, and the device has no RAM to spare)
     - `panel_mm`: (width, height) of the panel drawing
@@ -82,6 +83,8 @@ class Layout:
                 self.roles.append(role)
         self.scan_ms = keypad.get("scan_ms", 10)
         self.debounce_ms = keypad.get("debounce_ms", 30)
+        # How long a column needs to settle after a row is driven (cable RC).
+        self.settle_us = keypad.get("settle_us", 0)
 
     def _buttons(self, buttons):
         for name in buttons:
@@ -105,6 +108,17 @@ class Layout:
                 raise LayoutError(where + ": active must be low/high and pull up/down/none")
             self.button_active_low.append(active == "low")
             self.button_pull.append(pull)
+        # A changeover keyswitch's normally-closed contact is one more input,
+        # after the buttons (keypad.KEYSWITCH_NC); None for a single contact.
+        key = buttons.get("supervisor_key") or {}
+        nc_pin = key.get("nc_pin")
+        if key.get("contact", "single") == "changeover":
+            nc_pin = _ints([_need(key, "nc_pin", "buttons.supervisor_key")], "buttons.supervisor_key.nc_pin")[0]
+        elif nc_pin is not None:
+            raise LayoutError('buttons.supervisor_key: an nc_pin needs "contact": "changeover"')
+        self.button_pins.append(nc_pin)
+        self.button_active_low.append(self.button_active_low[BUTTONS.index("supervisor_key")])
+        self.button_pull.append(self.button_pull[BUTTONS.index("supervisor_key")])
 
     def _lamps(self, lamps):
         self.pixels = {}
