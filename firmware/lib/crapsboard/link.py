@@ -176,6 +176,8 @@ class Link:
             result = command.handler(request) if command.handler else None
         except LinkError as e:
             return self._error(rid, str(e))
+        except Exception as e:  # a handler's bug is the host's answer, never the app's crash
+            return self._error(rid, "internal error: " + type(e).__name__)
         if name == "hello":
             result = self._hello(result)
         return self._ok(rid, result)

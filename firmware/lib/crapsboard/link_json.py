@@ -46,7 +46,7 @@ def parse(buf, end):
     around it; JsonError("... at column N") otherwise."""
     value, i = _value(buf, _ws(buf, 0, end), end, 0)
     if _ws(buf, i, end) != end:
-        raise JsonError("bad json at column %d" % (i + 1))
+        raise _bad(i)
     return value
 
 
@@ -56,13 +56,13 @@ def _ws(buf, i, end):
     return i
 
 
-def _fail(i):
-    raise JsonError("bad json at column %d" % (i + 1))
+def _bad(i):
+    return JsonError("bad json at column %d" % (i + 1))
 
 
 def _value(buf, i, end, depth):
     if i >= end:
-        _fail(i)
+        raise _bad(i)
     c = buf[i]
     if c == 0x7B:  # {
         return _object(buf, i, end, depth + 1)
@@ -75,7 +75,7 @@ def _value(buf, i, end, depth):
     for word, value in ((b"true", True), (b"false", False), (b"null", None)):
         if buf[i : i + len(word)] == word:
             return value, i + len(word)
-    _fail(i)
+    raise _bad(i)
 
 
 def _object(buf, i, end, depth):
@@ -87,13 +87,13 @@ def _object(buf, i, end, depth):
         return obj, i + 1
     while True:
         if i >= end or buf[i] != 0x22:
-            _fail(i)
+            raise _bad(i)
         key, i = _string(buf, i, end)
         if key in obj:
             raise JsonError("duplicate key at column %d" % (i + 1))
         i = _ws(buf, i, end)
         if i >= end or buf[i] != 0x3A:  # :
-            _fail(i)
+            raise _bad(i)
         obj[key], i = _value(buf, _ws(buf, i + 1, end), end, depth)
         i = _ws(buf, i, end)
         if i < end and buf[i] == 0x2C:  # ,
@@ -101,7 +101,7 @@ def _object(buf, i, end, depth):
         elif i < end and buf[i] == 0x7D:
             return obj, i + 1
         else:
-            _fail(i)
+            raise _bad(i)
 
 
 def _array(buf, i, end, depth):
@@ -120,7 +120,7 @@ def _array(buf, i, end, depth):
         elif i < end and buf[i] == 0x5D:
             return items, i + 1
         else:
-            _fail(i)
+            raise _bad(i)
 
 
 def _number(buf, i, end):
@@ -135,7 +135,7 @@ def _number(buf, i, end):
         i += 1
     digits = i - first
     if digits == 0 or (digits > 1 and buf[first] == 0x30):
-        _fail(start)
+        raise _bad(start)
     if i < end and buf[i] in (0x2E, 0x65, 0x45):  # . e E
         raise JsonError("numbers are integers, at column %d" % (start + 1))
     if digits > _DIGITS:
@@ -145,7 +145,7 @@ def _number(buf, i, end):
 
 def _hex4(buf, i, end):
     if i + 4 > end:
-        _fail(i)
+        raise _bad(i)
     value = 0
     for k in range(i, i + 4):
         c = buf[k] | 0x20  # lower case
@@ -154,7 +154,7 @@ def _hex4(buf, i, end):
         elif 0x61 <= c <= 0x66:
             value = value * 16 + c - 0x57
         else:
-            _fail(k)
+            raise _bad(k)
     return value
 
 
@@ -164,12 +164,12 @@ def _string(buf, i, end):
     parts = None
     while True:
         if i >= end:
-            _fail(i)
+            raise _bad(i)
         c = buf[i]
         if c == 0x22:
             break
         if c < 0x20 or c > 0x7E:
-            _fail(i)
+            raise _bad(i)
         if c != 0x5C:
             i += 1
             continue
@@ -177,7 +177,7 @@ def _string(buf, i, end):
             parts = []
         parts.append(bytes(buf[start:i]).decode())
         if i + 1 >= end:
-            _fail(i)
+            raise _bad(i)
         e = buf[i + 1]
         if e == 0x75:  # u
             code = _hex4(buf, i + 2, end)
@@ -197,7 +197,7 @@ def _string(buf, i, end):
             parts.append(_ESCAPES[e])
             i += 2
         else:
-            _fail(i)
+            raise _bad(i)
         start = i
     text = bytes(buf[start:i]).decode()
     if parts is not None:
