@@ -71,7 +71,9 @@ class LinkTask:
             taken = 0
             while taken < BURST and poller.poll(0):
                 byte = read(1)
-                if not byte:
+                if byte is None:  # a non-blocking stream with nothing after all
+                    break
+                if not byte:  # end of input
                     self.running = False
                     break
                 if byte[0] == _CTRL_C:
