@@ -248,3 +248,13 @@ def test_micropython_answers_the_vectors_byte_for_byte_like_cpython():
         '"ok": true' in bytes.fromhex(e.partition(" ")[0]).decode() for e in expected
     )
     assert run_micropython(sessions) == expected
+
+
+def test_the_link_serves_floods_in_the_esp32_like_heap_and_keeps_nothing():
+    # sim/portable/mp_link_bench.py's memory run: 2,000 lines of random bytes and a
+    # 10,000-byte line through one Link in the VM's 128 KB heap.
+    out = runtime.run("sim/portable/mp_link_bench.py", ["2000", "memory"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    memory = json.loads(out.stdout)
+    assert LINE_MAX < memory["held_bytes"] < 4 * LINE_MAX  # the line buffer and the command table
+    assert memory["held_after_serving_bytes"] - memory["held_bytes"] < 2 * LINE_MAX  # (the GC is conservative)
