@@ -81,7 +81,7 @@ requests = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(st.lists(requests, max_size=6))
 def test_well_formed_requests_without_the_key_change_nothing(batch):
     link, board = lv.session()

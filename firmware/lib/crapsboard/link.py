@@ -234,7 +234,7 @@ def hello_handler(firmware, board, uptime_ms, extra=None):
     integration adds (hash, reset cause, boot count, free heap, journal)."""
 
     def hello(request):
-        fields = extra() if extra else {}
+        fields = dict(extra()) if extra else {}
         fields["firmware"] = firmware
         fields["board"] = board
         fields["uptime_ms"] = uptime_ms()
