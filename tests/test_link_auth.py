@@ -228,3 +228,15 @@ def test_signed_vectors_on_both_runtimes_byte_for_byte():
     expected = run_cpython(sessions)
     assert '"ctr":12' in expected[2].replace(" ", "") and '"maintenance":true' in expected[-2].replace(" ", "")
     assert run_micropython(sessions) == expected
+
+
+def test_the_counter_file_on_littlefs_under_micropython():
+    out = runtime.run("tests/vm/link_counter_lfs.py", capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.splitlines() == [
+        '{"id": 1, "ok": true}',
+        '{"id": 2, "ok": true, "ctr": 41, "line_max": 1024, "protocol": 1}',
+        '{"id": 3, "ok": false, "error": "replayed or old counter: last accepted is 41"}',
+        '{"id": 4, "ok": false, "error": "counter unreadable: provision the board again"}',
+        "100",
+    ]
