@@ -7,7 +7,7 @@ STUBS  := $(VENV)/esp32-stubs
 STUBS_STAMP := $(STUBS)/.installed
 JOBS   ?= 2
 
-.PHONY: all venv sim test check bench clean
+.PHONY: all venv sim test check bench bench-link proof proof-link clean
 
 all: test
 
@@ -34,6 +34,17 @@ check: venv
 
 bench: venv
 	$(PY) -m sim bench
+
+# The serial link core's throughput and memory on both runtimes (build/link_bench.json).
+bench-link: venv
+	$(PY) -c "from sim.paths import bootstrap; bootstrap(); from sim.analysis import link_bench; link_bench.main([])"
+
+# Long proofs, beyond `make test`'s samples.
+proof: proof-link
+
+# 10**6 random and mutated frames through the link core (`make test` runs 20,000).
+proof-link: venv
+	LINK_FUZZ_FRAMES=1000000 $(PY) -m pytest -n $(JOBS) -q tests/test_link_fuzz.py -k seeded_fuzz
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .hypothesis .ruff_cache

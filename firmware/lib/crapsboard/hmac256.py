@@ -1,6 +1,7 @@
 # HMAC-SHA256 (RFC 2104) and PBKDF2-HMAC-SHA256 (RFC 8018) on MicroPython,
 # whose hashlib has sha256 but neither hmac nor pbkdf2_hmac. Used to check the
-# supervisor PIN against its salted, slow hash, and to sign serial messages.
+# supervisor PIN against its salted, slow hash, and to sign serial messages
+# (RFC 4231 vectors against CPython's hmac: tests/test_pin_hash.py, test_link_auth.py).
 # Not on any hot path: each call allocates a few small bytes objects.
 import hashlib
 

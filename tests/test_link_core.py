@@ -1,0 +1,260 @@
+"""The serial link's core (firmware/lib/crapsboard/link.py, docs/link.md):
+frames, replies and refusals written out by hand from the protocol text, then
+the same vectors through the MicroPython VM, byte for byte."""
+
+import binascii
+import json
+
+import pytest
+from vm import link_vectors as lv
+
+from crapsboard import link_json as lj
+from crapsboard.link import LINE_MAX, PROTOCOL, Link, LinkError
+from sim import runtime
+
+
+def feed(chunks):
+    link, board = lv.session()
+    before = board.state()
+    out = b"".join(link.feed(c) for c in chunks)
+    return out, board, before
+
+
+def test_documented_numbers():
+    assert LINE_MAX == 1024
+    assert PROTOCOL == 1
+
+
+def test_hello_reports_what_the_caller_supplies_and_the_protocol():
+    out, _, _ = feed([b'{"id": 1, "cmd": "hello"}\n'])
+    assert out == (
+        b'{"id": 1, "ok": true, "board": "table-7", "boot_count": 3, "ctr": 0, "firmware": "1.4.0",'
+        b' "line_max": 1024, "protocol": 1, "uptime_ms": 61000}\n'
+    )
+
+
+def test_any_chunking_gives_the_same_replies():
+    stream = b'{"id": 7, "cmd": "ping", "data": "abc"}\r\n\n{"id":8,"cmd":"hello"}\n'
+    whole, _, _ = feed([stream])
+    assert whole.startswith(b'{"id": 7, "ok": true, "data": "abc"}\n{"id": 8, "ok": true, ')
+    assert whole.count(b"\n") == 2  # the blank line gets no reply
+    assert feed([stream[i : i + 1] for i in range(len(stream))])[0] == whole
+    assert feed([stream[:5], stream[5:40], stream[40:]])[0] == whole
+
+
+def test_a_reply_never_holds_byte_3_it_is_escaped():
+    out, _, _ = feed([b'{"id": 2, "cmd": "ping", "data": "x\\u0003y\\u001b\\u00e9\\ud83d\\ude00"}\n'])
+    assert out == b'{"id": 2, "ok": true, "data": "x\\u0003y\\u001b\\u00e9\\ud83d\\ude00"}\n'
+    assert b"\x03" not in out
+    assert json.loads(out)["data"] == "x\x03y\x1b\u00e9\U0001f600"
+    assert lj.encode('\x03\b\f\n\r\t\x7f"\\') == '"\\u0003\\b\\f\\n\\r\\t\\u007f\\"\\\\"'
+
+
+def test_replies_are_what_cpython_json_dumps_writes():
+    link, _ = lv.session()
+    out = link.feed(b'{"id": 3, "cmd": "events", "since": 4, "limit": 2}\n')
+    reply = json.loads(out)
+    assert out == (json.dumps(reply) + "\n").encode()  # same spacing, escapes and order (id, ok, sorted)
+    assert reply == {
+        "id": 3,
+        "ok": True,
+        "events": [{"d1": 6, "d2": 2, "kind": "roll", "seq": 5}, {"d1": 1, "d2": 1, "kind": "roll", "seq": 6}],
+        "more": True,
+        "next": 6,
+    }
+
+
+def test_events_page_to_the_end():
+    link, _ = lv.session()
+    since, seen = 0, []
+    while True:
+        reply = json.loads(link.feed(b'{"id": 1, "cmd": "events", "since": %d}\n' % since))
+        seen += [e["seq"] for e in reply["events"]]
+        since = reply["next"]
+        if not reply["more"]:
+            break
+    assert seen == list(range(1, 31))
+
+
+def test_a_line_of_exactly_the_limit_is_served_one_byte_more_is_refused_and_skipped():
+    head = b'{"id": 5, "cmd": "ping", "data": "'
+    exact = head + b"a" * (LINE_MAX - len(head) - 2) + b'"}'
+    assert len(exact) == 1024
+    out, _, _ = feed([exact + b"\n"])
+    assert out.startswith(b'{"id": 5, "ok": true, "data": "aaa')
+    over = exact[:-2] + b'a"}'
+    out, _, _ = feed([over[:600], over[600:] + b'\n{"id": 6, "cmd": "ping"}\n'])
+    assert out == (
+        b'{"id": null, "ok": false, "error": "line longer than 1024 bytes: skipped to its newline"}\n'
+        b'{"id": 6, "ok": true, "data": ""}\n'
+    )
+
+
+def test_a_huge_line_costs_one_reply_and_no_memory():
+    link, _ = lv.session()
+    out = b"".join(link.feed(b"x" * 4096) for _ in range(256))  # 1 MiB without a newline
+    assert out.count(b"\n") == 1 and b"longer than 1024" in out
+    assert link.length == 0 and len(link.buf) == LINE_MAX
+    assert link.feed(b'\n{"id": 1, "cmd": "ping"}\n') == b'{"id": 1, "ok": true, "data": ""}\n'
+
+
+GARBAGE = [
+    (b"\xff\xfe{}", b'{"id": null, "ok": false, "error": "not ASCII: other characters travel as \\\\u escapes"}'),
+    (b'{"id": 1, "cmd": "ping", "data": "\xc3\xa9"}', None),
+    (b"hello", b'{"id": null, "ok": false, "error": "bad json at column 1"}'),
+    (b"[1, 2]", b'{"id": null, "ok": false, "error": "a request is a JSON object"}'),
+    (b'"text"', b'{"id": null, "ok": false, "error": "a request is a JSON object"}'),
+    (b'{"cmd": "hello"}', b'{"id": null, "ok": false, "error": "id must be an integer 0..2147483647"}'),
+    (b'{"id": -1, "cmd": "hello"}', b'{"id": null, "ok": false, "error": "id must be an integer 0..2147483647"}'),
+    (b'{"id": 2147483648, "cmd": "hello"}', None),
+    (b'{"id": "1", "cmd": "hello"}', None),
+    (b'{"id": true, "cmd": "hello"}', None),
+    (b'{"id": 1.0, "cmd": "hello"}', b'{"id": null, "ok": false, "error": "numbers are integers, at column 8"}'),
+    (b'{"id": 9}', b'{"id": 9, "ok": false, "error": "cmd must be a string"}'),
+    (b'{"id": 9, "cmd": 4}', b'{"id": 9, "ok": false, "error": "cmd must be a string"}'),
+    (b'{"id": 9, "cmd": "fly"}', b'{"id": 9, "ok": false, "error": "unknown command: fly"}'),
+    (b'{"id": 9, "cmd": "events"}', b'{"id": 9, "ok": false, "error": "missing argument: since"}'),
+    (
+        b'{"id": 9, "cmd": "events", "since": "3"}',
+        b'{"id": 9, "ok": false, "error": "argument since must be an integer"}',
+    ),
+    (
+        b'{"id": 9, "cmd": "subscribe", "on": 1}',
+        b'{"id": 9, "ok": false, "error": "argument on must be true or false"}',
+    ),
+    (b'{"id": 9, "cmd": "hello", "x": 1}', b'{"id": 9, "ok": false, "error": "unexpected argument: x"}'),
+    (b'{"id": 9, "cmd": "hello", "ctr": 1}', b'{"id": 9, "ok": false, "error": "unexpected argument: ctr"}'),
+    (b'{"id": 9, "cmd": "selftest"}', b'{"id": 9, "ok": false, "error": "selftest is not available on this board"}'),
+    (b'{"id": 9, "cmd": "events", "since": 0, "limit": 99}', None),
+    # What MicroPython's own json.loads accepts and JSON does not:
+    (b'{"id": 9, "cmd": "hello",}', b'{"id": null, "ok": false, "error": "bad json at column 26"}'),
+    (b'{"id" 9, "cmd": "hello"}', None),
+    (b'{"id": 09, "cmd": "hello"}', None),
+    (b'{"id": 9, "cmd": "hello"} x', None),
+    (b'{"id": 9, "cmd": "ping", "data": "a\x03b"}', None),
+    (b'{"id": 9, "cmd": "ping", "data": "\\x41"}', None),
+    (
+        b'{"id": 9, "cmd": "ping", "data": "\\ud800"}',
+        b'{"id": null, "ok": false, "error": "lone surrogate at column 35"}',
+    ),
+    (b'{"id": 9, "id": 10, "cmd": "hello"}', b'{"id": null, "ok": false, "error": "duplicate key at column 15"}'),
+    (b'{"id": 9, "cmd": "ping", "x": ' + b"[" * 9 + b"]" * 9 + b"}", None),
+    (b'{"id": 1' + b"0" * 20 + b', "cmd": "hello"}', None),
+]
+
+
+@pytest.mark.parametrize("line, reply", GARBAGE, ids=lambda v: repr(v)[:40])
+def test_garbage_gets_one_error_reply_and_the_next_line_is_served(line, reply):
+    out, board, before = feed([line + b'\n{"id": 77, "cmd": "ping"}\n'])
+    first, second, rest = out.split(b"\n")
+    assert json.loads(first)["ok"] is False
+    if reply is not None:
+        assert first == reply
+    assert second == b'{"id": 77, "ok": true, "data": ""}' and rest == b""
+    assert board.state() == before
+
+
+def test_depth_and_number_limits_are_errors_with_reasons():
+    link, _ = lv.session()
+    deep = link.feed(b'{"id": 9, "cmd": "ping", "x": ' + b"[" * 8 + b"]" * 8 + b"}\n")
+    assert deep == b'{"id": null, "ok": false, "error": "json nested deeper than 8 at column 38"}\n'
+    long = link.feed(b'{"id": 1' + b"0" * 20 + b', "cmd": "hello"}\n')
+    assert long == b'{"id": null, "ok": false, "error": "number longer than 18 digits at column 8"}\n'
+    fits = link.feed(b'{"id": 9, "cmd": "ping", "x": ' + b"[" * 7 + b"]" * 7 + b"}\n")
+    assert fits == b'{"id": 9, "ok": false, "error": "unexpected argument: x"}\n'  # parsed: 8 levels with the request
+
+
+def test_handler_refusals_and_failures_are_replies_not_exceptions():
+    link = Link()
+
+    def refuses(request):
+        raise LinkError("keys held: 3, 4")
+
+    def breaks(request):
+        return 1 // 0
+
+    link.add("refuses", refuses)
+    link.add("breaks", breaks)
+    link.add("float", lambda request: {"x": 0.5})
+    link.add("clash", lambda request: {"ok": 1})
+    out = link.feed(
+        b'{"id":1,"cmd":"refuses"}\n{"id":2,"cmd":"breaks"}\n{"id":3,"cmd":"float"}\n{"id":4,"cmd":"clash"}\n'
+    )
+    assert out.split(b"\n") == [
+        b'{"id": 1, "ok": false, "error": "keys held: 3, 4"}',
+        b'{"id": 2, "ok": false, "error": "internal error: ZeroDivisionError"}',
+        b'{"id": 3, "ok": false, "error": "internal error: handler reply is not JSON"}',
+        b'{"id": 4, "ok": false, "error": "internal error: handler reply uses ok"}',
+        b"",
+    ]
+    assert link.lines == 4 and link.refused == 4
+
+
+def test_hello_works_before_the_integration_fills_anything():
+    assert Link().feed(b'{"id": 0, "cmd": "hello"}\n') == (
+        b'{"id": 0, "ok": true, "ctr": 0, "line_max": 1024, "protocol": 1}\n'
+    )
+
+
+def test_pushed_events_are_lines_of_their_own():
+    link = Link()
+    assert link.event("roll", {"d1": 3, "d2": 4, "note": "\x03"}) == (
+        b'{"event": "roll", "d1": 3, "d2": 4, "note": "\\u0003"}\n'
+    )
+    assert link.event("hand_end") == b'{"event": "hand_end"}\n'
+    assert lj.encode({"a": lj.Raw('{"x": [1, 2]}')}) == '{"a": {"x": [1, 2]}}'
+    with pytest.raises(ValueError):
+        lj.Raw('{"x": "\x03"}')
+
+
+def test_unknown_command_names_are_cut_short_in_the_error():
+    out, _, _ = feed([b'{"id": 1, "cmd": "' + b"z" * 200 + b'"}\n'])
+    assert out == b'{"id": 1, "ok": false, "error": "unknown command: ' + b"z" * 32 + b'"}\n'
+
+
+# ---- the same vectors on both runtimes ------------------------------------------------
+
+
+def all_sessions():
+    sessions = [[line + b"\n"] for line, _ in GARBAGE]
+    stream = b'{"id": 7, "cmd": "ping", "data": "abc"}\r\n\n{"id":8,"cmd":"hello"}\n'
+    sessions.append([stream[i : i + 1] for i in range(len(stream))])
+    sessions.append([b"x" * 3000, b'\n{"id": 1, "cmd": "status"}\n'])
+    sessions.append([b'{"id": 3, "cmd": "events", "since": 4, "limit": 2}\n{"id": 4, "cmd": "config_get"}\n'])
+    sessions.append([b'{"id": 5, "cmd": "subscribe", "on": true}\n', b'{"id": 2, "cmd": "ping", "data": "\\u0003"}\n'])
+    return sessions
+
+
+def run_cpython(sessions):
+    lines = []
+    for chunks in sessions:
+        link, board = lv.session()
+        for chunk in chunks:
+            lines.append(binascii.hexlify(link.feed(chunk)).decode() + " " + board.state())
+    return lines
+
+
+def run_micropython(sessions):
+    text = "".join("-\n" + "".join(binascii.hexlify(c).decode() + "\n" for c in chunks) for chunks in sessions)
+    out = runtime.run("tests/vm/link_vectors.py", input=text, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    return out.stdout.splitlines()
+
+
+def test_micropython_answers_the_vectors_byte_for_byte_like_cpython():
+    sessions = all_sessions()
+    expected = run_cpython(sessions)
+    assert len(expected) == sum(len(s) for s in sessions) and any(
+        '"ok": true' in bytes.fromhex(e.partition(" ")[0]).decode() for e in expected
+    )
+    assert run_micropython(sessions) == expected
+
+
+def test_the_link_serves_floods_in_the_esp32_like_heap_and_keeps_nothing():
+    # sim/portable/mp_link_bench.py's memory run: 2,000 lines of random bytes and a
+    # 10,000-byte line through one Link in the VM's 128 KB heap.
+    out = runtime.run("sim/portable/mp_link_bench.py", ["2000", "memory"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    memory = json.loads(out.stdout)
+    assert LINE_MAX < memory["held_bytes"] < 4 * LINE_MAX  # the line buffer and the command table
+    assert memory["held_after_serving_bytes"] - memory["held_bytes"] < 2 * LINE_MAX  # (the GC is conservative)
