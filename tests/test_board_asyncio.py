@@ -73,7 +73,9 @@ def test_a_task_that_dies_stops_the_watchdog_feeds():
         asyncio.run(main())
 
 
-def test_run_under_micropython():
-    out = runtime.run("tests/vm/board_asyncio.py", [BOARD], capture_output=True, text=True, timeout=60)
+def test_run_under_micropython(mpy_lib):
+    out = runtime.run(
+        "tests/vm/board_asyncio.py", [BOARD], extra_paths=[mpy_lib], capture_output=True, text=True, timeout=60
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["True", "5", "True"]
