@@ -7,7 +7,7 @@ STUBS  := $(VENV)/esp32-stubs
 STUBS_STAMP := $(STUBS)/.installed
 JOBS   ?= 2
 
-.PHONY: all venv sim test check bench clean
+.PHONY: all venv sim test proof check bench clean
 
 all: test
 
@@ -27,6 +27,10 @@ sim: venv
 
 test: venv
 	$(PY) -m pytest -n $(JOBS) -q tests
+
+# Every power-cut point of the journal proof (a sample runs in `make test`).
+proof: venv
+	JOURNAL_PROOF=all $(PY) -m pytest -q -s tests/test_journal_proof.py
 
 check: venv
 	$(PY) -m pytest -q tests/test_static_*.py

@@ -158,8 +158,13 @@ class Journal:
         for name in os.listdir(self.dir):
             if name[0] == "s":
                 data = self._read(name)
+                if not data:
+                    continue  # created, and power failed before its first record was written
+                # Staging files are written whole, so even a stale one passes its CRC.
+                if not jr.crc_ok(data, 0) or len(data) != _length(data, 0):
+                    self._fail(CORRUPT, "staging file " + name + " fails its CRC", jr.peek_seq(data, 0))
                 seq = jr.peek_seq(data, 0)
-                if seq is not None and seq > last:
+                if seq > last:
                     found[seq] = (name, data)
         for k in range(len(found)):
             item = found.get(last + 1 + k)

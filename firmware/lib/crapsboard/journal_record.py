@@ -111,6 +111,17 @@ def decode(buf, pos, prev_hash, expect_seq):
     return r
 
 
+def crc_ok(buf, pos):
+    """The record at buf[pos:] is whole and passes its CRC (chain not checked)."""
+    if len(buf) - pos < HEADER_SIZE + TRAILER_SIZE:
+        return False
+    n = buf[pos] | buf[pos + 1] << 8
+    if n < HEADER_SIZE + TRAILER_SIZE or pos + n > len(buf):
+        return False
+    crc = struct.unpack_from("<I", buf, pos + n - 4)[0]
+    return crc32(memoryview(buf)[pos : pos + n - 4]) & 0xFFFFFFFF == crc
+
+
 def peek_seq(buf, pos):
     """The seq field of the record at buf[pos:] without checking it (None if too short)."""
     if len(buf) - pos < HEADER_SIZE:
