@@ -10,7 +10,6 @@ import json
 import sys
 
 from crapsboard import journal_record as jr
-
 from host_tools import HostToolError
 
 BLOCK_SIZE = 4096
@@ -94,7 +93,9 @@ def verify_files(files):
         except ValueError:
             raise HostToolError("record " + str(first) + ": segment " + name + " has no header")
         if seg_first != first or (i and first != seq + 1):
-            raise HostToolError("record " + str(seq + 1) + ": missing (segment " + name + " starts at " + str(seg_first) + ")")
+            raise HostToolError(
+                "record " + str(seq + 1) + ": missing (segment " + name + " starts at " + str(seg_first) + ")"
+            )
         if i == 0:
             chain, seq = prev, first - 1
         pos = jr.SEGMENT_HEADER_SIZE

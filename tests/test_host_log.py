@@ -99,8 +99,13 @@ def test_a_flipped_byte_in_the_image_fails_with_one_line_naming_the_seq(image, t
     with open(path, "rb") as f:
         data = bytearray(f.read())
     fs = littlefs.LittleFS(
-        context=littlefs.UserContext(buffer=data), mount=False, block_size=4096, block_count=512,
-        read_size=32, prog_size=32, lookahead_size=32,
+        context=littlefs.UserContext(buffer=data),
+        mount=False,
+        block_size=4096,
+        block_count=512,
+        read_size=32,
+        prog_size=32,
+        lookahead_size=32,
     )
     fs.mount()
     segment = sorted(n for n in fs.listdir("journal") if n.startswith("g"))[-1]

@@ -16,6 +16,8 @@ MICROPYTHON_FILES = sorted(
     + [os.path.join(ROOT, "sim", name) for name in ("replay_core.py", "simboard.py", "keyscript.py", "run_core.py")]
     + [os.path.join(ROOT, "tests", "event_runner.py")]
     + [os.path.join(ROOT, "tests", "mp_alloc.py")]
+    + [os.path.join(ROOT, "sim", "portable", "norflash.py")]
+    + [os.path.join(ROOT, "tests", name) for name in ("journal_proof.py", "journal_image.py")]
 )
 
 

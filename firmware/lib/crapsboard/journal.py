@@ -128,7 +128,9 @@ class Journal:
                     self.hash = prev  # older segments were dropped (each drop is recorded)
                     self.seq = first - 1
                 elif first != self.seq + 1:
-                    self._fail(CHAIN, "records " + str(self.seq + 1) + " to " + str(first - 1) + " missing", self.seq + 1)
+                    self._fail(
+                        CHAIN, "records " + str(self.seq + 1) + " to " + str(first - 1) + " missing", self.seq + 1
+                    )
                 size = n
                 pos = jr.SEGMENT_HEADER_SIZE
                 while True:
@@ -141,7 +143,9 @@ class Journal:
                     got = f.readinto(memoryview(buf)[rest:])
                     if not got:
                         if rest:
-                            self._fail(CORRUPT, "segment " + name + " ends inside record " + str(self.seq + 1), self.seq + 1)
+                            self._fail(
+                                CORRUPT, "segment " + name + " ends inside record " + str(self.seq + 1), self.seq + 1
+                            )
                         break
                     size += got
                     n = rest + got

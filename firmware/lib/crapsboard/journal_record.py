@@ -123,9 +123,9 @@ def crc_ok(buf, pos):
 
 
 def peek_seq(buf, pos):
-    """The seq field of the record at buf[pos:] without checking it (None if too short)."""
+    """The seq field of the record at buf[pos:] without checking it (-1 if too short)."""
     if len(buf) - pos < HEADER_SIZE:
-        return None
+        return -1
     return struct.unpack_from("<I", buf, pos + 2)[0]
 
 

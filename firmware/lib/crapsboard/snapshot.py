@@ -7,7 +7,6 @@
 # restart. `loads` checks everything before it touches the table, so a bad
 # snapshot changes nothing. Only Table's public state and API are used.
 import struct
-
 from binascii import hexlify, unhexlify
 
 from crapsboard import paytables as pt
