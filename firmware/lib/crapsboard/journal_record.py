@@ -54,11 +54,13 @@ SEGMENT_HEADER_SIZE = const(40)
 
 
 class RecordError(ValueError):
-    """A record that fails its checks; `seq` is its sequence number when known."""
+    """A record that fails its checks; `seq` is its sequence number when known,
+    `chain` is True when the record is whole but missing or not the next link."""
 
-    def __init__(self, seq, message):
+    def __init__(self, seq, message, chain=False):
         super().__init__(message)
         self.seq = seq
+        self.chain = chain
 
 
 def encode(prev_hash, seq, t, kind, arg, state=b"", payload=b""):
@@ -91,13 +93,13 @@ def decode(buf, pos, prev_hash, expect_seq):
     if crc32(mv[pos : pos + n - 4]) & 0xFFFFFFFF != crc:
         raise RecordError(expect_seq, "record " + str(expect_seq) + " fails its CRC")
     if seq != expect_seq:
-        raise RecordError(expect_seq, "record " + str(expect_seq) + " is missing (found " + str(seq) + ")")
+        raise RecordError(expect_seq, "record " + str(expect_seq) + " is missing (found " + str(seq) + ")", True)
     body_end = pos + n - TRAILER_SIZE
     h = sha256(prev_hash)
     h.update(mv[pos:body_end])
     digest = h.digest()
     if digest[:LINK_SIZE] != bytes(mv[body_end : body_end + LINK_SIZE]):
-        raise RecordError(seq, "record " + str(seq) + " breaks the hash chain")
+        raise RecordError(seq, "record " + str(seq) + " breaks the hash chain", True)
     r = Record()
     r.seq = seq
     r.t = t
