@@ -129,3 +129,14 @@ def test_an_unformatted_image_is_refused_and_left_as_it_was(tmp_path):
     result = host_tools("log", "--image", str(blank))
     assert result.returncode == 1 and "no littlefs filesystem" in result.stderr
     assert blank.read_bytes() == b"\xff" * 4096 * 512
+
+
+def test_every_segment_opens_with_the_table_state(image):
+    # So a segment restores on its own once the older ones are dropped.
+    files = journal_log.read_journal_files(image[0])
+    records, _ = journal_log.verify_files(files)
+    by_seq = {r.seq: r for r in records}
+    firsts = [int(name[1:]) for name in files if name.startswith("g")]
+    assert len(firsts) == 3
+    for first in firsts:
+        assert by_seq[first].kind in (18, 19) and by_seq[first].state

@@ -92,7 +92,11 @@ class Restore:
             self._fail(CORRUPT, str(e), self.seq)
         if self._empty_segment:
             os.remove(self._empty_segment)
-        self._rotate = not self._segments or self._segments[-1][2] >= self.segment_bytes
+        # A pending rotation goes ahead only if the staged batch opens with the
+        # table state; otherwise the batch joins the full segment and maintain
+        # rotates after it, so every segment still starts with the state.
+        staged_state = self._staged and self._staged[0][jr.HEADER_SIZE - 1] != 0
+        self._rotate = not self._segments or (self._segments[-1][2] >= self.segment_bytes and bool(staged_state))
         self._ready = True
         return RESTORED
 
