@@ -33,6 +33,7 @@ proof: venv
 	JOURNAL_PROOF=all $(PY) -m pytest -q -s tests/test_journal_proof.py
 
 check: venv
+	@command -v node >/dev/null || { echo "make check: pyright needs Node.js on PATH (apt-get install nodejs)" >&2; exit 2; }
 	$(PY) -m pytest -q tests/test_static_*.py
 
 bench: venv

@@ -3,28 +3,27 @@
 # Deployed beside board.json (hardware/board.json) and, optionally,
 # config.json (operator configuration) in the filesystem root, the working
 # directory at boot; the package goes to /lib/crapsboard.
-# Hold the lamp-test button while powering up to stay at the REPL instead:
-# no app, no watchdog (which, once started, cannot be stopped).
+#
+# The status lamp goes white as soon as the board exists, before the heavy
+# imports. Any failure before the app runs shows the fault pattern (status and
+# alert lamps red) and resets after a few seconds; after three in a row the
+# board holds the fault (crapsboard/startup.py). Safe mode: hold LAMP TEST
+# with the supervisor keyswitch on while powering up: the status lamp goes
+# violet and the REPL stays free (no app, no watchdog, which once started
+# cannot be stopped).
 import micropython
 
 micropython.alloc_emergency_exception_buf(100)
 
-import asyncio  # noqa: E402
 import gc  # noqa: E402
 
-from crapsboard import config as cfg  # noqa: E402
-from crapsboard import layout as lay  # noqa: E402
-
-# Compiling from source leaves the parser's garbage scattered through the heap;
-# collecting before the largest import keeps a contiguous block for it.
-gc.collect()
-from crapsboard.app import App  # noqa: E402
-from crapsboard.board import Board  # noqa: E402
-
-_LAMP_TEST = lay.BUTTONS.index("lamp_test")
+from crapsboard import board as hw  # noqa: E402
+from crapsboard import startup  # noqa: E402
 
 
 def load_config(path):
+    from crapsboard import config as cfg
+
     try:
         with open(path) as f:
             text = f.read()
@@ -33,21 +32,57 @@ def load_config(path):
     return cfg.loads(text)
 
 
+def safe_mode_held(board, lay):
+    return board.held_at_power_up(lay.BUTTONS.index("lamp_test")) and board.held_at_power_up(
+        lay.BUTTONS.index("supervisor_key")
+    )
+
+
+def build_app(board, layout):
+    config = load_config("config.json")
+    # Compiling from source leaves the parser's garbage scattered through the
+    # heap; collecting before the largest import keeps a contiguous block for it.
+    gc.collect()
+    from crapsboard.app import App
+
+    return App(board, layout, config)
+
+
 def main():
-    layout = lay.load("board.json")
-    board = Board(layout)
-    if board.held_at_power_up(_LAMP_TEST):
-        print("crapsboard: lamp test held at power-up; app not started (safe mode)")
-        return
+    diag = startup.begin(hw.reset_cause())
+    board = app = None
     try:
-        config = load_config("config.json")
-    except cfg.ConfigError as e:
-        board.fault()
-        print("crapsboard: config.json refused:", e)
+        from crapsboard import layout as lay
+
+        layout = lay.load("board.json")
+        gc.collect()  # the parsed board.json is garbage now: free it before the big imports
+        board = hw.Board(layout)
+        board.booting()
+        if safe_mode_held(board, lay):
+            board.safe_mode()
+            print("crapsboard: safe mode (lamp test + keyswitch at power-up); app not started")
+            return
+        app = build_app(board, layout)
+    except Exception as e:  # MemoryError, OSError, ValueError, ...: all alike
+        if board is not None:
+            board.fault()
+        else:
+            hw.show_fault_without_layout()
+        hold = startup.failed(diag, e)
+        print("crapsboard: start-up failed:", startup.describe(e), "(holding the fault)" if hold else "(resetting)")
+        if not hold:
+            hw.reset_after(startup.FAULT_RESET_MS)
         return
-    app = App(board, layout, config)
+    startup.started(diag)
     board.start_watchdog()
-    asyncio.run(app.run())
+    import asyncio
+
+    try:
+        asyncio.run(app.run())
+    except Exception as e:  # the watchdog, no longer fed, resets the board
+        board.fault()
+        startup.crashed(diag, e)
+        print("crapsboard: app stopped:", startup.describe(e))
 
 
 main()

@@ -1,9 +1,11 @@
 # Facts about the ESP32 chip and the ESP32-DevKitC V4 board (not about this product):
 # header pin order, pins with a boot or flash function, and why each usable pin is safe.
 
-# ESP32-DevKitC V4 headers, pin 1 at the antenna end (Espressif user guide).
-# J1 is the left header (3V3 ... 5V), J3 the right one (GND ... CLK).
-J1 = [
+# ESP32-DevKitC V4 headers, pin 1 at the antenna end. J2 is the left header
+# (3V3 ... 5V), J3 the right one (GND ... CLK), as in the V4 schematic and the
+# header table of Espressif's current ESP32-DevKitC V4 user guide (esp-dev-kits);
+# older ESP-IDF getting-started pages called the left header J1.
+J2 = [
     "3V3",
     "EN",
     "IO36",
@@ -69,6 +71,7 @@ NOTES = {
     1: "UART0 TX: the USB serial port (REPL, mpremote, esptool)",
     2: "strapping: must be low/floating to enter the downloader",
     3: "UART0 RX: the USB serial port",
+    4: "free, no boot function (not among the ESP32's five strapping pins); beside GPIO0 on J3",
     5: "strapping (SDIO timing); toggles during boot",
     12: "strapping MTDI: high at reset selects 1.8 V flash, the board will not boot",
     13: "not strapping, quiet during boot (JTAG MTCK, unused)",
@@ -90,9 +93,9 @@ NOTES = {
 
 
 def header_pin(gpio):
-    """'J1-15' style header position of a GPIO on the DevKitC."""
+    """'J2-15' style header position of a GPIO on the DevKitC."""
     name = "IO%d" % gpio
-    for hdr, pins in (("J1", J1), ("J3", J3)):
+    for hdr, pins in (("J2", J2), ("J3", J3)):
         if name in pins:
             return "%s-%d" % (hdr, pins.index(name) + 1)
     raise ValueError("GPIO%d is not on a DevKitC header" % gpio)

@@ -23,23 +23,24 @@ def draw_power(s, board, b):
     s.text(px0 + 180, p0 + 4 - 10, "−V", size=10, anchor="end", fill=BLK)
     fx = px0 + 190
     s.line(fx, p5, fx + 20, p5, stroke=RED, stroke_width=3)
-    s.rect(fx + 20, p5 - 8, 46, 16, fill="#fff", stroke=BLK)
-    s.text(fx + 43, p5 - 12, "FU1 T%gA" % pw["fuse_a"], size=10, anchor="middle")
+    s.line(fx + 20, p5, fx + 66, p5, stroke=RED, stroke_width=3)
     s.line(fx + 66, p5, 920, p5, stroke=RED, stroke_width=3)
+    branches = b["branches"]
     s.line(fx, p0 - 10, fx, p0, stroke=BLK, stroke_width=3)
     s.line(fx, p0, 920, p0, stroke=BLK, stroke_width=3)
     s.text(925, p5 + 4, "+5V", size=12, fill=RED, weight="bold")
     s.text(925, p0 + 4, "GND", size=12, fill=BLK, weight="bold")
     # DevKitC 5V pin through the Schottky diode.
-    y5, xd = pin_y("J1", "5V"), 560
+    y5, xd = pin_y("J2", "5V"), 560
     s.path([(BX0 - 5, y5), (xd, y5), (xd, y5 + 20)], stroke=RED, stroke_width=2)
     s.path([(xd - 9, y5 + 48), (xd + 9, y5 + 48), (xd, y5 + 30), (xd - 9, y5 + 48)], fill="#fff", stroke=BLK)
     s.line(xd - 9, y5 + 30, xd + 9, y5 + 30, stroke=BLK, stroke_width=2)
     s.line(xd, y5 + 20, xd, y5 + 30, stroke=RED, stroke_width=2)
-    s.line(xd, y5 + 48, xd, p5, stroke=RED, stroke_width=2)
+    s.line(xd, y5 + 48, xd, p5 - 30, stroke=RED, stroke_width=2)
+    fuse(s, xd, p5 - 30, p5, "%s T%gA" % (branches[-1][0], branches[-1][2]))
     s.dot(xd, p5)
     s.text(xd - 14, y5 + 44, "D1 " + board["parts"]["supply_diode"], size=10, anchor="end")
-    yg = pin_y("J1", "GND")
+    yg = pin_y("J2", "GND")
     s.line(BX0 - 5, yg, BX0 - 25, yg)
     s.ground(BX0 - 25, yg)
     for name in ("GND",):
@@ -52,10 +53,11 @@ def draw_power(s, board, b):
         x = 640 + 110 * i
         s.dot(x, p5)
         s.dot(x + 30, p0)
-        s.line(x, p5, x, p0 + 44, stroke=RED, stroke_width=2)
+        fuse(s, x, p5, p5 + 34, "%s T%gA" % (branches[i][0], branches[i][2]))
+        s.line(x, p5 + 34, x, p0 + 44, stroke=RED, stroke_width=2)
         s.line(x + 30, p0, x + 30, p0 + 44, stroke=BLK, stroke_width=2)
         s.text(x + 15, p0 + 60, fname, size=13, anchor="middle", weight="bold", fill=RED)
-        s.text(x + 15, p0 + 74, "→ #%d" % first, size=10, anchor="middle")
+        s.text(x + 15, p0 + 74, "X%d → #%d" % (5 + i, first), size=10, anchor="middle")
         if i == 0:  # bulk capacitor across the strip input
             yc = p0 + 28
             s.dot(x, yc, 3)
@@ -68,6 +70,14 @@ def draw_power(s, board, b):
             s.text(x - 6, yc + 4, "C1 %d µF" % board["parts"]["bulk_cap_uf"], size=10, anchor="end")
 
 
+def fuse(s, x, y1, y2, label):
+    """A vertical fuse between (x, y1) and (x, y2), labelled on its left."""
+    s.line(x, y1, x, y1 + 6, stroke=RED, stroke_width=2)
+    s.rect(x - 5, y1 + 6, 10, y2 - y1 - 12, fill="#fff", stroke=BLK)
+    s.line(x, y2 - 6, x, y2, stroke=RED, stroke_width=2)
+    s.text(x - 8, (y1 + y2) / 2 + 4, label, size=9, anchor="end")
+
+
 def draw_chain(s, board, b):
     lamps = hw.lamps_by_pixel(board)
     feed_first = {first: name for name, first, _ in b["feeds"]}
@@ -75,8 +85,8 @@ def draw_chain(s, board, b):
     s.text(
         130,
         y0 - 14,
-        "LED CHAIN (%d × %s, %s, DOUT → DIN, links: +5V, GND, DATA; %d AWG)"
-        % (len(lamps), board["strip"]["type"], board["strip"]["order"], b["link_awg"]),
+        "LED CHAIN (%d × %s, %s, DOUT → DIN; %d pre-wired %d AWG strings; +5V not linked between strings)"
+        % (len(lamps), board["strip"]["type"], board["strip"]["order"], len(b["strings"]), b["link_awg"]),
         size=13,
         weight="bold",
     )

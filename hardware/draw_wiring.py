@@ -2,6 +2,7 @@
 # LED chain, keypad, buttons, keyswitch, supply and power injection.
 # Every pin number, value and lamp comes from the board data; only geometry is here.
 
+import hwlines as hl
 import hwmodel as hw
 from draw_chain import draw_chain, draw_power
 from svgkit import Svg
@@ -22,7 +23,7 @@ def draw_devkit(s, used):
     s.rect((BX0 + BX1) / 2 - 22, PY0 + PITCH * 18 + 22, 44, 18, fill="#ccc", stroke="#888")
     s.text((BX0 + BX1) / 2, PY0 + PITCH * 18 + 35, "USB", size=10, anchor="middle")
     s.text((BX0 + BX1) / 2, PY0 - 52, "ESP32-DevKitC V4", size=16, anchor="middle", weight="bold")
-    for hdr, pins, x, sign in (("J1", hw.J1, BX0, 1), ("J3", hw.J3, BX1, -1)):
+    for hdr, pins, x, sign in (("J2", hw.J2, BX0, 1), ("J3", hw.J3, BX1, -1)):
         s.text(x + sign * 14, PY0 - 50 + 64 * 0, hdr, size=11, anchor="middle", weight="bold")
         for i, name in enumerate(pins):
             y = PY0 + PITCH * i
@@ -43,14 +44,14 @@ def draw_devkit(s, used):
 
 def draw_rows(s, board):
     ohm = board["parts"]["row_series_ohm"]
-    ref = hw.refs(board)
+    ref = hl.refs(board)
     for net, g, conn, kind in hw.keypad_nets(board):
         if kind != "row":
             continue
         y = gpio_y(g)
-        s.resistor(BX0 - 90, y, BX0 - 5, "%s %s" % (ref["row" + net[1:]], hw.ohms(ohm)), stroke=BLU)
+        s.resistor(BX0 - 90, y, BX0 - 5, "%s %s" % (ref["series:" + net], hw.ohms(ohm)), stroke=BLU)
         s.line(BX0 - 100, y, BX0 - 90, y, stroke=BLU)
-        s.tag(BX0 - 100, y, "keypad pin %d · %s" % (conn, net), BLU, side="left")
+        s.tag(BX0 - 100, y, "X2-%d · %s" % (conn, net), BLU, side="left")
 
 
 def draw_key(s, board):
@@ -59,16 +60,18 @@ def draw_key(s, board):
     xj = 300
     s.line(BX0 - 5, y, xj, y, stroke=PUR)
     s.dot(xj, y)
-    s.vresistor(
-        xj, y, y - 60, "%s %s" % (hw.refs(board)["pullup:supervisor_key"], hw.ohms(board["parts"]["input_pullup_ohm"]))
-    )
+    s.vresistor(xj, y, y - 60, "%s %s" % (hl.refs(board)["pullup:KEY_ON"], hw.ohms(board["parts"]["input_pullup_ohm"])))
     s.rail_flag(xj, y - 60, "3V3", ORG)
     switch(s, xj, y, 170, y, PUR)
     s.ground(150, y)
     s.lines(
         100,
         y + 46,
-        ["SUPERVISOR KEYSWITCH %s" % hw.refs(board)["switch:supervisor_key"], "GPIO%d, closed = supervisor" % b["pin"]],
+        [
+            "SUPERVISOR KEYSWITCH %s (changeover)" % hl.refs(board)["switch:supervisor_key"],
+            "NO: KEY_ON GPIO%d, closed = on" % b["pin"],
+            "NC: KEY_OFF GPIO%d (right), closed = off" % b["nc_pin"],
+        ],
         size=11,
         weight="bold",
     )
@@ -92,17 +95,20 @@ def switch(s, x1, y1, x2, y2, colour):
 
 
 def draw_buttons(s, board):
-    names = [n for n in board["buttons"] if n != "supervisor_key"]
-    names.sort(key=lambda n: -gpio_y(board["buttons"][n]["pin"]))
+    """The switch contacts on the right header: the buttons and the keyswitch's NC contact."""
+    nets = [(net, g) for net, g, _ in hw.switch_nets(board) if net != "KEY_ON"]
+    nets.sort(key=lambda n: (gpio_y(n[1]) >= 400, -gpio_y(n[1])))
     k = hw.ohms(board["parts"]["input_pullup_ohm"])
-    ref = hw.refs(board)
-    for i, name in enumerate(names):
-        g = board["buttons"][name]["pin"]
-        y, xc, yj = gpio_y(g), 1200 + 120 * i, 400
+    ref = hl.refs(board)
+    names = {"SW_" + n.upper(): n for n in board["buttons"]}
+    for i, (net, g) in enumerate(nets):
+        name = names.get(net, "supervisor_key")
+        y, xc = gpio_y(g), 1240 + 125 * i
+        yj = max(400, y)  # a contact on a low header pin hangs from its own row
         s.path([(BX1 + 5, y), (xc, y), (xc, yj)], stroke=PUR)
         s.dot(xc, yj)
         s.line(xc, yj, xc + 10, yj)
-        s.resistor(xc + 10, yj, xc + 56, "%s %s" % (ref["pullup:" + name], k), below=True)
+        s.resistor(xc + 10, yj, xc + 56, "%s %s" % (ref["pullup:" + net], k), below=True)
         s.rail_flag(xc + 56, yj, "3V3", ORG)
         switch(s, xc, yj, xc, yj + 50, PUR)
         s.ground(xc, yj + 50)
@@ -111,9 +117,10 @@ def draw_buttons(s, board):
             xc,
             yj + 86,
             [
-                name.upper().replace("_", " ") + " " + ref["switch:" + name],
+                (name.upper().replace("_", " ") if net != "KEY_OFF" else "KEY NC") + " " + ref["switch:" + name],
+                net,
                 "GPIO%d" % g,
-                "(= key %s)" % key if key else "",
+                "(= key %s)" % key if key else ("closed = off" if net == "KEY_OFF" else ""),
             ],
             size=11,
             anchor="middle",
@@ -123,18 +130,18 @@ def draw_buttons(s, board):
 
 def draw_keypad(s, board):
     kp = board["keypad"]
-    x0, y0, pitch = 1000, 610, 20
+    x0, y0, pitch = 1000, 650, 20
     s.rect(x0, y0, 540, 170, rx=6, fill="#fafafa", stroke=BLK, stroke_width=2)
-    s.text(x0 + 10, y0 + 162, "4×4 MEMBRANE KEYPAD — connector pins 1–8 left to right", size=11, weight="bold")
+    s.text(x0 + 10, y0 + 162, "4×4 MEMBRANE KEYPAD KP1 — X2 pins 1–8 left to right", size=11, weight="bold")
     nets = hw.keypad_nets(board)
     cols = [n for n in nets if n[3] == "col"]
     for net, g, conn, kind in nets:
         x = x0 + pitch * conn
         s.rect(x - 5, y0 - 5, 10, 10, fill="#c9a227", stroke="#7a5d00", stroke_width=1)
         s.text(x, y0 + 20, str(conn), size=10, anchor="middle")
-        s.text(x, y0 + 34, net, size=10, anchor="middle", fill=BLU if kind == "row" else GRN)
+        s.text(x, y0 + 32 + 12 * (conn % 2), net, size=10, anchor="middle", fill=BLU if kind == "row" else GRN)
         if kind == "row":
-            yt = y0 - 25 - 20 * (conn - 1)
+            yt = y0 - 25 - 18 * (conn - 1)
             s.line(x, y0 - 5, x, yt, stroke=BLU)
             s.tag(x, yt, "%s ← GPIO%d (%s)" % (net, g, hw.header_pin(g)), BLU, side="left")
         else:
@@ -142,16 +149,21 @@ def draw_keypad(s, board):
             s.text(BX1 + 120 + 0 * len(cols), gpio_y(g) - 4, "%s · pin %d" % (net, conn), size=10, fill=GRN)
     kx, ky, ks = x0 + 230, y0 + 8, 34
     for r, row in enumerate(kp["labels"]):
-        s.text(kx - 10, ky + r * ks + 22, "R%d" % (r + 1), size=10, anchor="end", fill=BLU)
+        s.text(kx - 10, ky + r * ks + 22, "ROW%d" % (r + 1), size=10, anchor="end", fill=BLU)
         for c, lab in enumerate(row):
             s.rect(kx + c * ks * 1.6, ky + r * ks, ks * 1.6 - 6, ks - 6, rx=4, fill="#fff", stroke="#555")
             s.text(kx + c * ks * 1.6 + ks * 0.8 - 3, ky + r * ks + 20, lab, size=14, anchor="middle", weight="bold")
     for c in range(4):
-        s.text(kx + c * ks * 1.6 + ks * 0.8 - 3, ky + 4 * ks + 8, "C%d" % (c + 1), size=10, anchor="middle", fill=GRN)
+        s.text(kx + c * ks * 1.6 + ks * 0.8 - 3, ky + 4 * ks + 8, "COL%d" % (c + 1), size=10, anchor="middle", fill=GRN)
     s.lines(
         x0 + 10,
-        y0 + 60,
-        ["Rows: open-drain, pulled low", "one at a time. Columns: inputs", "with the ESP32 pull-ups."],
+        y0 + 70,
+        [
+            "Rows: open-drain, pulled low",
+            "one at a time. Columns: inputs,",
+            "%s pull-ups at X2; wait" % hw.ohms(board["parts"]["column_pullup_ohm"]),
+            "%d µs after each row." % kp["settle_us"],
+        ],
         size=11,
     )
 
@@ -162,7 +174,7 @@ def draw_data_path(s, board):
     xj, ux0, ux1 = 540, 320, 470
     s.line(BX0 - 5, y, ux1, y, stroke=GRN, stroke_width=2.5)
     s.dot(xj, y)
-    ref = hw.refs(board)
+    ref = hl.refs(board)
     s.vresistor(xj, y, y + 60, "%s %s" % (ref["pulldown"], hw.ohms(parts["data_pulldown_ohm"])), left=True)
     s.ground(xj, y + 60)
     s.rect(ux0, y - 30, ux1 - ux0, 120, fill="#fffbe6", stroke=BLK, stroke_width=2)
@@ -192,7 +204,12 @@ def draw_data_path(s, board):
     s.line(xd, y + 130, xd, ytop - 8, stroke=GRN, stroke_width=2.5)
     s.path([(xd - 6, ytop - 16), (xd, ytop - 6), (xd + 6, ytop - 16)], stroke=GRN, stroke_width=2.5)
     s.text(
-        xd + 8, ytop - 40, "DATA → DIN of pixel 0 (≤ 1 m, twisted with a GND wire)", size=11, fill=GRN, weight="bold"
+        xd + 8,
+        ytop - 40,
+        "DATA via X4 → DIN of pixel 0 (≤ 1 m, twisted with a GND wire)",
+        size=11,
+        fill=GRN,
+        weight="bold",
     )
 
 
@@ -221,13 +238,25 @@ def draw(board):
     draw_data_path(s, board)
     draw_power(s, board, b)
     draw_chain(s, board, b)
+    s.lines(
+        1200,
+        110,
+        [
+            "EVERY OFF-BOARD LINE (X2 keypad, X3 switches, X4 data):",
+            "TVS channel (U3–U%d) at its connector, series resistor;" % (2 + hl.tvs_count(board)),
+            "inputs: %s pull-up at the connector;" % hw.ohms(board["parts"]["column_pullup_ohm"]),
+            "switch lines: + %d nF RC at the GPIO." % board["parts"]["switch_filter_nf"],
+            "Parts per net: BOM.md, Inputs.",
+        ],
+        size=11,
+    )
     legend = [
         (RED, "+5V supply"),
         (BLK, "GND (one common ground for all parts)"),
         (GRN, "LED data / keypad columns"),
         (BLU, "keypad rows"),
         (PUR, "buttons / keyswitch (active low)"),
-        (ORG, "3V3 from DevKitC J1-1"),
+        (ORG, "3V3 from DevKitC J2-1"),
     ]
     x = 30
     for c, t in legend:

@@ -16,10 +16,12 @@ if HERE not in sys.path:
 
 import draw_cards  # noqa: E402
 import draw_wiring  # noqa: E402
+import hwbom  # noqa: E402
 import hwdocs  # noqa: E402
+import hwlines  # noqa: E402
 import hwmodel  # noqa: E402
 
-BOM_SECTIONS = (("parts", hwdocs.bom_parts), ("power", hwdocs.bom_power))
+BOM_SECTIONS = (("parts", hwbom.bom_parts), ("inputs", hwbom.bom_inputs), ("power", hwbom.bom_power))
 
 
 def build_all(board_path=hwmodel.BOARD_JSON, hw_dir=HERE):
@@ -75,6 +77,11 @@ def main(argv):
     problems = hwmodel.budget_problems(hwmodel.budget(hwmodel.load()))
     for p in problems:
         print("drawings.py: power budget: " + p, file=sys.stderr)
+    board = hwmodel.load()
+    inputs = hwlines.input_problems(board) + hwlines.connector_problems(board)
+    for p in inputs:
+        print("drawings.py: inputs: " + p, file=sys.stderr)
+    problems += inputs
     if check:
         names = stale(out_dir)
         if names:

@@ -4,9 +4,11 @@
 # this product (pins, lamps, supply) live only in board.json.
 
 import json
+import math
 import os
 
-from devkitc import FLASH, INPUT_ONLY, J1, J3, NOTES, SILK, STRAPPING, UART0, header_pin  # noqa: F401
+import partfacts as pf
+from devkitc import FLASH, INPUT_ONLY, J2, J3, NOTES, SILK, STRAPPING, UART0, header_pin  # noqa: F401
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BOARD_JSON = os.path.join(HERE, "board.json")
@@ -21,13 +23,30 @@ def load(path=BOARD_JSON):
 
 
 def keypad_nets(board):
-    """[(net, gpio, keypad connector pin, direction)] rows then columns."""
+    """[(net, gpio, keypad connector pin, direction)] rows then columns.
+
+    Nets are ROW1-4 / COL1-4: R1 and C1 are part designators in the BOM.
+    """
     kp = board["keypad"]
     out = []
     for i, g in enumerate(kp["rows"]):
-        out.append(("R%d" % (i + 1), g, i + 1, "row"))
+        out.append(("ROW%d" % (i + 1), g, i + 1, "row"))
     for i, g in enumerate(kp["cols"]):
-        out.append(("C%d" % (i + 1), g, len(kp["rows"]) + i + 1, "col"))
+        out.append(("COL%d" % (i + 1), g, len(kp["rows"]) + i + 1, "col"))
+    return out
+
+
+def switch_nets(board):
+    """[(net, gpio, what)] for every panel switch contact, buttons then keyswitch."""
+    out = []
+    for name, b in board["buttons"].items():
+        if name == "supervisor_key":
+            continue
+        out.append(("SW_" + name.upper(), b["pin"], "button: %s" % name))
+    key = board["buttons"]["supervisor_key"]
+    out.append(("KEY_ON", key["pin"], "keyswitch NO contact (closed = supervisor on)"))
+    if key.get("contact") == "changeover":
+        out.append(("KEY_OFF", key["nc_pin"], "keyswitch NC contact (closed = supervisor off)"))
     return out
 
 
@@ -48,7 +67,7 @@ def gpio_uses(board):
             uses.append(
                 (
                     g,
-                    "keypad row %s (connector pin %d)" % (net, conn),
+                    "keypad %s (X2-%d)" % (net, conn),
                     "output",
                     "open-drain, pulled low one row at a time, %s series" % ohms(parts["row_series_ohm"]),
                 )
@@ -57,36 +76,23 @@ def gpio_uses(board):
             uses.append(
                 (
                     g,
-                    "keypad column %s (connector pin %d)" % (net, conn),
+                    "keypad %s (X2-%d)" % (net, conn),
                     "input",
-                    "internal pull-up, reads low when a key joins it to the row",
+                    "%s pull-up at the connector (+ internal), %s series; reads low when a key joins it to the row"
+                    % (ohms(parts["column_pullup_ohm"]), ohms(parts["input_series_ohm"])),
                 )
             )
-    for name, b in board["buttons"].items():
+    for net, g, what in switch_nets(board):
         uses.append(
             (
-                b["pin"],
-                "button: %s" % name,
+                g,
+                "%s (%s)" % (what, net),
                 "input",
-                "active %s, pull-%s (internal + %s)" % (b["active"], b["pull"], ohms(parts["input_pullup_ohm"])),
+                "active low, %s pull-up at the connector (+ internal), %s + %d nF RC"
+                % (ohms(parts["input_pullup_ohm"]), ohms(parts["input_series_ohm"]), parts["switch_filter_nf"]),
             )
         )
     return uses
-
-
-def refs(board):
-    """Reference designators shared by the wiring drawing and the BOM."""
-    out = {"series": "R1", "pulldown": "R2"}
-    n = 3
-    for i in range(len(board["keypad"]["rows"])):
-        out["row%d" % (i + 1)] = "R%d" % n
-        n += 1
-    for name in board["buttons"]:
-        out["pullup:" + name] = "R%d" % n
-        n += 1
-    for i, name in enumerate(board["buttons"]):
-        out["switch:" + name] = "S%d" % (i + 1)
-    return out
 
 
 def span(names):
@@ -110,33 +116,101 @@ def link_mm(a, b, slack):
     return abs(a["x"] - b["x"]) + abs(a["y"] - b["y"]) + slack
 
 
+def strings(board):
+    """[(feed, first pixel, last pixel, pitch mm)]: one pre-wired pixel string per feed.
+
+    A string has one wire length between all its pixels, so its pitch is the
+    longest link of its section rounded up to the vendor's step; shorter links
+    leave the spare wire coiled behind the panel.
+    """
+    pw = board["power"]
+    lamps = lamps_by_pixel(board)
+    step = pw["pixel_pitch_step_mm"]
+    out = []
+    for name, first, last in feeds(board):
+        longest = max([link_mm(lamps[k], lamps[k + 1], pw["link_slack_mm"]) for k in range(first, last)] or [0])
+        out.append((name, first, last, int(math.ceil(longest / float(step))) * step))
+    return out
+
+
 def chain_drop_v(board, lamp_ma):
     """Worst supply drop (V) at any lamp, every lamp drawing lamp_ma.
 
     Each feed is a separate +5 V/GND pair of feed_m metres from the supply to
-    its first pixel; current then flows down the pixel links. Both conductors count.
+    its first pixel; current then flows down the string's links (every link the
+    string's pitch long). Both conductors count. +5 V is not linked across feed
+    boundaries, so each section draws only on its own feed.
     """
     pw = board["power"]
-    lamps = lamps_by_pixel(board)
     r_feed = AWG_OHM_PER_M[pw["feed_awg"]] * pw["feed_m"] * 2
     r_link = AWG_OHM_PER_M[pw["link_awg"]] * 2 / 1000.0
     worst = (0.0, 0)
-    for _, first, last in feeds(board):
+    for _, first, last, pitch in strings(board):
         n = last - first + 1
         v = n * lamp_ma / 1000.0 * r_feed
         worst = max(worst, (v, first))
         for k in range(first, last):
             downstream = last - k
-            mm = link_mm(lamps[k], lamps[k + 1], pw["link_slack_mm"])
-            v += downstream * lamp_ma / 1000.0 * r_link * mm
+            v += downstream * lamp_ma / 1000.0 * r_link * pitch
             worst = max(worst, (v, k + 1))
     return worst
 
 
 def chain_length_m(board):
-    lamps = lamps_by_pixel(board)
-    slack = board["power"]["link_slack_mm"]
-    return sum(link_mm(a, b, slack) for a, b in zip(lamps, lamps[1:])) / 1000.0
+    """Pixel-string wire in all (three-core), from each string's pitch."""
+    return sum((last - first) * pitch for _, first, last, pitch in strings(board)) / 1000.0
+
+
+def supply_limit_a(board):
+    """(lowest, highest) current at which the supply's overload protection acts."""
+    a = board["power"]["supply_a"]
+    return (a * pf.SUPPLY_LIMIT_FACTOR[0], a * pf.SUPPLY_LIMIT_FACTOR[1])
+
+
+def fuse_opens_within_s(fuse_a, current_a):
+    """Longest time a time-lag fuse takes to open at current_a; None if it may never."""
+    best = None
+    for multiple, seconds in pf.FUSE_T_OPEN_BY:
+        if current_a >= multiple * fuse_a - 1e-9:
+            best = seconds
+    return best
+
+
+def fused_branches(board):
+    """[(fuse ref, what, fuse A, worst-case load mA, normal load mA, [(wire, AWG)])].
+
+    Every branch from the rail has its own time-lag fuse, sized for the thinnest
+    wire it protects. F1..Fn feed the lamp sections (feed pair, then the string's
+    links); the last branch feeds the controller carrier.
+    """
+    pw = board["power"]
+    cap = board["strip"]["max_brightness"] / 255.0
+    full = pw["lamp_full_white_ma"]
+    out = []
+    for i, (name, first, last) in enumerate(feeds(board)):
+        n = last - first + 1
+        out.append(
+            (
+                "FU%d" % (i + 1),
+                "feed %s (pixels %d–%d)" % (name, first, last),
+                pw["feed_fuse_a"],
+                n * full,
+                n * full * cap,
+                [("feed pair", pw["feed_awg"]), ("string links", pw["link_awg"])],
+            )
+        )
+    ctrl = pw["controller_ma"] + pw["shifter_ma"]
+    out.append(
+        (
+            "FU%d" % (len(out) + 1),
+            "controller carrier (D1, DevKitC, U1)",
+            pw["controller_fuse_a"],
+            ctrl,
+            ctrl,
+            [("carrier wiring", pw["controller_awg"])],
+        )
+    )
+    return out
 
 
 def budget(board):
@@ -174,15 +248,17 @@ def budget(board):
         "supply_v": pw["supply_v"],
         "supply_ma": supply_ma,
         "supply_w": pw["supply_v"] * pw["supply_a"],
+        "supply_limit_a": supply_limit_a(board),
         "headroom": supply_ma / worst,
         "capped_load_pct": 100.0 * (lamps_capped + other) / supply_ma,
         "worst_w": worst * pw["supply_v"] / 1000.0,
         "capped_w": (lamps_capped + other) * pw["supply_v"] / 1000.0,
-        "fuse_a": pw["fuse_a"],
+        "branches": fused_branches(board),
         "feed_awg": pw["feed_awg"],
         "link_awg": pw["link_awg"],
         "feed_m": pw["feed_m"],
         "chain_m": chain_length_m(board),
+        "strings": strings(board),
         "drop_full_v": drop_full,
         "drop_full_at": at_full,
         "drop_cap_v": drop_cap,
@@ -192,19 +268,46 @@ def budget(board):
     }
 
 
+def branch_problems(b):
+    """Reasons a fused branch is unsafe: each fuse against its load, its wires and the supply."""
+    out = []
+    low_limit = b["supply_limit_a"][0]
+    normal_total = sum(br[4] for br in b["branches"]) / 1000.0
+    for ref, what, fuse, worst, normal, wires in b["branches"]:
+        if worst / 1000.0 > pf.FUSE_DERATE * fuse:
+            out.append(
+                "%s T%gA on %s: worst case %.2f A exceeds %d %% of its rating"
+                % (ref, fuse, what, worst / 1000.0, pf.FUSE_DERATE * 100)
+            )
+        for wire, awg in wires:
+            if fuse > pf.AWG_AMPACITY_A[awg]:
+                out.append(
+                    "%s T%gA on %s: above the %g A ampacity of its %d AWG %s"
+                    % (ref, fuse, what, pf.AWG_AMPACITY_A[awg], awg, wire)
+                )
+        # A fault on this branch while the others run normally: the supply must be
+        # able to push the current that opens the fuse before it limits itself.
+        opening = pf.FUSE_T_OPEN_BY[0][0] * fuse + normal_total - normal / 1000.0
+        if opening > low_limit:
+            out.append(
+                "%s T%gA on %s can never open: it needs %.1f A (%.1f × In plus the other loads) "
+                "but the supply limits at %.2f A" % (ref, fuse, what, opening, pf.FUSE_T_OPEN_BY[0][0], low_limit)
+            )
+        for name, rating in (("carrier connector", pf.CONNECTOR["rating_a"]), ("string connector", pf.JST_SM_A)):
+            if fuse > rating:
+                out.append("%s T%gA exceeds the %g A rating of the %s" % (ref, fuse, rating, name))
+    return out
+
+
 def budget_problems(b):
-    """Reasons the chosen supply, fuse or wiring do not fit; empty when they do."""
+    """Reasons the chosen supply, fuses or wiring do not fit; empty when they do."""
     out = []
     if b["supply_ma"] < b["required_ma"]:
         out.append(
             "supply %.1f A is below the %.2f A needed (worst case x margin)"
             % (b["supply_ma"] / 1000, b["required_ma"] / 1000)
         )
-    if not b["worst_ma"] < b["fuse_a"] * 1000 <= b["supply_ma"]:
-        out.append(
-            "fuse %g A must lie between the worst case %.2f A and the supply rating"
-            % (b["fuse_a"], b["worst_ma"] / 1000)
-        )
+    out += branch_problems(b)
     if b["drop_full_v"] > b["max_drop_v"]:
         out.append(
             "worst voltage drop %.2f V exceeds %.2f V: inject power more often" % (b["drop_full_v"], b["max_drop_v"])

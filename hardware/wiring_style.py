@@ -3,7 +3,7 @@
 
 import hwmodel as hw
 
-W, H = 1560, 1410
+W, H = 1720, 1410
 YCHAIN = 1010
 BX0, BX1 = 600, 860  # DevKitC outline, left and right header columns
 PY0, PITCH = 170, 30  # first header pin y, pin pitch
@@ -24,7 +24,7 @@ BUTTON_KEY = {"undo": "A", "end_hand": "B", "lamp_test": "C"}
 
 
 def pin_y(header, gpio_or_name):
-    pins = hw.J1 if header == "J1" else hw.J3
+    pins = hw.J2 if header == "J2" else hw.J3
     name = gpio_or_name if isinstance(gpio_or_name, str) else "IO%d" % gpio_or_name
     return PY0 + PITCH * pins.index(name)
 

@@ -1,13 +1,9 @@
-"""Desktop simulator and analysis tools. Runs the firmware's own modules."""
+"""Desktop simulator and analysis tools. Runs the firmware's own modules.
 
-import os
-import sys
+    sim/portable/  runs under CPython and the MicroPython VM alike (MicroPython subset)
+    sim/analysis/  exact odds, simulation, plots and the benchmark (CPython)
+    sim/tui/       the full-screen terminal board (CPython, textual)
+    sim/*.py       command-line front-ends, the Session API and the VM launcher
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FIRMWARE_LIB = os.path.join(ROOT, "firmware", "lib")
-SIM_DIR = os.path.join(ROOT, "sim")
-SHIMS = os.path.join(SIM_DIR, "shims")  # CPython stand-ins for MicroPython-only modules
-
-for _path in (SHIMS, FIRMWARE_LIB):
-    if _path not in sys.path:
-        sys.path.insert(0, _path)
+This file stays empty of code: MicroPython imports it on the way to sim.portable.
+"""

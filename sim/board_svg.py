@@ -70,7 +70,8 @@ def render(board, state):
 
 
 def write(path, board_path, state):
-    with open(board_path, encoding="utf-8") as f:
-        board = json.load(f)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(render(board, state))
+    """Draw `state` on the board of `board_path` into the SVG file `path` (CommandError if it cannot)."""
+    from sim.cli import read_text, write_text
+
+    board = json.loads(read_text(board_path, "board description"))
+    write_text(path, render(board, state), "SVG file")

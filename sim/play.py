@@ -1,14 +1,11 @@
 """`python -m sim play`: type dice at a prompt; see the table and what resolved."""
 
-import argparse
-import sys
-
 from crapsboard import config as cfg
 from crapsboard import paytables as pt
 from crapsboard import report
 from crapsboard.engine import Table
-from sim.replay import load_config_text
-from sim.replay_core import DiceLineError, parse_dice
+from sim.cli import ArgumentParser, load_config_text
+from sim.portable.replay_core import DiceLineError, parse_dice
 
 HELP = """Enter a roll as two die faces: `3 4` or `3,4`.
   end    the shooter leaves (end hand)      undo   take back the last roll or hand end
@@ -62,14 +59,10 @@ def step(table, line):
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(prog="python -m sim play", description=__doc__)
+    parser = ArgumentParser(prog="python -m sim play", description=__doc__)
     parser.add_argument("--config", metavar="FILE", help="JSON configuration (see docs/replay.md)")
     args = parser.parse_args(argv)
-    try:
-        config = cfg.loads(load_config_text(args.config)) if args.config else None
-    except cfg.ConfigError as e:
-        print("play: " + str(e), file=sys.stderr)
-        return 2
+    config = cfg.loads(load_config_text(args.config)) if args.config else None
     table = Table(config)
     print(HELP)
     print(describe(table))

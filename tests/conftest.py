@@ -1,10 +1,5 @@
-"""Shared test set-up: firmware/lib and the CPython shims on sys.path."""
+"""Shared test set-up. Import paths come from pyproject.toml (`pythonpath`)."""
 
-import os
-import sys
+from sim.paths import ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
-
-import sim  # noqa: E402,F401  (puts firmware/lib and sim/shims on sys.path)
+__all__ = ["ROOT"]

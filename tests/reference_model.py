@@ -1,4 +1,4 @@
-"""A slow, plain reading of RULES.md, written independently of the engine.
+"""A slow, plain reading of docs/rules.md, written independently of the engine.
 
 Sets and lists, one rule per line, no bitmasks: property tests check the
 engine against it on random dice streams. It models the replay assumption:

@@ -1,25 +1,19 @@
 """`python -m sim bench`: the stream it uses and a tiny end-to-end run. Speed is never asserted."""
 
 import json
-import subprocess
 
 import pytest
 
-import sim  # noqa: F401
-from sim import bench, odds_stream, runtime
-
-
-def micropython_or_skip():
-    try:
-        runtime.micropython_binary()
-    except runtime.RuntimeMissing as e:
-        pytest.skip(str(e))
+from sim import runtime
+from sim.analysis import bench
+from sim.cli import CommandError
+from sim.portable import dice_stream
 
 
 def test_stream_is_deterministic_and_uniform_enough():
-    a = odds_stream.rolls(7, 36_000)
-    assert a == odds_stream.rolls(7, 36_000)
-    assert a != odds_stream.rolls(8, 36_000)
+    a = dice_stream.rolls(7, 36_000)
+    assert a == dice_stream.rolls(7, 36_000)
+    assert a != dice_stream.rolls(8, 36_000)
     counts = [a.count(r) for r in range(36)]
     assert min(counts) > 0 and max(a) == 35
     chi2 = sum((c - 1000) ** 2 / 1000 for c in counts)
@@ -30,17 +24,12 @@ def test_stream_is_deterministic_and_uniform_enough():
 
 
 def test_micropython_sees_the_same_stream():
-    micropython_or_skip()
-    script = "import odds_stream\nprint(bytes(odds_stream.rolls(12345, 500)).hex())\n"
-    done = subprocess.run(
-        [runtime.micropython_binary(), "-c", script], env=runtime.micropython_env(), capture_output=True, text=True
-    )
+    done = runtime.run("tests/vm/dice_stream_hex.py", capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == bytes(odds_stream.rolls(12345, 500)).hex()
+    assert done.stdout.strip() == bytes(dice_stream.rolls(12345, 500)).hex()
 
 
 def test_quick_bench_writes_json(tmp_path, capsys):
-    micropython_or_skip()
     out = tmp_path / "bench.json"
     assert bench.main(["--quick", "--out", str(out)]) == 0
     text = capsys.readouterr().out
@@ -63,4 +52,5 @@ def test_digest_detects_a_different_stream():
 
 
 def test_bad_arguments():
-    assert bench.main(["--rolls", "0", "--no-micropython"]) == 2
+    with pytest.raises(CommandError, match="must be at least 1"):
+        bench.main(["--rolls", "0", "--no-micropython"])

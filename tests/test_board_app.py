@@ -7,7 +7,7 @@ from conftest import ROOT
 from crapsboard import entry as en
 from crapsboard import layout as lay
 from crapsboard.app import LOG_SIZE, App
-from sim.simboard import SimBoard
+from sim.portable.simboard import SimBoard
 
 LAYOUT = lay.load(os.path.join(ROOT, "hardware", "board.json"))
 

@@ -4,7 +4,6 @@ what the tasks did, never assertions about how long anything took."""
 
 import asyncio
 import os
-import subprocess
 import time
 
 import pytest
@@ -14,7 +13,7 @@ from crapsboard import layout as lay
 from crapsboard import ticks
 from crapsboard.app import App
 from sim import runtime
-from sim.simboard import SimBoard
+from sim.portable.simboard import SimBoard
 
 BOARD = os.path.join(ROOT, "hardware", "board.json")
 
@@ -74,45 +73,7 @@ def test_a_task_that_dies_stops_the_watchdog_feeds():
         asyncio.run(main())
 
 
-MP_SCRIPT = """
-import asyncio
-import sys
-import time
-from crapsboard import layout as lay
-from crapsboard.app import App
-from simboard import SimBoard
-
-layout = lay.load(sys.argv[1])
-board = SimBoard(layout)
-board.ticks_ms = time.ticks_ms
-app = App(board, layout)
-board.down = 1 << layout.key_index("5")
-
-
-async def main():
-    task = asyncio.create_task(app.run())
-    for _ in range(2000):
-        if board.feeds >= 2 and app.entry.first == 5:
-            break
-        await asyncio.sleep_ms(10)
-    app.stop()
-    await task
-
-
-asyncio.run(main())
-print(board.feeds >= 2, app.entry.first, board.frames > 0)
-"""
-
-
-def test_run_under_micropython(tmp_path):
-    script = tmp_path / "mp_board_run.py"
-    script.write_text(MP_SCRIPT)
-    out = subprocess.run(
-        runtime.micropython_command(str(script), [BOARD]),
-        env=runtime.micropython_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+def test_run_under_micropython():
+    out = runtime.run("tests/vm/board_asyncio.py", [BOARD], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["True", "5", "True"]

@@ -59,7 +59,7 @@ def test_svg_draws_every_lamp_in_its_state(tmp_path):
 def test_a_bad_token_is_one_line_on_stderr_and_exit_2():
     out = sim_run("--keys", "3 4 banana")
     assert out.returncode == 2 and out.stdout == ""
-    assert out.stderr.startswith("run: token 'banana': unknown key") and out.stderr.count("\n") == 1
+    assert out.stderr.startswith("sim run: token 'banana': unknown key") and out.stderr.count("\n") == 1
 
 
 def test_a_bad_config_is_refused(tmp_path):

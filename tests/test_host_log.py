@@ -1,7 +1,6 @@
 """host_tools log: a board's journal read from a flash image on the host."""
 
 import json
-import os
 import subprocess
 import sys
 
@@ -9,20 +8,15 @@ import littlefs
 import pytest
 
 from host_tools import HostToolError, journal_log
-from sim import ROOT, SIM_DIR, runtime
-
-TESTS = os.path.dirname(os.path.abspath(__file__))
+from sim import runtime
+from sim.paths import ROOT
 
 
 @pytest.fixture(scope="module")
 def image(tmp_path_factory):
     path = str(tmp_path_factory.mktemp("flash") / "flash.img")
-    result = subprocess.run(
-        runtime.micropython_command(os.path.join(TESTS, "journal_image.py"), (), "8M"),
-        input=(path + " 400").encode(),
-        capture_output=True,
-        env=runtime.micropython_env([TESTS, os.path.join(SIM_DIR, "portable")]),
-        timeout=120,
+    result = runtime.run(
+        "tests/vm/journal_image.py", heapsize="8M", input=(path + " 400").encode(), capture_output=True, timeout=120
     )
     assert result.returncode == 0, result.stderr.decode()
     return path, int(result.stdout.split()[-1])

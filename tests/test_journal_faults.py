@@ -1,25 +1,14 @@
 """Journal faults on the board's own filesystem (MicroPython VM, littlefs, NOR-flash model):
 each is a clear fault, names the record when there is one, and writes nothing."""
 
-import os
-import subprocess
-
 import pytest
 
-from sim import SIM_DIR, runtime
-
-TESTS = os.path.dirname(os.path.abspath(__file__))
+from sim import runtime
 
 
 @pytest.fixture(scope="module")
 def results():
-    out = subprocess.run(
-        runtime.micropython_command(os.path.join(TESTS, "journal_faults.py"), (), "24M"),
-        capture_output=True,
-        text=True,
-        env=runtime.micropython_env([TESTS, os.path.join(SIM_DIR, "portable")]),
-        timeout=300,
-    )
+    out = runtime.run("tests/vm/journal_faults.py", heapsize="24M", capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     return dict(line.split(": ", 1) for line in out.stdout.splitlines())
 

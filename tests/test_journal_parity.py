@@ -4,26 +4,19 @@ import os
 import subprocess
 import sys
 
-from sim import ROOT, SIM_DIR, runtime
+from sim import runtime
+from sim.paths import FIRMWARE_LIB, ROOT, SHIMS
 
-TESTS = os.path.dirname(os.path.abspath(__file__))
-SCRIPT = os.path.join(TESTS, "journal_parity.py")
+SCRIPT = "tests/vm/journal_parity.py"
 
 
 def test_cpython_and_micropython_write_the_same_journal():
-    vm = subprocess.run(
-        runtime.micropython_command(SCRIPT, (), "8M"),
-        capture_output=True,
-        text=True,
-        env=runtime.micropython_env([TESTS, os.path.join(SIM_DIR, "portable")]),
-        timeout=120,
-    )
+    vm = runtime.run(SCRIPT, heapsize="8M", capture_output=True, text=True, timeout=120)
     assert vm.returncode == 0, vm.stderr
-    env = dict(
-        os.environ,
-        PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "sim", "shims"), os.path.join(ROOT, "firmware", "lib")]),
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, FIRMWARE_LIB, SHIMS]))
+    cpython = subprocess.run(
+        [sys.executable, os.path.join(ROOT, SCRIPT)], capture_output=True, text=True, env=env, timeout=120
     )
-    cpython = subprocess.run([sys.executable, SCRIPT], capture_output=True, text=True, env=env, timeout=120)
     assert cpython.returncode == 0, cpython.stderr
     assert vm.stdout == cpython.stdout
     lines = vm.stdout.splitlines()

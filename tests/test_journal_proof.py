@@ -5,21 +5,14 @@ A sample of cut points runs here; `make proof` (JOURNAL_PROOF=all) runs every on
 
 import ast
 import os
-import subprocess
 
-from sim import SIM_DIR, runtime
-
-TESTS = os.path.dirname(os.path.abspath(__file__))
-PORTABLE = os.path.join(SIM_DIR, "portable")
+from sim import runtime
 
 
 def run_proof(words):
-    result = subprocess.run(
-        runtime.micropython_command(os.path.join(TESTS, "journal_proof.py"), (), "24M"),
-        input=words.encode(),
-        capture_output=True,
-        env=runtime.micropython_env([TESTS, PORTABLE]),
-        timeout=1800,
+    # A big heap: the VM holds the 2 MiB flash image and its cut copies.
+    result = runtime.run(
+        "tests/vm/journal_proof.py", heapsize="24M", input=words.encode(), capture_output=True, timeout=1800
     )
     assert result.returncode == 0, result.stderr.decode()
     line = [x for x in result.stdout.decode().splitlines() if x.startswith("RESULT ")][-1]

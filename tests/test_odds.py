@@ -16,9 +16,9 @@ from itertools import combinations
 
 import pytest
 
-import sim  # noqa: F401
 from crapsboard import paytables as pt
-from sim import odds, odds_exact, odds_rows, plot_svg
+from sim.analysis import odds, odds_exact, odds_rows, plot_svg
+from sim.cli import CommandError
 
 WAYS = {2: 1, 3: 2, 4: 3, 5: 4, 6: 5, 7: 6, 8: 5, 9: 4, 10: 3, 11: 2, 12: 1}
 
@@ -207,9 +207,9 @@ def test_text_report_and_filters():
     assert "return at meter 40,000.00" in text
 
 
-def test_unknown_paytable_is_an_error(capsys):
-    assert odds.main(["--paytable", "PT9"]) == 2
-    assert "PT9" in capsys.readouterr().err
+def test_unknown_paytable_is_an_error():
+    with pytest.raises(CommandError, match='no paytable or wager "PT9"'):
+        odds.main(["--paytable", "PT9"])
 
 
 def test_plot_svg(tmp_path):

@@ -12,8 +12,7 @@ from fractions import Fraction as F
 
 import pytest
 
-import sim  # noqa: F401
-from sim import odds, odds_exact, odds_rows, odds_sim
+from sim.analysis import odds, odds_exact, odds_rows, odds_sim
 
 ROLLS = 150_000
 SEED = 20240611

@@ -86,7 +86,9 @@ def test_a_bad_config_is_refused_naming_the_key(runtime, config, key, tmp_path):
     out = replay("3 4\n", "--runtime", runtime, "--config", write_config(tmp_path, config))
     assert out.returncode == 2
     assert out.stdout == b""
-    assert out.stderr.decode().startswith("replay: " + key + ":"), out.stderr
+    path = str(tmp_path / "config.json")
+    assert out.stderr.decode().startswith("sim replay: config %s: %s:" % (path, key)), out.stderr
+    assert out.stderr.decode().count("\n") == 1
 
 
 def test_a_missing_config_file_is_refused(tmp_path):

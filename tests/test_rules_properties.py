@@ -1,5 +1,5 @@
 """Properties of the engine over random dice streams, and agreement with an
-independent plain-sets reading of RULES.md (tests/reference_model.py)."""
+independent plain-sets reading of docs/rules.md (tests/reference_model.py)."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st

@@ -1,15 +1,18 @@
-"""Hand-worked sequences for every cell of RULES.md's "which rolls end what",
+"""Hand-worked sequences for every cell of docs/rules.md's "which rolls end what",
 run under CPython and the MicroPython unix port (128 KB heap), which must agree
 byte for byte."""
 
 import json
 import os
 
-import event_runner
-import mp
 import pytest
+from conftest import ROOT
+from vm import event_runner
 
-VECTORS = json.load(open(os.path.join(mp.TESTS, "vectors", "sequences.json")))
+from sim import runtime
+
+with open(os.path.join(ROOT, "tests", "vectors", "sequences.json"), encoding="utf-8") as f:
+    VECTORS = json.load(f)
 
 
 def script_of(vector):
@@ -53,6 +56,6 @@ def test_vector_cpython(vector):
 @pytest.mark.parametrize("vector", VECTORS, ids=[v["name"][:60] for v in VECTORS])
 def test_vector_micropython_identical(vector):
     script = script_of(vector)
-    result = mp.run_script(os.path.join(mp.TESTS, "event_runner.py"), script)
-    assert result.returncode == 0, result.stderr.decode()
-    assert result.stdout.decode() == run_cpython(script)
+    result = runtime.run("tests/vm/event_runner.py", input=script, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == run_cpython(script)

@@ -11,14 +11,21 @@ from crapsboard.engine import Table
 FIELDS = (
     "rolls", "shooter", "point", "die1", "die2", "fire_state", "fire_points", "small_marks",
     "tall_marks", "all_marks", "bonus_done", "mea_marks", "fired_sequence", "fired_count",
+    "shooter_start", "bonus_fresh",  # issue 9's engine
 )  # fmt: skip
+FIELDS = tuple(f for f in FIELDS if hasattr(Table(), f))
+RULE_CONFIG = tuple(
+    k for k in ("offered", "rebet_after_win", "fire_window", "bonus_window") if hasattr(cfg.Config(), k)
+)
 
 
 def state(table):
     c = table.config
-    return [getattr(table, f) for f in FIELDS] + [
-        c.offered, c.rebet_after_win, c.supervisor_pin_sha256, [p.ident for p in c.paytables]
-    ]  # fmt: skip
+    return (
+        [getattr(table, f, None) for f in FIELDS]
+        + [getattr(c, k, None) for k in RULE_CONFIG]
+        + [[p.ident for p in c.paytables]]
+    )
 
 
 def feed(table, events):
@@ -39,7 +46,7 @@ configs = st.sampled_from(
         {},
         {"rebet_after_win": False},
         {"offered": ["fire", "fired_up"], "paytables": {"fire": "3"}},
-        {"supervisor_pin_sha256": "ab" * 32, "paytables": {"all_small": "PT1"}},
+        {"paytables": {"all_small": "PT1", "mea_progressive": "PT-BJS-MEA-01"}, "rebet_after_win": False},
     ]
 )
 
@@ -92,3 +99,17 @@ def test_a_bad_snapshot_is_refused_and_the_table_keeps_its_state(damage):
     with pytest.raises(snapshot.SnapshotError):
         snapshot.loads(bad, target)
     assert state(target) == before
+
+
+def test_the_pin_is_not_rule_state_and_comes_from_the_board_configuration():
+    board_config = cfg.parse({"rebet_after_win": False})
+    board_config.marker = "from the configuration file"  # any key the snapshot does not hold
+    table = Table(cfg.parse({"offered": ["fire"]}))
+    feed(table, [(4, 4)])
+    restored = Table()
+    snapshot.loads(snapshot.dumps(table, 3), restored, base=board_config)
+    assert restored.config.offered == 1 and restored.config.rebet_after_win is True
+    assert restored.point == 8
+    for key, value in vars(board_config).items():
+        if key not in RULE_CONFIG and key not in ("paytables", "marker"):
+            assert getattr(restored.config, key) == value

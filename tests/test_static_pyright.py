@@ -17,7 +17,7 @@ STUBS = os.path.join(ROOT, ".venv", "esp32-stubs")
 @pytest.fixture(scope="module")
 def report():
     if shutil.which("node") is None:
-        pytest.skip("pyright needs node on PATH (the pip package runs it); none found")
+        pytest.fail("pyright needs node on PATH (the pip package runs it): install Node.js (apt-get install nodejs)")
     assert os.path.isfile(os.path.join(STUBS, "machine.pyi")), "ESP32 stubs missing: run `make venv`"
     out = subprocess.run(
         [PYRIGHT, "-p", os.path.join(ROOT, "firmware"), "--outputjson"],
@@ -40,7 +40,7 @@ def test_the_stubs_replace_the_cpython_stdlib(tmp_path):
     # The same settings on a probe file: ESP32 APIs resolve and are checked,
     # and `time` is MicroPython's (ticks_ms, no perf_counter), not CPython's.
     if shutil.which("node") is None:
-        pytest.skip("pyright needs node on PATH (the pip package runs it); none found")
+        pytest.fail("pyright needs node on PATH (the pip package runs it): install Node.js (apt-get install nodejs)")
     with open(os.path.join(ROOT, "firmware", "pyrightconfig.json")) as f:
         config = json.loads("".join(line for line in f if not line.lstrip().startswith("//")))
     config.update(include=["probe.py"], exclude=[], stubPath=STUBS, typeshedPath=STUBS, extraPaths=[])

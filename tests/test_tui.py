@@ -10,7 +10,7 @@ import time
 import pytest
 from conftest import ROOT
 
-from sim import tui
+from sim.tui import app as tui
 
 
 def text_of(app, selector):
@@ -187,7 +187,7 @@ def test_help_opens_with_question_mark_and_closes_with_escape():
 
 
 def test_one_for_one_is_called_a_push_not_a_win():
-    from sim.tui_text import event_text
+    from sim.tui.text import event_text
 
     event = {"event": "roll", "t": 0, "seq": 1, "dice": [3, 3], "total": 6, "point": None, "shooter": 1}
     event["resolved"] = [{"wager": "fired_up", "level": 1, "pays": 1, "unit": "for 1", "envy": None}]

@@ -1,7 +1,7 @@
 # Journal figures on the NOR-flash model under the MicroPython unix VM, with
 # the production settings: flash work per roll (compact records, and with the
 # event JSON as payload), and the restore of a full journal.
-#   MICROPYPATH=firmware/lib:sim/portable .venv/bin/micropython -X heapsize=24M sim/portable/journal_bench.py [ROLLS]
+#   MICROPYPATH=.:firmware/lib .venv/bin/micropython -X heapsize=24M sim/portable/journal_bench.py [ROLLS]
 # ROLLS (default: enough to fill the journal) rolls are journalled; prints one JSON object.
 import gc
 import json
@@ -9,12 +9,12 @@ import sys
 import time
 
 import vfs
-from norflash import NorFlash
 
 from crapsboard import events
 from crapsboard import journal as jn
 from crapsboard import journal_record as jr
 from crapsboard.engine import Table
+from sim.portable.norflash import NorFlash
 
 BOARD = b"\x24\x0a\xc4\x00\x00\x01"
 

@@ -19,10 +19,10 @@ from crapsboard.lamps import Lamps
 
 LOG_SIZE = const(32)  # events kept in RAM (the journal, when there is one, keeps all)
 RENDER_MS = const(50)
-WATCHDOG_MS = const(100)  # how often the watchdog task looks; it feeds only if all tasks ran
+WATCHDOG_CHECK_MS = const(100)  # how often the watchdog task looks; it feeds only if all tasks ran
 
 _KEYS_MASK = const(0x7FFFF)  # keypad keys + undo, end hand, lamp test buttons
-_KEYSWITCH_BIT = const(0x80000)  # BUTTON_SHIFT + layout.BUTTONS.index("supervisor_key")
+KEYSWITCH_BIT = const(0x80000)  # 1 << (keypad.BUTTON_SHIFT + layout.BUTTONS.index("supervisor_key")): tested
 _BUTTON_KEYS = (en.K_UNDO, en.K_END_HAND, en.K_LAMP_TEST)  # layout.BUTTONS order
 _SCAN_ALIVE = const(1)
 _RENDER_ALIVE = const(2)
@@ -70,8 +70,8 @@ class App:
         while action != en.ACT_NONE:
             self._apply(action, now_ms)
             action = entry.tick(now_ms)
-        if debouncer.changed & _KEYSWITCH_BIT:
-            self._apply(entry.keyswitch(bool(debouncer.stable & _KEYSWITCH_BIT), now_ms), now_ms)
+        if debouncer.changed & KEYSWITCH_BIT:
+            self._apply(entry.keyswitch(bool(debouncer.stable & KEYSWITCH_BIT), now_ms), now_ms)
         pressed &= _KEYS_MASK
         if pressed:
             down = debouncer.stable & _KEYS_MASK
@@ -172,7 +172,7 @@ class App:
             if self._alive == _SCAN_ALIVE | _RENDER_ALIVE:
                 self._alive = 0
                 self.board.feed()
-            await sleep_ms(WATCHDOG_MS)
+            await sleep_ms(WATCHDOG_CHECK_MS)
         await scan
         await render
 

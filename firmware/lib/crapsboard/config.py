@@ -5,6 +5,11 @@
 from crapsboard import paytables as pt
 
 KEYS = ("offered", "paytables", "rebet_after_win", "supervisor_pin_sha256")
+# A configuration of every key is ~500 bytes and two levels deep; anything far
+# larger or deeper is refused before parsing, so the board's heap and the JSON
+# parser's recursion are never at the mercy of the file.
+MAX_BYTES = 4096
+MAX_DEPTH = 8
 
 
 class ConfigError(ValueError):
@@ -26,12 +31,26 @@ class Config:
         return bool(self.offered & (1 << wager))
 
 
+def _json(value):
+    """A value as JSON spells it (true, "fire"), for messages on every runtime."""
+    import json
+
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _article(word):
+    return ("an " if word[0] in "aeiou" else "a ") + word
+
+
 def _wager_index(name, key):
     if isinstance(name, str):
         for w in range(pt.WAGER_COUNT):
             if pt.WAGER_NAMES[w] == name:
                 return w
-    raise ConfigError(key, "unknown wager " + repr(name) + " (one of " + ", ".join(pt.WAGER_NAMES) + ")")
+    raise ConfigError(key, "unknown wager " + _json(name) + " (one of " + ", ".join(pt.WAGER_NAMES) + ")")
 
 
 def _parse_offered(value):
@@ -41,7 +60,7 @@ def _parse_offered(value):
     for i, name in enumerate(value):
         w = _wager_index(name, "offered[" + str(i) + "]")
         if mask & (1 << w):
-            raise ConfigError("offered[" + str(i) + "]", repr(name) + " is listed twice")
+            raise ConfigError("offered[" + str(i) + "]", _json(name) + " is listed twice")
         mask |= 1 << w
     return mask
 
@@ -53,7 +72,12 @@ def _parse_paytable(wager, ident, key):
     if table is None:
         raise ConfigError(
             key,
-            repr(ident) + " is not a " + pt.WAGER_NAMES[wager] + " paytable (one of " + ", ".join(pt.ids(wager)) + ")",
+            _json(ident)
+            + " is not "
+            + _article(pt.WAGER_NAMES[wager])
+            + " paytable (one of "
+            + ", ".join(pt.ids(wager))
+            + ")",
         )
     return table
 
@@ -99,10 +123,34 @@ def parse(obj, base=None):
     return config
 
 
+def _check_shape(text):
+    if len(text) > MAX_BYTES:
+        raise ConfigError("config", "is " + str(len(text)) + " bytes; at most " + str(MAX_BYTES) + " are read")
+    depth = 0
+    in_string = escaped = False
+    for c in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c == "{" or c == "[":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise ConfigError("config", "nested more than " + str(MAX_DEPTH) + " levels deep")
+        elif c == "}" or c == "]":
+            depth -= 1
+
+
 def loads(text, base=None):
-    """`parse` for JSON text; malformed JSON is a ConfigError too."""
+    """`parse` for JSON text; malformed, oversized or deeply nested JSON is a ConfigError too."""
     import json
 
+    _check_shape(text)
     try:
         obj = json.loads(text)
     except ValueError as e:

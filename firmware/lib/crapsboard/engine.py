@@ -3,7 +3,7 @@
 # Pure and deterministic (no I/O, no clock). State is small ints and bitmasks
 # (bit n set = number n marked); a roll that resolves nothing allocates nothing
 # under MicroPython. Resolutions of the last event are left in two preallocated
-# lists, `res_wager` and `res_level`, `res_count` long. See RULES.md.
+# lists, `res_wager` and `res_level`, `res_count` long. See docs/rules.md.
 from micropython import const
 
 from crapsboard import paytables as pt

@@ -56,10 +56,11 @@ class Restore:
 
     # ---- start-up --------------------------------------------------------
 
-    def mount(self, table):
+    def mount(self, table, base=None):
         """Verify the journal and restore `table` to the state after its last
         record. NONE when there is no journal; RESTORED; JournalError on a
-        fault (nothing is written then, and appends are refused)."""
+        fault (nothing is written then, and appends are refused). `base`: the
+        board's configuration, for the keys a snapshot does not hold (the PIN)."""
         self._ready = False
         try:
             head = self._read(HEAD)
@@ -77,7 +78,7 @@ class Restore:
         if board_id != self.board_id:
             self._fail(FOREIGN, "journal of board " + _hex(board_id) + ", this is " + _hex(self.board_id))
         self.journal_id = journal_id
-        replay = _Replay(table)
+        replay = _Replay(table, base)
         self.hash = jr.genesis(head)
         self.seq = 0
         self._segments = []
@@ -215,8 +216,9 @@ class Restore:
 class _Replay:
     # Rebuilds the table from the last state-bearing record and the rolls and
     # hand ends after it, kept as one byte each (0 = hand end) until the end.
-    def __init__(self, table):
+    def __init__(self, table, base):
         self.table = table
+        self.base = base
         self.state = None
         self.codes = bytearray()
 
@@ -238,7 +240,7 @@ class _Replay:
         table = self.table
         if self.state is None:
             raise ValueError("no table state in the journal")
-        snapshot.loads(self.state, table)
+        snapshot.loads(self.state, table, self.base)
         for code in self.codes:
             if code:
                 table.roll(code >> 3, code & 7)

@@ -68,29 +68,58 @@ class Buttons:
 
 
 class Debouncer:
-    """A bitmap is accepted once it has read the same for `debounce_ms`.
+    """Each input is debounced on its own: a change of one bit is accepted once
+    that bit has read the same for `debounce_ms`, whatever the other bits do,
+    so one chattering contact cannot freeze the rest.
+
+    Keys struck together still arrive together: a change that is ready waits
+    for a change of another bit that began less than `debounce_ms` after it,
+    until that one is ready too. A chattering bit keeps restarting its own
+    clock, so it holds the others back by one window at most.
 
     `update(raw, now_ms)` returns the bits newly down in the accepted state;
     `stable` is the accepted state and `changed` the bits that changed in this
-    update. Keys that change together within the window change together in
-    `stable`, so two keys struck at once arrive as one update with both bits."""
+    update (0 when nothing was accepted)."""
 
-    def __init__(self, debounce_ms):
+    def __init__(self, debounce_ms, inputs=32):
         self.debounce_ms = debounce_ms
         self.stable = 0
         self.changed = 0
         self._raw = 0
-        self._since = 0
+        self._since = [0] * inputs  # when each bit's raw reading last changed
 
     def update(self, raw, now_ms):
-        if raw != self._raw:
-            self._raw = raw
-            self._since = now_ms
-            self.changed = 0
+        since = self._since
+        moved = raw ^ self._raw
+        self._raw = raw
+        while moved:
+            low = moved & -moved
+            since[lowest_bit(low)] = now_ms
+            moved ^= low
+        self.changed = 0
+        pending = raw ^ self.stable
+        if not pending:
             return 0
-        if raw == self.stable or ticks.diff(now_ms, self._since) < self.debounce_ms:
-            self.changed = 0
+        window = self.debounce_ms
+        ready = 0
+        youngest_ready = -1  # age of the most recent change among the ready bits
+        bits = pending
+        while bits:
+            low = bits & -bits
+            age = ticks.diff(now_ms, since[lowest_bit(low)])
+            if age >= window:
+                ready |= low
+                if youngest_ready < 0 or age < youngest_ready:
+                    youngest_ready = age
+            bits ^= low
+        if not ready:
             return 0
-        self.changed = raw ^ self.stable
-        self.stable = raw
-        return raw & self.changed
+        bits = pending ^ ready
+        while bits:  # a change that began within a window after the ready ones: wait for it
+            low = bits & -bits
+            if youngest_ready - ticks.diff(now_ms, since[lowest_bit(low)]) < window:
+                return 0
+            bits ^= low
+        self.changed = ready
+        self.stable ^= ready
+        return raw & ready

@@ -24,8 +24,13 @@ C_BLUE = const(8)
 RGB = (0x000000, 0xFFFFFF, 0x00FF00, 0xFF5000, 0xFFC000, 0xA000FF, 0x00C0FF, 0xFF0000, 0x0040FF)
 
 BLINK_NONE = const(0)
-BLINK_SLOW = const(1)  # 512 ms on, 512 ms off
-BLINK_FAST = const(2)  # 128 ms on, 128 ms off
+BLINK_SLOW = const(1)  # SLOW_BLINK_MS on, SLOW_BLINK_MS off
+BLINK_FAST = const(2)  # FAST_BLINK_MS on, FAST_BLINK_MS off
+# Blink phases are bits of the clock, so a frame needs no per-lamp timers.
+_SLOW_SHIFT = const(9)
+_FAST_SHIFT = const(7)
+SLOW_BLINK_MS = const(1 << _SLOW_SHIFT)  # 512 ms
+FAST_BLINK_MS = const(1 << _FAST_SHIFT)  # 128 ms
 
 CELEBRATE_MS = const(4000)
 _TEST_STEP_MS = const(500)
@@ -240,8 +245,8 @@ class Lamps:
             self.blink[lamp] = BLINK_FAST
 
     def _write_frame(self, now_ms):
-        slow_off = (now_ms >> 9) & 1
-        fast_off = (now_ms >> 7) & 1
+        slow_off = (now_ms >> _SLOW_SHIFT) & 1
+        fast_off = (now_ms >> _FAST_SHIFT) & 1
         frame = self.frame
         palette = self._palette
         for i in range(LAMP_COUNT):

@@ -17,7 +17,7 @@ class LayoutError(ValueError):
 
 def _need(obj, key, where):
     if not isinstance(obj, dict) or key not in obj:
-        raise LayoutError(where + ": missing '" + key + "'")
+        raise LayoutError(where + ': missing "' + key + '"')
     return obj[key]
 
 
@@ -26,7 +26,7 @@ def _ints(values, where):
         raise LayoutError(where + ": must be a list of pin numbers")
     for v in values:
         if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-            raise LayoutError(where + ": " + repr(v) + " is not a pin number")
+            raise LayoutError(where + ": " + json.dumps(v) + " is not a pin number")
     return tuple(values)
 
 
@@ -115,7 +115,7 @@ class Layout:
             if name in self.pixels:
                 raise LayoutError("lamps." + name + ": listed twice")
             if not isinstance(pixel, int) or not 0 <= pixel < self.pixel_count or used[pixel]:
-                raise LayoutError("lamps." + name + ": pixel " + repr(pixel) + " is out of range or used twice")
+                raise LayoutError("lamps." + name + ": pixel " + json.dumps(pixel) + " is out of range or used twice")
             used[pixel] = 1
             self.pixels[name] = pixel
 

@@ -1,6 +1,6 @@
 # Every paytable of the seed documents, as data: pays and Dealer Envy by level.
 #
-# A level is what RULES.md and `replay` call it: Fire Bet = distinct points made,
+# A level is what docs/rules.md and `replay` call it: Fire Bet = distinct points made,
 # Bonus Craps = numbers marked in the cycle, Make 'Em All Progressive = distinct
 # numbers when the cycle ended, Fired Up = matching rolls. `pays[level]` is the
 # pay per 1-unit wager in the table's unit; 0 means the wager loses.
@@ -78,7 +78,7 @@ FIRE_TABLES = (
     _fire("6", TO_1, 0, 39, 199, 499),
 )
 
-# Seed 002's scan cuts off PT2's All Small row; RULES.md settles it equal to All Tall.
+# Seed 002 has no All Small row and no unit in either table; docs/rules.md settles All Small equal to All Tall, "to 1".
 ALL_SMALL_TABLES = (_bonus("PT1", 5, 34, 0), _bonus("PT2", 5, 30, 0), _bonus("PT-FLT-BC-03", 5, 30, 1))
 ALL_TALL_TABLES = (_bonus("PT1", 5, 34, 0), _bonus("PT2", 5, 30, 0), _bonus("PT-FLT-BC-03", 5, 30, 1))
 MAKE_EM_ALL_TABLES = (

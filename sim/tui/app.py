@@ -17,30 +17,19 @@ from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from sim import board_svg, tui_board, tui_text
-from sim.session import BOARD_JSON, Session
+from sim import board_svg
+from sim.cli import CommandError
+from sim.paths import BOARD_JSON
+from sim.session import Session
+from sim.tui import bindings
+from sim.tui import board as tui_board
+from sim.tui import text as tui_text
 
 MIN_COLS = 80
 MIN_ROWS = 24
 TICK_S = 0.1
 
-# Computer key -> key-script token. Digits, * and # are themselves.
-KEY_TOKENS = {str(d): str(d) for d in range(10)}
-KEY_TOKENS.update(
-    {
-        "asterisk": "*",
-        "number_sign": "#",
-        "escape": "*",
-        "enter": "#",
-        "a": "A",
-        "b": "B",
-        "c": "C",
-        "d": "D",
-        "u": "btn:undo",
-        "e": "btn:end",
-        "t": "btn:test",
-    }
-)
+KEY_TOKENS = bindings.key_tokens()
 
 
 class HelpScreen(ModalScreen):
@@ -124,16 +113,17 @@ class BoardApp(App):
         token = KEY_TOKENS.get(key)
         if token is None and event.character and event.character in "*#":
             token = event.character
+        action = bindings.ACTION_NAMES.get(key)
         if token is not None:
             self.press(token)
-        elif key == "k":
+        elif action == "keyswitch":
             self.keyswitch = not self.keyswitch
             self.press("key:on" if self.keyswitch else "key:off")
-        elif key == "r":
+        elif action == "roll":
             self.press("%d %d" % (self.rng.randint(1, 6), self.rng.randint(1, 6)))
-        elif key == "s":
+        elif action == "snapshot":
             self.snapshot()
-        elif key in ("question_mark", "f1", "h"):
+        elif action == "help":
             self.push_screen(HelpScreen(self.board))
         elif key in ("q", "ctrl+c"):
             self.exit()
@@ -146,7 +136,7 @@ class BoardApp(App):
         try:
             board_svg.write(path, BOARD_JSON, self.state)
             self.message = "saved " + path
-        except OSError as e:
+        except CommandError as e:
             self.message = "cannot save snapshot: " + str(e)
         self.redraw()
 
@@ -182,7 +172,7 @@ class BoardApp(App):
         self.query_one("#keys").update(tui_text.keypad_panel(self.board, self.keyswitch))
         events = self.query_one("#events")
         events.update(tui_text.event_lines(self.events, max(1, events.size.height), max(20, events.size.width)))
-        self.query_one("#footer").update(Text(self.message or tui_text.FOOTER))
+        self.query_one("#footer").update(Text(self.message or bindings.footer(self.board)))
 
 
 def build(runtime="cpython", config_text=None, seed=None, snapshot_dir="."):
@@ -193,31 +183,25 @@ def build(runtime="cpython", config_text=None, seed=None, snapshot_dir="."):
 
 
 def main(argv):
-    import argparse
     import sys
 
-    from crapsboard import config as cfg
-    from sim.replay import load_config_text
+    from sim import runtime
+    from sim.cli import ArgumentParser, CommandError, load_config_text
     from sim.session import SessionError
 
-    parser = argparse.ArgumentParser(prog="python -m sim board", description=__doc__)
+    parser = ArgumentParser(prog="python -m sim board", description=__doc__)
     parser.add_argument("--runtime", choices=("cpython", "micropython"), default="cpython")
     parser.add_argument("--config", metavar="FILE", help="JSON configuration (see docs/replay.md)")
     parser.add_argument("--seed", type=int, help="seed for the auto-roll key, for repeatable sessions")
     parser.add_argument("--snapshot-dir", default=".", metavar="DIR", help="where the s key saves SVG snapshots")
     args = parser.parse_args(argv)
+    config_text = load_config_text(args.config) if args.config else None
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        print(
-            "sim: the board needs a terminal; for scripts use `python -m sim run` or `python -m sim play`",
-            file=sys.stderr,
-        )
-        return 2
+        raise CommandError("the board needs a terminal; for scripts use `python -m sim run` or `python -m sim play`")
     try:
-        config_text = load_config_text(args.config) if args.config else None
         app = build(args.runtime, config_text, args.seed, args.snapshot_dir)
-    except (cfg.ConfigError, SessionError) as e:
-        print("sim: " + str(e), file=sys.stderr)
-        return 2
+    except (SessionError, runtime.RuntimeMissing) as e:
+        raise CommandError(str(e))
     try:
         app.run()
     finally:

@@ -19,7 +19,6 @@ import math
 import random
 import sys
 
-import sim  # noqa: F401  (puts firmware/lib on sys.path)
 from crapsboard import config as cfg
 from crapsboard import paytables as pt
 from crapsboard.engine import Table

@@ -8,9 +8,8 @@ METER is the progressive's top award, a meter value in base units.
 
 from fractions import Fraction
 
-import sim  # noqa: F401  (puts firmware/lib on sys.path)
 from crapsboard import paytables as pt
-from sim import odds_exact as exact
+from sim.analysis import odds_exact as exact
 
 # Vendor figures printed in the seeds, as (house edge, hit frequency) in percent.
 # Seed 000 (Light & Wonder Fire Bet, Exhibit 2) for tables 1-6; seed 001 (UK

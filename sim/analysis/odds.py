@@ -14,7 +14,8 @@ import json
 import sys
 from fractions import Fraction
 
-from sim import odds_rows
+from sim.analysis import odds_rows
+from sim.cli import ArgumentParser, CommandError
 
 PER_CYCLE_NOTE = (
     "Probabilities are per wager cycle (Fire Bet: one shooter; Bonus Craps: start to win or 7; "
@@ -138,7 +139,7 @@ def render_row(row, write):
 
 
 def render(rows, write):
-    write("Exact odds of every paytable, from RULES.md (fractions, reduced).\n")
+    write("Exact odds of every paytable, from docs/rules.md (fractions, reduced).\n")
     for note in (PER_CYCLE_NOTE, UNIT_NOTE, ENVY_NOTE):
         write(note + "\n")
     write(
@@ -178,7 +179,7 @@ def positive_int(text):
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="python -m sim odds", description="Exact odds of every paytable, computed from the rules."
     )
     parser.add_argument("--json", action="store_true", help="one JSON object per row (fractions as 'num/den')")
@@ -218,25 +219,22 @@ def main(argv):
     try:
         rows = odds_rows.select(odds_rows.all_rows(args.meter), args.paytable)
     except KeyError as e:
-        print(
-            "odds: no paytable or wager %r (try 1..6, PT1, PT2, PT-FLT-BC-03, PT-BJS-MEA-01, PT-BJS-FUP-01, fire, ...)"
-            % e.args[0],
-            file=sys.stderr,
+        raise CommandError(
+            "no paytable or wager %s (try 1..6, PT1, PT2, PT-FLT-BC-03, PT-BJS-MEA-01, PT-BJS-FUP-01, fire, ...)"
+            % json.dumps(e.args[0])
         )
-        return 2
     out = sys.stdout.write
     status = 0
     if args.plot:
-        from sim import plot_svg
+        from sim.analysis import plot_svg
 
         try:
             plot_svg.write_plot(args.plot, [r for r in rows if r.progressive], args.meter)
-        except (OSError, plot_svg.PlotError) as e:
-            print("odds: cannot write %s: %s" % (args.plot, e), file=sys.stderr)
-            return 2
-        print("odds: wrote %s" % args.plot, file=sys.stderr)
+        except plot_svg.PlotError as e:
+            raise CommandError("cannot write %s: %s" % (args.plot, e))
+        print("sim odds: wrote %s" % args.plot, file=sys.stderr)
     if args.simulate:
-        from sim import odds_sim
+        from sim.analysis import odds_sim
 
         show = (
             args.progress

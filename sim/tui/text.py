@@ -4,7 +4,7 @@ import textwrap
 
 from rich.text import Text
 
-FOOTER = " 1-6 dice  * clear  a undo  b end  c test  d PIN  k key  r roll  s svg  ? help  q quit"
+from sim.tui import bindings
 
 SHORT = {
     "fire": "Fire",
@@ -29,21 +29,7 @@ ERRORS = {
     "unexpected_key": "that key does nothing here",
 }
 
-ROLE_WORDS = {
-    "die": "die",
-    "digit": "refused",
-    "clear": "clear",
-    "enter": "enter",
-    "undo": "undo",
-    "end_hand": "end hand",
-    "lamp_test": "lamp test",
-    "supervisor_pin": "PIN",
-}
-
 VIA = {"key": "keyswitch", "pin": "PIN"}
-
-# Computer keys for the keypad's letter keys and the buttons (see sim/tui.py).
-LETTER_KEYS = {"A": "a", "B": "b", "C": "c", "D": "d"}
 
 
 def clock(ms):
@@ -72,17 +58,17 @@ def hand_line(state, runtime, keyswitch):
 
 def keypad_panel(board, keyswitch):
     labels = board["keypad"]["labels"]
-    roles = board["keys"]
     lines = []
     for row in labels:
         keys = " ".join("[%s]" % label for label in row)
-        letter = row[-1]
-        role = ROLE_WORDS.get(roles.get(letter, ""), roles.get(letter, ""))
-        lines.append("%s  %s %s" % (keys, LETTER_KEYS.get(letter, letter), role))
-    lines.append("1-6 die · * clear/Esc · # enter")
-    lines.append("buttons: u undo · e end · t test")
+        last = row[-1]
+        lines.append("%s  %s %s" % (keys, bindings.shown_key(last), bindings.panel_role(board, last)))
+    lines.append("dice · * clear/Esc · # enter")
+    lines.append("buttons: " + " · ".join("%s %s" % (k, bindings.BUTTON_WORDS[n]) for k, _, n in bindings.BUTTON_KEYS))
     lines.append("k keyswitch: %s" % ("ON" if keyswitch else "off"))
-    lines.append("r auto-roll · s svg · ? help")
+    lines.append(
+        " · ".join("%s %s" % (k, w) for k, a, w, _ in bindings.ACTION_KEYS if a in ("roll", "snapshot", "help"))
+    )
     return Text("\n".join(lines))  # Text, not str: "[A]" is not markup
 
 
@@ -163,18 +149,7 @@ def help_text(board):
                 "Craps side-bet marker board - simulator",
                 "",
                 "The keyboard is the dealer's keypad. A roll is two presses, one per die (1-6).",
-                "  0 7 8 9      refused as dice (the status lamp shows the error)",
-                "  * or Esc     clear a half-entered roll",
-                "  a            undo the last roll       (needs the supervisor)",
-                "  b            end hand: shooter leaves (needs the supervisor)",
-                "  c            lamp test",
-                "  d PIN #      supervisor by PIN (# or Enter ends the PIN)",
-                "  u / e / t    the undo / end hand / lamp test buttons",
-                "  k            turn the supervisor keyswitch on or off",
-                "",
-                "  r            auto-roll: two random dice (--seed makes them repeatable)",
-                "  s            save an SVG snapshot of the board in the current folder",
-                "  ? h F1       this help          q  quit",
+                *bindings.help_lines(board),
                 "",
                 "Lamps: lit = label on its colour; dark = grey. Colours and blinks: docs/lamps.md.",
                 "Layout: %d lamps placed as hardware/board.json puts them." % len(board["lamps"]),

@@ -1,4 +1,4 @@
-"""Exact level distributions of every wager, computed from RULES.md with `fractions`.
+"""Exact level distributions of every wager, computed from docs/rules.md with `fractions`.
 
 A wager's *level* is what `replay` and the engine report when its cycle resolves:
 Fire Bet = distinct points made, Bonus Craps = numbers marked, Make 'Em All

@@ -18,12 +18,12 @@ import sys
 import time
 
 import vfs
-from norflash import NorFlash
 
 from crapsboard import config as cfg
 from crapsboard import journal as jn
 from crapsboard import journal_record as jr
 from crapsboard.engine import Table
+from sim.portable.norflash import NorFlash
 
 BOARD = b"\x24\x0a\xc4\x00\x00\x01"
 EVENTS = 330

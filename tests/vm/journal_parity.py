@@ -15,7 +15,8 @@ from crapsboard.engine import Table
 def root_dir():
     if sys.implementation.name == "micropython":
         import vfs
-        from norflash import NorFlash
+
+        from sim.portable.norflash import NorFlash
 
         dev = NorFlash()
         vfs.VfsLfs2.mkfs(dev)

@@ -9,12 +9,11 @@
   the GC disabled), the heap a Table holds and the process's peak heap.
 - The time to compute and render the full exact odds report.
 
-The stream is xorshift32 (sim/odds_stream.py), identical in both runtimes; a
+The stream is xorshift32 (sim/portable/dice_stream.py), identical in both runtimes; a
 digest of every resolution is compared between them. Targets are recorded,
 not asserted: >= 30x crapssim's rolls/s, 0 bytes per non-resolving roll.
 """
 
-import argparse
 import importlib.metadata
 import io
 import json
@@ -24,19 +23,21 @@ import statistics
 import sys
 import time
 
-import sim
 from crapsboard import paytables as pt
 from crapsboard.engine import Table
-from sim import odds_stream, runtime
+from sim import runtime
+from sim.cli import ArgumentParser, CommandError, write_text
+from sim.paths import ROOT
+from sim.portable import dice_stream
 
 TARGET_RATIO = 30
 TARGET_QUIET_BYTES = 0
 SLICE = 2500  # rolls per turn when engine and crapssim alternate
-DEFAULT_OUT = os.path.join(sim.ROOT, "build", "bench.json")
+DEFAULT_OUT = os.path.join(ROOT, "build", "bench.json")
 
 
 def dice_pairs(seed, count):
-    return [(r // 6 + 1, r % 6 + 1) for r in odds_stream.rolls(seed, count)]
+    return [(r // 6 + 1, r % 6 + 1) for r in dice_stream.rolls(seed, count)]
 
 
 def engine_digest(stream):
@@ -92,8 +93,8 @@ def cpython_pairs(stream, reps):
 
 
 def micropython(rolls, seed, reps, sample):
-    done = runtime.run_micropython(
-        "mp_bench.py", [str(rolls), str(seed), str(reps), str(sample)], capture_output=True, text=True
+    done = runtime.run(
+        "sim/portable/mp_bench.py", [str(rolls), str(seed), str(reps), str(sample)], capture_output=True, text=True
     )
     if done.returncode:
         raise RuntimeError(
@@ -105,7 +106,7 @@ def micropython(rolls, seed, reps, sample):
 
 
 def odds_report_seconds(reps=5):
-    from sim import odds, odds_exact, odds_rows
+    from sim.analysis import odds, odds_exact, odds_rows
 
     times = []
     for _ in range(reps):
@@ -120,7 +121,7 @@ def measure(rolls, reps, mp_rolls, mp_reps, mp_sample, seed, skip_mp=False):
     stream = dice_pairs(seed, rolls)
     result = {
         "seed": seed,
-        "stream": "xorshift32 (sim/odds_stream.py)",
+        "stream": "xorshift32 (sim/portable/dice_stream.py)",
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "cpython": {"rolls": rolls, "pairs": []},
@@ -223,9 +224,7 @@ def render(r, write):
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(
-        prog="python -m sim bench", description="Engine speed and memory (see docs/odds.md)."
-    )
+    parser = ArgumentParser(prog="python -m sim bench", description="Engine speed and memory (see docs/odds.md).")
     parser.add_argument("--rolls", type=int, default=50_000, help="CPython stream length (default 50000)")
     parser.add_argument("--reps", type=int, default=5, help="interleaved engine/crapssim pairs (default 5)")
     parser.add_argument("--mp-rolls", type=int, default=100_000, help="MicroPython stream length (default 100000)")
@@ -241,18 +240,12 @@ def main(argv):
     if args.quick:
         args.rolls, args.reps, args.mp_rolls, args.mp_reps, args.mp_sample = 2000, 1, 4000, 1, 1000
     if min(args.rolls, args.reps, args.mp_rolls, args.mp_reps) < 1 or args.mp_sample < 0:
-        print("bench: --rolls, --reps, --mp-rolls and --mp-reps must be at least 1", file=sys.stderr)
-        return 2
+        raise CommandError("--rolls, --reps, --mp-rolls and --mp-reps must be at least 1")
     result = measure(args.rolls, args.reps, args.mp_rolls, args.mp_reps, args.mp_sample, args.seed, args.no_micropython)
     result["offered_wagers"] = list(pt.WAGER_NAMES)
     render(result, sys.stdout.write)
-    try:
-        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-        with open(args.out, "w", encoding="utf-8") as f:
-            json.dump(result, f, indent=1)
-            f.write("\n")
-    except OSError as e:
-        print("bench: cannot write %s: %s" % (args.out, e.strerror), file=sys.stderr)
-        return 2
+    if args.out == DEFAULT_OUT:  # build/ is ours to make; another folder must exist
+        os.makedirs(os.path.dirname(DEFAULT_OUT), exist_ok=True)
+    write_text(args.out, json.dumps(result, indent=1) + "\n", "benchmark results")
     print("wrote " + os.path.relpath(args.out))
     return 0

@@ -1,25 +1,23 @@
 # The simulator's engine room: the firmware App on a SimBoard, driven by key
 # scripts on a simulated clock, answering with one JSON line of state.
 #
-# Shared by CPython (sim/session.py) and MicroPython (sim/mp_run.py); the JSON
-# is built by hand so both runtimes print the same bytes.
+# Shared by CPython (sim/session.py) and MicroPython (sim/portable/mp_run.py);
+# the JSON is built by hand so both runtimes print the same bytes.
 from crapsboard import config as cfg
 from crapsboard import entry as en
-from crapsboard import events, keypad, ticks
+from crapsboard import events, ticks
 from crapsboard import layout as lay
-from crapsboard.app import RENDER_MS, App
+from crapsboard.app import KEYSWITCH_BIT, RENDER_MS, App
 from crapsboard.engine import mask_numbers
 from crapsboard.lamps import LAMP_COUNT, LAMP_NAMES
 from crapsboard.report import bool_json, int_list_json, number_or_null
 
 try:  # CPython: the sim package
-    from sim.keyscript import GAP_MS, KEYSWITCH, WAIT, KeyScriptError, check, steps
-    from sim.simboard import SimBoard
+    from sim.portable.keyscript import CHATTER, GAP_MS, KEYSWITCH, KEYSWITCH_INPUT, WAIT, KeyScriptError, check, steps
+    from sim.portable.simboard import SimBoard
 except ImportError:  # MicroPython: sim/ itself is on MICROPYPATH
     from keyscript import GAP_MS, KEYSWITCH, WAIT, KeyScriptError, check, steps
     from simboard import SimBoard
-
-_KEYSWITCH_BIT = 1 << (keypad.BUTTON_SHIFT + lay.BUTTONS.index("supervisor_key"))
 
 
 def json_string(text):
@@ -59,6 +57,8 @@ class Driver:
         self.elapsed = 0  # ms since start, unwrapped
         self._next_scan = 0
         self._next_render = 0
+        self.held = 0  # the inputs the script holds down
+        self._chatter = []  # (bits, period_ms, start): inputs flipping on their own
 
     def _on_event(self, app, kind, arg, t):
         if self._events:
@@ -82,6 +82,7 @@ class Driver:
             self.elapsed = t
             board.now = self.now()
             if t == self._next_scan:
+                board.down = self.held ^ self._flipped(t)
                 app.step(board.now)
                 self._next_scan += scan_ms
             if t == self._next_render:
@@ -90,19 +91,33 @@ class Driver:
         self.elapsed = target
         board.now = self.now()
 
+    def _flipped(self, t):
+        """The chattering inputs that read the other way at `t` (ms since start)."""
+        flips = 0
+        for bits, period, start in self._chatter:
+            if ((t - start) // period) & 1:
+                flips |= bits
+        return flips
+
+    def _set_chatter(self, bits, period):
+        self._chatter = [c for c in self._chatter if c[0] != bits]
+        if period:
+            self._chatter.append((bits, period, self.elapsed))
+
     def run(self, script):
         """Press the keys of a checked script."""
-        board = self.board
         for kind, bits, ms in steps(script, self.layout):
             if kind == WAIT:
                 self.advance(ms)
             elif kind == KEYSWITCH:
-                board.down = board.down | _KEYSWITCH_BIT if bits else board.down & ~_KEYSWITCH_BIT
+                self.held = self.held | KEYSWITCH_BIT if bits else self.held & ~KEYSWITCH_BIT
                 self.advance(GAP_MS)
+            elif kind == CHATTER:
+                self._set_chatter(KEYSWITCH_BIT if bits == KEYSWITCH_INPUT else bits, ms)
             else:
-                board.down |= bits
+                self.held |= bits
                 self.advance(ms)
-                board.down &= ~bits
+                self.held &= ~bits
                 self.advance(GAP_MS)
 
     def send(self, text, write):
@@ -113,17 +128,27 @@ class Driver:
         except KeyScriptError as e:
             write(error_json(str(e.args[0])))
             return False
-        write('{"events": [')
-        self._write = write
-        self._events = 0
+        self.begin(write)
         try:
             self.run(text)
         finally:
-            self._write = None
+            self.end()
+        return True
+
+    def begin(self, write):
+        """Open a reply: events are written through `write` as they happen
+        while scripts run, until end(). A long script can come in pieces."""
+        write('{"events": [')
+        self._write = write
+        self._events = 0
+
+    def end(self):
+        """Close the reply opened by begin() with the state after the last key."""
+        write = self._write
+        self._write = None
         write("], ")
         self.write_state(write)
         write("}")
-        return True
 
     def write_state(self, write):
         """The state now as JSON members (no braces), written in pieces."""

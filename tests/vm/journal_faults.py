@@ -3,12 +3,12 @@
 import os
 
 import vfs
-from norflash import NorFlash
 
 from crapsboard import journal as jn
 from crapsboard import journal_record as jr
 from crapsboard import snapshot
 from crapsboard.engine import Table
+from sim.portable.norflash import NorFlash
 
 BOARD = b"\x24\x0a\xc4\x00\x00\x01"
 OTHER = b"\x24\x0a\xc4\x00\x00\x02"

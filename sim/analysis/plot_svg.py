@@ -166,8 +166,9 @@ def svg(rows, meter=None):
 def write_plot(path, rows, meter=None):
     text = svg(rows, meter)
     if path.lower().endswith(".svg"):
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
+        from sim.cli import write_text
+
+        write_text(path, text, "plot")
         return
     if not path.lower().endswith(".png"):
         raise PlotError("the file name must end in .svg or .png")

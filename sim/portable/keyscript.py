@@ -10,6 +10,9 @@ from crapsboard import layout as lay
 PRESS = 0
 WAIT = 1
 KEYSWITCH = 2
+CHATTER = 3  # bits start flipping every `ms` (0: stop)
+KEYSWITCH_INPUT = -1  # CHATTER's bits for the keyswitch, whose bit the app owns
+MIN_CHATTER_MS = 1
 
 PRESS_MS = 80  # a plain key press lasts this long...
 GAP_MS = 120  # ...then every press and keyswitch turn is followed by this pause
@@ -29,7 +32,7 @@ ALIASES = {
 }
 HELP = (
     "keys: 0-9 * # A-D, clear enter undo end test pin, btn:undo btn:end btn:test;"
-    " also K+K, hold:K:MS, wait:MS, key:on, key:off"
+    " also K+K, hold:K:MS, wait:MS, key:on, key:off, chatter:K:MS, chatter:K:off"
 )
 
 
@@ -89,6 +92,24 @@ def tokens(text):
         yield text[start:]
 
 
+def _chatter(token, layout):
+    """chatter:KEY:MS starts KEY (a key, btn:NAME or keyswitch) flipping every
+    MS; chatter:KEY:off stops it. A faulty contact, for testing the debouncer."""
+    colon = token.rfind(":")
+    name = token[8:colon]
+    if colon <= 8 or not name:
+        raise _bad(token, "write chatter:KEY:MS or chatter:KEY:off")
+    period = token[colon + 1 :]
+    ms = 0 if period.lower() == "off" else _ms(period, token)
+    if period.lower() != "off" and ms < MIN_CHATTER_MS:
+        raise _bad(token, "a chatter period is at least 1 ms")
+    if name.lower() in ("key", "keyswitch"):
+        if layout.button_pins[lay.BUTTONS.index("supervisor_key")] is None:
+            raise _bad(token, "this board has no supervisor keyswitch")
+        return (CHATTER, KEYSWITCH_INPUT, ms)
+    return (CHATTER, _key(name, token, layout), ms)
+
+
 def step(token, layout):
     """The step of one token; KeyScriptError names a bad one."""
     low = token.lower()
@@ -99,6 +120,8 @@ def step(token, layout):
         if colon <= 5:
             raise _bad(token, "write hold:KEY:MS")
         return (PRESS, _keys(token[5:colon], token, layout), _ms(token[colon + 1 :], token))
+    if low.startswith("chatter:"):
+        return _chatter(token, layout)
     if low == "key:on" or low == "key:off":
         if layout.button_pins[lay.BUTTONS.index("supervisor_key")] is None:
             raise _bad(token, "this board has no supervisor keyswitch")

@@ -9,7 +9,8 @@ neighbour is cut short; the board stays readable from 80 columns up.
 
 from rich.text import Text
 
-BLINK_MS = 512  # the slow blink of crapsboard.lamps; the JSON state says only "blinks"
+from crapsboard.lamps import SLOW_BLINK_MS  # the JSON state says only "blinks"
+
 DARK = "grey35"
 MIN_WIDTH = 40
 
@@ -37,7 +38,7 @@ def phase_color(state, t_ms):
     """The colour a lamp shows at time t_ms, or None when it is dark."""
     if not state or not state.get("on"):
         return None
-    if state.get("blink") and (t_ms // BLINK_MS) % 2:
+    if state.get("blink") and (t_ms // SLOW_BLINK_MS) % 2:
         alt = state.get("alt")
         return alt if alt and alt != "#000000" else None
     return state["color"]

@@ -1,7 +1,7 @@
 # MicroPython side of `python -m sim bench` (MicroPython subset only).
 # argv: ROLLS SEED REPS SAMPLE. Prints one JSON object on stdout.
 #
-# The dice are the benchmark's xorshift32 stream (sim/odds_stream.py), the
+# The dice are the benchmark's xorshift32 stream (sim/portable/dice_stream.py), the
 # same rolls CPython and crapssim see. They are made a chunk at a time into
 # preallocated bytearrays outside the timed region; the timed loop is
 # `roll(d1[i], d2[i])` over the chunk (the CPython side times `roll(d1, d2)`
@@ -18,9 +18,8 @@ import json
 import sys
 import time
 
-import odds_stream
-
 from crapsboard.engine import Table
+from sim.portable import dice_stream
 
 CHUNK = 2048
 
@@ -37,11 +36,11 @@ def timed_pass(rolls, seed, buf, d1, d2):
     roll = table.roll
     ticks_us = time.ticks_us
     ticks_diff = time.ticks_diff
-    x = odds_stream.seed_state(seed)
+    x = dice_stream.seed_state(seed)
     elapsed = 0
     done = 0
     while done < rolls:
-        x = odds_stream.fill(buf, x)
+        x = dice_stream.fill(buf, x)
         split(buf, d1, d2)
         n = min(CHUNK, rolls - done)
         gc.collect()
@@ -63,13 +62,13 @@ def memory_pass(rolls, seed, buf, d1, d2, sample):
     res_wager = table.res_wager
     res_level = table.res_level
     mem_alloc = gc.mem_alloc
-    x = odds_stream.seed_state(seed)
+    x = dice_stream.seed_state(seed)
     quiet = quiet_bytes = loud = loud_bytes = resolutions = total_bytes = 0
     digest = 0
     peak = mem_alloc()
     done = 0
     while done < rolls:
-        x = odds_stream.fill(buf, x)
+        x = dice_stream.fill(buf, x)
         split(buf, d1, d2)
         n = min(CHUNK, rolls - done)
         gc.collect()
