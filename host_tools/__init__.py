@@ -4,15 +4,10 @@ Each command is a function in a handler module; handlers raise HostToolError
 with a one-line message, which `python -m host_tools` prints to stderr.
 """
 
-import os
-import sys
+from sim.paths import bootstrap
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# The firmware's own record codec is the reference; its `micropython` import
-# comes from the CPython stand-in in sim/shims.
-for _path in (os.path.join(ROOT, "sim", "shims"), os.path.join(ROOT, "firmware", "lib")):
-    if _path not in sys.path:
-        sys.path.insert(0, _path)
+# The firmware's own record codec is the reference: firmware/lib on the path.
+bootstrap()
 
 
 class HostToolError(Exception):

@@ -39,8 +39,9 @@ def main():
         seed = (seed * 1103515245 + 12345) & 0x7FFFFFFF
         r = (seed >> 8) % 100
         if i == 120:
-            table.configure(cfg.parse({"rebet_after_win": False, "supervisor_pin_sha256": "5a" * 32}, table.config))
-            journal.append(jr.CONFIG, 0, i, table)
+            table.configure(cfg.parse({"rebet_after_win": False}, table.config))
+            # With the change as payload the record is over 128 bytes: straight to the segment.
+            journal.append(jr.CONFIG, 0, i, table, b'{"config": {"rebet_after_win": false}}')
         elif r < 8 and table.undo():
             journal.append(jr.UNDO, 0, i, table)
         elif r < 12:

@@ -73,9 +73,9 @@ def decode(data, base=None):
     config = cfg.parse({}, base)
     config.offered = fields[18]
     config.rebet_after_win = fields[19] == 1
-    # setattr: the betting windows arrive with issue 9's Config.
-    setattr(config, "fire_window", fields[20])
-    setattr(config, "bonus_window", fields[21])
+    # The betting windows arrive with issue 9's Config.
+    config.fire_window = fields[20]  # pyright: ignore[reportAttributeAccessIssue]
+    config.bonus_window = fields[21]  # pyright: ignore[reportAttributeAccessIssue]
     pos = _FIXED
     for w in range(pt.WAGER_COUNT):
         if pos >= len(data) or pos + 1 + data[pos] > len(data):
