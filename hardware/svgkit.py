@@ -1,6 +1,11 @@
-# Tiny SVG writer for the hardware drawings: elements in, deterministic text out.
-# Stdlib only; coordinates are rounded so the output is byte-stable across runs.
+# The project's one SVG writer: elements in, deterministic text out. Used by the
+# hardware drawings (hardware/draw_*.py, run with hardware/ on sys.path as
+# `svgkit`) and by the simulator's pictures (sim/board_svg.py,
+# sim/analysis/plot_svg.py, as `hardware.svgkit`). Stdlib only; coordinates are
+# rounded so the output is byte-stable across runs, and every text and attribute
+# goes through one escaping rule (xml.sax.saxutils).
 
+from contextlib import contextmanager
 from xml.sax.saxutils import escape, quoteattr
 
 FONT = "DejaVu Sans, Liberation Sans, Arial, Helvetica, sans-serif"
@@ -15,6 +20,7 @@ def num(v):
 
 
 def _attrs(d):
+    # Keyword names become attribute names: stroke_width -> stroke-width, class_ -> class.
     out = []
     for k in d:
         v = d[k]
@@ -22,18 +28,29 @@ def _attrs(d):
             continue
         if isinstance(v, float) or isinstance(v, int) and not isinstance(v, bool):
             v = num(v)
-        out.append(" %s=%s" % (k.replace("_", "-"), quoteattr(str(v))))
+        out.append(" %s=%s" % (k.rstrip("_").replace("_", "-"), quoteattr(str(v))))
     return "".join(out)
 
 
-class Svg:
-    """Collects elements; `render()` returns the document as text."""
+def path_data(tokens):
+    """Path data from commands and numbers, e.g. ("M", 0, 1.5, "L", 2, 3, "Z")."""
+    return " ".join(t if isinstance(t, str) else num(t) for t in tokens)
 
-    def __init__(self, width, height, unit="", title="", background="#ffffff"):
+
+class Svg:
+    """Collects elements; `render()` returns the document as text.
+
+    width x height is the drawing's coordinate system (the viewBox); the document
+    is displayed at `scale` times that size, in `unit`. With `family` the root
+    element carries that font, and text in it leaves the font out."""
+
+    def __init__(self, width, height, unit="", title="", background="#ffffff", scale=1, family=None):
         self.width = width
         self.height = height
         self.unit = unit
         self.title = title
+        self.scale = scale
+        self.family = family
         self.items = []
         if background:
             self.rect(0, 0, width, height, fill=background, stroke="none")
@@ -61,6 +78,13 @@ class Svg:
             **kw,
         )
 
+    @contextmanager
+    def group(self, **attrs):
+        """`with s.group(id=...):` wraps the elements drawn inside in a <g>."""
+        self.items.append("<g%s>" % _attrs(attrs))
+        yield self
+        self.items.append("</g>")
+
     def line(self, x1, y1, x2, y2, stroke="#222", stroke_width=1.5, **kw):
         self.el("line", x1=x1, y1=y1, x2=x2, y2=y2, stroke=stroke, stroke_width=stroke_width, **kw)
 
@@ -69,13 +93,18 @@ class Svg:
         d = "M" + " L".join("%s %s" % (num(x), num(y)) for x, y in points)
         self.el("path", d=d, stroke=stroke, stroke_width=stroke_width, fill=fill, **kw)
 
+    def shape(self, tokens, fill="none", stroke="#222", stroke_width=1.5, **kw):
+        """Any path: `tokens` as for path_data(), e.g. arcs and closed outlines."""
+        self.el("path", d=path_data(tokens), stroke=stroke, stroke_width=stroke_width, fill=fill, **kw)
+
     def circle(self, cx, cy, r, fill="none", stroke="#222", stroke_width=1.5, **kw):
         self.el("circle", cx=cx, cy=cy, r=r, fill=fill, stroke=stroke, stroke_width=stroke_width, **kw)
 
     def dot(self, x, y, r=3.5, fill="#222"):
         self.circle(x, y, r, fill=fill, stroke="none")
 
-    def text(self, x, y, s, size=12, anchor="start", weight=None, fill="#111", family=FONT, **kw):
+    def text(self, x, y, s, size=12, anchor="start", weight=None, fill="#111", family=FONT, rotate=None, **kw):
+        """Text with its baseline at (x, y); `rotate` turns it (degrees) about that point."""
         self.el(
             "text",
             str(s),
@@ -85,7 +114,8 @@ class Svg:
             text_anchor=anchor,
             font_weight=weight,
             fill=fill,
-            font_family=family,
+            font_family=None if family == self.family else family,
+            transform=None if rotate is None else "rotate(%s)" % path_data((rotate, x, y)),
             **kw,
         )
 
@@ -139,10 +169,16 @@ class Svg:
 
     def render(self):
         u = self.unit
-        head = (
-            '<?xml version="1.0" encoding="UTF-8"?>\n'
-            '<svg xmlns="http://www.w3.org/2000/svg" width="%s%s" height="%s%s" '
-            'viewBox="0 0 %s %s">\n' % (num(self.width), u, num(self.height), u, num(self.width), num(self.height))
+        width, height = num(self.width * self.scale) + u, num(self.height * self.scale) + u
+        view = "0 0 %s %s" % (num(self.width), num(self.height))
+        head = '<?xml version="1.0" encoding="UTF-8"?>\n<svg%s>\n' % _attrs(
+            {
+                "xmlns": "http://www.w3.org/2000/svg",
+                "width": width,
+                "height": height,
+                "viewBox": view,
+                "font_family": self.family,
+            }
         )
         body = ""
         if self.title:

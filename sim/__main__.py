@@ -9,9 +9,6 @@ import importlib
 import os
 import sys
 
-if __package__ in (None, ""):  # `python sim/__main__.py`: make `sim` importable
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
 from sim.paths import bootstrap
 
 bootstrap()
@@ -27,6 +24,7 @@ COMMANDS = {
     "bench": ("sim.analysis.bench", "engine speed and memory against crapssim and MicroPython"),
     "run": ("sim.run", "run the firmware app on a simulated board from a key script"),
     "play": ("sim.play", "type dice at a prompt and see the table, line by line"),
+    "pin-hash": ("sim.pin_hash", "the config entry for a supervisor PIN (salted, slow hash)"),
 }
 EXIT_REFUSED = 2
 EXIT_INTERRUPTED = 130

@@ -12,13 +12,15 @@ HELP = """Enter a roll as two die faces: `3 4` or `3,4`.
   help   this text                          quit   leave (or Ctrl-D)"""
 
 
-def _pay_text(table, w, level):
-    paytable = table.config.paytables[w]
-    pay = paytable.pays[level]
-    if pay == 0:
-        return "loses"
-    amount = "the meter" if pay == pt.METER else str(pay)
-    return "pays " + amount + " " + pt.UNIT_NAMES[paytable.unit]
+def _pay_text(r):
+    # r: a resolution record (crapsboard.report); the engine decided its outcome.
+    if r["outcome"] == "loss":
+        return "loses (returns 0)"
+    if r["outcome"] == "returned":
+        return "returned: never in action (returns 1)"
+    amount = "the meter" if r["pays"] == "meter" else str(r["pays"])
+    returns = "the meter" if r["returns"] == "meter" else str(r["returns"])
+    return "pays %s %s, a %s (returns %s; paytable %s)" % (amount, r["unit"], r["outcome"], returns, r["paytable"])
 
 
 def describe(table):
@@ -30,10 +32,13 @@ def describe(table):
             marks = report.wager_marks(table, w)
             window = "OPEN" if table.is_open(w) else "closed"
             lines.append("  %-16s %-6s %s" % (pt.WAGER_NAMES[w], window, " ".join(str(n) for n in marks) or "-"))
-    for i in range(table.res_count):
-        w, level = table.res_wager[i], table.res_level[i]
-        lines.append("  * %s resolved at level %d: %s" % (pt.WAGER_NAMES[w], level, _pay_text(table, w, level)))
+    for r in report.resolutions(table):
+        lines.append("  * %s resolved at level %d: %s" % (r["wager"], r["level"], _pay_text(r)))
     return "\n".join(lines)
+
+
+def _undone_text(code):
+    return "roll %d-%d" % (code >> 3, code & 7) if code else "end hand"
 
 
 def step(table, line):
@@ -47,7 +52,12 @@ def step(table, line):
         table.end_hand()
         return describe(table)
     if word == "undo":
-        return describe(table) if table.undo() else "nothing to undo"
+        if not table.undo():
+            return "nothing to undo"
+        lines = [describe(table), "  undid the %s" % _undone_text(table.undone)]
+        for r in report.reversed_resolutions(table):
+            lines.append("  reversed: %s at level %d: %s" % (r["wager"], r["level"], _pay_text(r)))
+        return "\n".join(lines)
     try:
         dice = parse_dice(line)
     except DiceLineError as e:

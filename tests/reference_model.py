@@ -3,6 +3,8 @@
 Sets and lists, one rule per line, no bitmasks: property tests check the
 engine against it on random dice streams. It models the replay assumption:
 every offered wager is bet whenever its window is open before a roll.
+A resolution is (wager, level, returned): returned is True only for bets that
+were never in action (RULES: Fire Bet at an end hand before any point).
 """
 
 POINTS = {4, 5, 6, 8, 9, 10}
@@ -22,9 +24,18 @@ WAGERS = ("fire", "all_small", "all_tall", "make_em_all", "mea_progressive", "fi
 
 
 class Reference:
-    def __init__(self, offered=WAGERS, rebet_after_win=True, fired_up="PT-BJS-FUP-01"):
+    def __init__(
+        self,
+        offered=WAGERS,
+        rebet_after_win=True,
+        fired_up="PT-BJS-FUP-01",
+        fire_window="until_point",
+        bonus_window="after_seven",
+    ):
         self.offered = set(offered)
         self.rebet_after_win = rebet_after_win
+        self.fire_window = fire_window
+        self.bonus_window = bonus_window
         self.sequences = FIRED_UP_SEQUENCES[fired_up]
         self.point = None
         self.shooter = 1
@@ -32,6 +43,9 @@ class Reference:
         # Bonus Craps: a cycle is "betting" (marks accumulate) or "waiting" for a 7.
         self.bonus_marks = {name: set() for name in BONUS}
         self.bonus_waiting = {name: False for name in BONUS}
+        # Has the wager's cycle had a roll yet? (bonus_window "after_seven":
+        # bets only before the first roll of a cycle.)
+        self.bonus_rolled = {name: False for name in BONUS}
         self.mea = set()
         self.fired_sequence = None
         self.fired_matched = []
@@ -40,9 +54,19 @@ class Reference:
         self.fire_points = set()
         self.fire_established = False  # has this shooter established a point yet?
         self.fire_paid_six = False
+        self.shooter_rolled = False
 
     def fire_open(self):
+        if self.fire_window == "first_roll" and self.shooter_rolled:
+            return False
         return not self.fire_established and not self.fire_paid_six
+
+    def bonus_open(self, name):
+        if self.bonus_waiting[name]:
+            return False
+        if self.bonus_window == "idle":
+            return not self.bonus_marks[name]
+        return not self.bonus_rolled[name]
 
     def open(self):
         status = {
@@ -51,7 +75,7 @@ class Reference:
             "fired_up": not self.fired_matched,
         }
         for name in BONUS:
-            status[name] = not self.bonus_waiting[name] and not self.bonus_marks[name]
+            status[name] = self.bonus_open(name)
         return {w: status[w] for w in WAGERS if w in self.offered}
 
     def marks(self):
@@ -66,7 +90,9 @@ class Reference:
 
     def _end_fire(self, resolved):
         if not self.fire_paid_six:
-            resolved.append(("fire", len(self.fire_points)))
+            # Before any point the bets were never in action: returned (RULES, base game).
+            returned = not self.fire_established
+            resolved.append(("fire", len(self.fire_points), returned))
         self.shooter += 1
         self.point = None
         self.new_shooter()
@@ -79,6 +105,7 @@ class Reference:
     def roll(self, die1, die2):
         total = die1 + die2
         resolved = []
+        self.shooter_rolled = True
         # Base game and Fire Bet.
         if self.point is None:
             if total in POINTS:
@@ -88,7 +115,7 @@ class Reference:
             if not self.fire_paid_six:
                 self.fire_points.add(total)
                 if len(self.fire_points) == 6:
-                    resolved.append(("fire", 6))
+                    resolved.append(("fire", 6, False))
                     self.fire_paid_six = True
             self.point = None
         elif total == 7:
@@ -97,23 +124,27 @@ class Reference:
         for name, numbers in BONUS.items():
             if total == 7:
                 if not self.bonus_waiting[name]:
-                    resolved.append((name, len(self.bonus_marks[name])))
+                    resolved.append((name, len(self.bonus_marks[name]), False))
                 self.bonus_marks[name] = set()
                 self.bonus_waiting[name] = False
-            elif total in numbers and not self.bonus_waiting[name]:
+                self.bonus_rolled[name] = False  # a cycle begins on the roll after a 7
+                continue
+            self.bonus_rolled[name] = True
+            if total in numbers and not self.bonus_waiting[name]:
                 self.bonus_marks[name].add(total)
                 if self.bonus_marks[name] == numbers:
-                    resolved.append((name, len(numbers)))
+                    resolved.append((name, len(numbers), False))
                     self.bonus_marks[name] = set()
                     self.bonus_waiting[name] = not self.rebet_after_win
+                    self.bonus_rolled[name] = False  # rebet: a new cycle begins on the next roll
         # Make 'Em All Progressive.
         if total == 7 or total in self.mea:
-            resolved.append(("mea_progressive", len(self.mea)))
+            resolved.append(("mea_progressive", len(self.mea), False))
             self.mea = set()
         else:
             self.mea.add(total)
             if len(self.mea) == 10:
-                resolved.append(("mea_progressive", 10))
+                resolved.append(("mea_progressive", 10, False))
                 self.mea = set()
         # Fired Up.
         if not self.fired_matched:
@@ -122,13 +153,13 @@ class Reference:
                 self.fired_sequence = starts[0]
                 self.fired_matched = [total]
             else:
-                resolved.append(("fired_up", 0))
+                resolved.append(("fired_up", 0, False))
         elif self.fired_sequence[len(self.fired_matched)] == total:
             self.fired_matched.append(total)
             if len(self.fired_matched) == len(self.fired_sequence):
-                resolved.append(("fired_up", len(self.fired_matched)))
+                resolved.append(("fired_up", len(self.fired_matched), False))
                 self.fired_matched = []
         else:
-            resolved.append(("fired_up", len(self.fired_matched)))
+            resolved.append(("fired_up", len(self.fired_matched), False))
             self.fired_matched = []
         return [r for r in resolved if r[0] in self.offered]

@@ -5,14 +5,15 @@ Craps wins, every kind of bad input, the supervisor PIN and keyswitch, lamp
 test, held keys); every answer must match byte for byte.
 """
 
+import json
 import random
 
 import pytest
 
-from crapsboard import entry as en
+from sim.pin_hash import config_entry
 from sim.session import KeyScriptError, Session
 
-PIN_CONFIG = '{"supervisor_pin_sha256": "%s", "paytables": {"fire": "3"}}' % en.pin_sha256("2468")
+PIN_CONFIG = json.dumps({"supervisor_pin": config_entry("2468", b"fixed salt 2468"), "paytables": {"fire": "3"}})
 
 SCRIPTS = [
     "2 2 2 2 1 4 1 4 3 3 3 3 4 4 4 4 4 5 4 5 6 4",

@@ -5,13 +5,15 @@ and the lamp renderer exactly as on the ESP32; only the pins, strip and clock
 are simulated. tests/test_board_runtimes.py runs a selection under MicroPython.
 """
 
+import json
+
 import pytest
 
-from crapsboard import entry as en
+from sim.pin_hash import config_entry
 from sim.session import KeyScriptError, Session, lit
 
 PIN = "2468"
-PIN_CONFIG = '{"supervisor_pin_sha256": "%s"}' % en.pin_sha256(PIN)
+PIN_CONFIG = json.dumps({"supervisor_pin": config_entry(PIN, b"fixed salt 2468")})
 WHITE, GREEN, ORANGE, YELLOW, RED = "#ffffff", "#00ff00", "#ff5000", "#ffc000", "#ff0000"
 VIOLET, BLUE = "#a000ff", "#0040ff"
 
@@ -89,7 +91,8 @@ def test_bonus_craps_through_a_completion_and_a_seven():
     state = s.send("1 1 1 2 2 2 2 3")  # 2, 3, 4 (point), 5
     assert group(state, "bonus") == {"bonus.2", "bonus.3", "bonus.4", "bonus.5"}
     assert all(lit(state)["bonus.%d" % n] == (YELLOW, False, None) for n in (2, 3, 4, 5))
-    assert {"small.open", "all.open"}.isdisjoint(lit(state)) and "tall.open" in lit(state)
+    # bonus_window "after_seven": every Bonus Craps window closed at the first roll
+    assert {"small.open", "tall.open", "all.open"}.isdisjoint(lit(state))
     state = s.send("3 3")  # 6: All Small wins 34 to 1
     assert ("all_small", 5, 34) in resolved(state)
     assert lit(state)["small.open"] == (WHITE, True, GREEN)
@@ -132,7 +135,8 @@ def test_ten_numbers_once_each_win_everything_but_the_fire_bet():
     assert len(group(state, "bonus")) == 10
     state = s.advance(4000)
     assert not group(state, "bonus") and group(state, "mea") == {"mea.open"} and group(state, "fired") == {"fired.1"}
-    assert {"small.open", "tall.open", "all.open"} <= set(lit(state))
+    # Small and All completed on the last roll: open again; Tall's new cycle has had 2-6
+    assert {"small.open", "all.open"} <= set(lit(state)) and "tall.open" not in lit(state)
 
 
 # ---- windows -------------------------------------------------------------------------
@@ -143,14 +147,14 @@ def test_windows_open_and_close():
     opens = lambda st: {n for n in lit(st) if n.endswith(".open")}  # noqa: E731
     everything = {"fire.open", "small.open", "tall.open", "all.open", "mea.open", "fired.open"}
     assert opens(s.advance(100)) == everything
-    state = s.send("1 1")  # come-out craps: Fire window stays open; the cycles have a 2
-    assert opens(state) == {"fire.open", "tall.open", "fired.open"}
+    state = s.send("1 1")  # come-out craps: Fire window stays open; Bonus Craps closes at its first roll
+    assert opens(state) == {"fire.open", "fired.open"}
     state = s.send("3 3")  # point 6: Fire closes; 6 starts Fired Up
-    assert opens(state) == {"tall.open"}
+    assert opens(state) == set()
     state = s.send("2 3")  # 5: Fired Up 6-5 goes on
-    assert opens(state) == {"tall.open"} and group(state, "fired") == {"fired.1", "fired.2"}
+    assert opens(state) == set() and group(state, "fired") == {"fired.1", "fired.2"}
     state = s.send("1 1")  # a repeated 2 ends the MEA cycle; 2 breaks the Fired Up sequence
-    assert opens(state) == {"tall.open", "mea.open", "fired.open"}
+    assert opens(state) == {"mea.open", "fired.open"}
     state = s.send("3 4 wait:4000")  # seven-out: every window opens again
     assert opens(state) == everything
 
@@ -184,8 +188,8 @@ def test_bad_input_is_refused_shows_an_error_and_changes_nothing(keys, reason):
     assert after["hand"] == before["hand"] and after["pending"] is None
     assert without_status(after) == without_status(before)
     assert after["status"] == "error" and lit(after)["status"] == (RED, True, None)
-    # the next two die presses are a whole roll
-    state = s.send("wait:2000 1 2")
+    # the next two die presses are a whole roll (after a refused PIN key, once # ends the PIN)
+    state = s.send("wait:2000 " + ("enter " if reason == "no_pin" else "") + "1 2")
     assert [e["dice"] for e in events(state, "roll")] == [[1, 2]] and state["status"] == "ready"
 
 

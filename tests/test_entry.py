@@ -8,7 +8,7 @@ PIN = "4321"
 
 
 def fresh(pin=PIN):
-    return en.Entry(en.pin_sha256(pin) if pin else None)
+    return en.Entry(en.pin_record(pin, b"test salt", 3) if pin else None)
 
 
 def keys(e, codes, t=0, step=200):
@@ -166,5 +166,8 @@ def test_key_codes_from_board_roles():
     assert en.key_code("supervisor_pin", "D") == en.K_PIN and en.key_code("clear", "*") == en.K_CLEAR
 
 
-def test_pin_hash_is_sha256_hex_of_the_digits():
-    assert en.pin_sha256("1234") == "03ac674216f3e15c761ee1a5e255f067953623c8b388b4459e13f978d7c846f4"
+def test_pin_record_is_pbkdf2_hmac_sha256_of_the_digits():
+    # RFC 7914 section 11's PBKDF2-HMAC-SHA256 vector (P "passwd", S "salt", c 1), first 32 bytes.
+    salt, iterations, digest = en.pin_record("passwd", b"salt", 1)
+    assert (salt, iterations) == (b"salt", 1)
+    assert digest.hex() == "55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc"

@@ -17,7 +17,6 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HW = os.path.join(ROOT, "hardware")
-sys.path.insert(0, HW)
 
 import drawings  # noqa: E402
 import hwlines  # noqa: E402

@@ -10,15 +10,19 @@ Up products. Dice ways are written out by hand here, not imported.
 import io
 import json
 import math
+import shutil
 import xml.etree.ElementTree as ET
 from fractions import Fraction as F
 from itertools import combinations
 
 import pytest
+import svgread
 
 from crapsboard import paytables as pt
 from sim.analysis import odds, odds_exact, odds_rows, plot_svg
 from sim.cli import CommandError
+
+NS = svgread.NS
 
 WAYS = {2: 1, 3: 2, 4: 3, 5: 4, 6: 5, 7: 6, 8: 5, 9: 4, 10: 3, 11: 2, 12: 1}
 
@@ -157,7 +161,10 @@ def test_published_fire_figures_compared():
         assert set(figures) == {"house_edge", "hit_frequency"}
         for p in figures.values():
             assert p.difference == p.value - p.exact
-            assert not p.agrees and "estimate" in p.explanation
+            assert not p.agrees and p.explanation.endswith("does not agree")
+            # facts only: the exact value and its rounding, no guessed cause
+            assert p.explanation.startswith("the exact value, %.4f%%, rounds to " % float(p.exact))
+            assert not any(word in p.explanation for word in ("estimate", "if ", "vendor", "would"))
         # The vendor's edges are all too high, hit frequencies too low.
         assert figures["house_edge"].difference > 0 > figures["hit_frequency"].difference
     table1 = rows[0]
@@ -167,8 +174,8 @@ def test_published_fire_figures_compared():
 
 
 def test_published_agreement_rule():
-    p = odds_rows.Published("hit_frequency", "4.40", F(4284548688437, 97299243453555), "x")
-    assert p.agrees and p.explanation.startswith("agrees")
+    p = odds_rows.Published("hit_frequency", "4.40", F(4284548688437, 97299243453555))
+    assert p.agrees and p.explanation == "the exact value, 4.4035%, rounds to 4.40%; agrees"
 
 
 # ---- Command line -----------------------------------------------------------
@@ -212,14 +219,85 @@ def test_unknown_paytable_is_an_error():
         odds.main(["--paytable", "PT9"])
 
 
+def _meter_at(panel, x):
+    """The meter value at drawing x, read from the panel's x-axis tick labels."""
+    ticks = [
+        (float(t.get("x")), float(t.text.replace(",", "")))
+        for t in panel.iter(NS + "text")
+        if t.get("class") == "x-tick"
+    ]
+    (x0, m0), (x1, m1) = ticks[0], ticks[-1]
+    return m0 + (m1 - m0) * (x - x0) / (x1 - x0)
+
+
 def test_plot_svg(tmp_path):
     path = tmp_path / "odds.svg"
     assert odds.main(["--plot", str(path), "--meter", "30000"]) == 0
     root = ET.parse(path).getroot()
-    circles = root.findall("{http://www.w3.org/2000/svg}circle")
-    # one break-even dot per distinct line: MEA 01-04, 05-06; FUP 01-02, 03-04, 05, 06
-    assert len(circles) == 6
-    text = path.read_text()
-    assert "PT-BJS-MEA-01/02/03/04" in text and "break-even 36,488" in text
+    panels = root.findall(NS + "g[@class='panel']")
+    titles = [p.find(NS + "text").text for p in panels]
+    assert titles == [
+        "Make 'Em All Progressive: return to player vs meter",
+        "Fired Up Progressive: return to player vs meter",
+    ]
+    # One line per distinct return line: MEA 01-04, 05-06; FUP 01-02, 03-04, 05, 06.
+    series = [[g.get("data-paytables") for g in p.findall(NS + "g[@class='series']")] for p in panels]
+    assert series == [
+        ["PT-BJS-MEA-01/02/03/04", "PT-BJS-MEA-05/06"],
+        ["PT-BJS-FUP-01/02", "PT-BJS-FUP-03/04", "PT-BJS-FUP-05", "PT-BJS-FUP-06"],
+    ]
+    rows = {r.paytable: r for r in odds_rows.all_rows() if r.progressive}
+    for panel in panels:
+        words = svgread.texts(panel)
+        assert "meter (base units)" in words and "100%: break-even" in words and "meter 30,000" in words
+        (ylabel,) = [t for t in panel.iter(NS + "text") if t.text == "return to player"]
+        assert ylabel.get("transform") == "rotate(-90 %s %s)" % (ylabel.get("x"), ylabel.get("y"))
+        # The dashed 100% line sits at the "100%" tick label (drawn 4 below its grid line).
+        (even,) = panel.findall(NS + "line[@class='even']")
+        assert even.get("stroke-dasharray")
+        (tick,) = [t for t in panel.iter(NS + "text") if t.get("class") == "y-tick" and t.text == "100%"]
+        assert float(even.get("y1")) == float(even.get("y2")) == float(tick.get("y")) - 4
+        (meter,) = panel.findall(NS + "line[@class='meter']")
+        assert _meter_at(panel, float(meter.get("x1"))) == pytest.approx(30000)
+        for g in panel.findall(NS + "g[@class='series']"):
+            line, legend = g.findall(NS + "line")
+            (dot,) = g.findall(NS + "circle")
+            assert dot.get("fill") == line.get("stroke") == legend.get("stroke")
+            # The dot is where the line crosses the 100% line ...
+            cx, cy = float(dot.get("cx")), float(dot.get("cy"))
+            assert cy == float(even.get("y1"))
+            x1, y1, x2, y2 = (float(line.get(k)) for k in ("x1", "y1", "x2", "y2"))
+            assert cx == pytest.approx(x1 + (x2 - x1) * (cy - y1) / (y2 - y1), abs=0.05)
+            # ... at the break-even meter of every paytable on the line.
+            first = g.get("data-paytables").split("/")[0]
+            be = float(rows[first].break_even_meter)
+            assert _meter_at(panel, cx) == pytest.approx(be, rel=1e-3)
+            assert "break-even " + format(be, ",.0f") in svgread.texts(g)
+    # PT-BJS-FUP-03: 4187/8748 + m/69984 = 1 gives m = 8 x 4561 = 36,488 (docs/rules.md pays).
+    (fup34,) = [g for g in panels[1].findall(NS + "g[@class='series']") if "03/04" in g.get("data-paytables")]
+    assert _meter_at(panels[1], float(fup34.find(NS + "circle").get("cx"))) == pytest.approx(36488, rel=1e-3)
+    assert "break-even 36,488" in svgread.texts(fup34)
     with pytest.raises(plot_svg.PlotError):
         plot_svg.write_plot(str(tmp_path / "x.gif"), [r for r in odds_rows.all_rows() if r.progressive])
+
+
+def test_the_report_states_why_the_windows_leave_the_odds_unchanged():
+    from sim.analysis import odds
+
+    out = []
+    odds.render(odds_rows.all_rows(), out.append)
+    text = "".join(out)
+    assert "fire_window, bonus_window) leave every figure unchanged" in text
+    table1 = [r for r in odds_rows.all_rows() if r.name == "fire"][0]
+    edge = table1.published[0]
+    assert edge.explanation == "the exact value, 20.7628%, rounds to 20.76%; does not agree"
+
+
+@pytest.mark.skipif(shutil.which("rsvg-convert") is None, reason="rsvg-convert (librsvg2-bin) is not installed")
+def test_plot_png(tmp_path):
+    path = tmp_path / "odds.png"
+    assert odds.main(["--plot", str(path)]) == 0
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    assert (width, height) == (760, 690)  # the SVG's size: two panels of 330 and a 30 footer

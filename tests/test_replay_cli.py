@@ -45,7 +45,16 @@ def test_each_roll_prints_one_json_record(runtime):
     assert set(records[0]["open"]) == {"fire", "all_small", "all_tall", "make_em_all", "mea_progressive", "fired_up"}
     assert records[2]["marks"]["make_em_all"] == [4, 11]
     first = records[0]["resolved"][0]
-    assert first == {"wager": "all_small", "level": 0, "pays": 0, "unit": "to 1", "envy": None}
+    assert first == {
+        "wager": "all_small",
+        "paytable": "PT1",
+        "level": 0,
+        "outcome": "loss",
+        "returns": 0,
+        "pays": 0,
+        "unit": "to 1",
+        "envy": None,
+    }
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
@@ -106,13 +115,16 @@ def test_pays_units_and_envy_follow_the_configured_paytables(tmp_path):
     last = {r["wager"]: r for r in records[-1]["resolved"]}
     assert last["make_em_all"] == {
         "wager": "make_em_all",
+        "paytable": "PT-FLT-BC-03",
         "level": 10,
+        "outcome": "win",
+        "returns": 151,  # 150 to 1: the pay and the stake
         "pays": 150,
         "unit": "to 1",
-        "envy": {"amount": 5, "per": "wager"},
+        "envy": {"amount": 5, "unit": "times each winning wager", "per": "wager"},
     }
-    assert last["mea_progressive"]["pays"] == "meter"
-    assert last["mea_progressive"]["envy"] == {"amount": 1000, "per": "event"}
+    assert last["mea_progressive"]["pays"] == last["mea_progressive"]["returns"] == "meter"
+    assert last["mea_progressive"]["envy"] == {"amount": 1000, "unit": "units for a 1-unit base bet", "per": "event"}
 
 
 def test_nine_numbers_on_mea_02_pay_300_with_per_player_envy(tmp_path):
@@ -121,7 +133,16 @@ def test_nine_numbers_on_mea_02_pay_300_with_per_player_envy(tmp_path):
     records = [json.loads(x) for x in replay(rolls, "--config", config).stdout.decode().splitlines()]
     mea = [r for r in records[-1]["resolved"] if r["wager"] == "mea_progressive"]
     assert mea == [
-        {"wager": "mea_progressive", "level": 9, "pays": 300, "unit": "for 1", "envy": {"amount": 50, "per": "player"}}
+        {
+            "wager": "mea_progressive",
+            "paytable": "PT-BJS-MEA-02",
+            "level": 9,
+            "outcome": "win",
+            "returns": 300,  # 300 for 1: the stake included
+            "pays": 300,
+            "unit": "for 1",
+            "envy": {"amount": 50, "unit": "units for a 1-unit base bet", "per": "player"},
+        }
     ]
 
 

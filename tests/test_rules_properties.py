@@ -18,24 +18,35 @@ configs = st.fixed_dictionaries(
         "offered": st.lists(st.sampled_from(WAGERS), min_size=1, unique=True),
         "rebet_after_win": st.booleans(),
         "fired_up": st.sampled_from(sorted(FIRED_UP_SEQUENCES)),
+        "fire_window": st.sampled_from(cfg.FIRE_WINDOW_NAMES),
+        "bonus_window": st.sampled_from(cfg.BONUS_WINDOW_NAMES),
     }
 )
 
 STATE_FIELDS = (
     "rolls shooter point die1 die2 fire_state fire_points small_marks tall_marks "
-    "all_marks bonus_done mea_marks fired_sequence fired_count"
+    "all_marks bonus_done mea_marks fired_sequence fired_count shooter_start bonus_fresh"
 ).split()
 
 
 def make_table(c):
     config = cfg.parse(
-        {"offered": c["offered"], "rebet_after_win": c["rebet_after_win"], "paytables": {"fired_up": c["fired_up"]}}
+        {
+            "offered": c["offered"],
+            "rebet_after_win": c["rebet_after_win"],
+            "paytables": {"fired_up": c["fired_up"]},
+            "fire_window": c["fire_window"],
+            "bonus_window": c["bonus_window"],
+        }
     )
     return Table(config)
 
 
 def resolutions(table):
-    return [(pt.WAGER_NAMES[table.res_wager[i]], table.res_level[i]) for i in range(table.res_count)]
+    return [
+        (pt.WAGER_NAMES[table.res_wager[i]], table.res_level[i], table.res_outcome[i] == pt.OUT_RETURNED)
+        for i in range(table.res_count)
+    ]
 
 
 def view(table):
@@ -64,7 +75,7 @@ def apply(table, ev):
 @given(configs, st.lists(event, max_size=250))
 def test_engine_agrees_with_the_reference_model(c, events):
     table = make_table(c)
-    ref = Reference(c["offered"], c["rebet_after_win"], c["fired_up"])
+    ref = Reference(c["offered"], c["rebet_after_win"], c["fired_up"], c["fire_window"], c["bonus_window"])
     for ev in events:
         got = apply(table, ev)
         want = ref.end_hand() if ev == "end" else ref.roll(*ev)
@@ -87,10 +98,10 @@ def test_cycle_properties_on_random_streams(c, rolls):
         point_before = table.point
         waiting_before = table.bonus_done
         got = apply(table, (d1, d2))
-        names = [w for w, _ in got]
+        names = [w for w, _, _ in got]
         # A cycle never resolves twice on one roll.
         assert len(names) == len(set(names))
-        for wager, level in got:
+        for wager, level, _ in got:
             w = pt.WAGER_NAMES.index(wager)
             assert 0 <= level <= table.config.paytables[w].top_level()
         total = d1 + d2
@@ -112,7 +123,7 @@ def test_cycle_properties_on_random_streams(c, rolls):
         if not rebet:
             for name in BONUS:
                 w = pt.WAGER_NAMES.index(name)
-                if (name, 5 if w != pt.MAKE_EM_ALL else 10) in got:
+                if (name, 5 if w != pt.MAKE_EM_ALL else 10, False) in got:
                     assert not table.is_open(w)
 
 
@@ -146,7 +157,7 @@ def test_fire_resolves_once_per_shooter_on_a_long_stream():
     fire_resolutions = 0
     for _ in range(20000):
         got = apply(table, (rng.randint(1, 6), rng.randint(1, 6)))
-        fire_resolutions += sum(1 for w, _ in got if w == "fire")
+        fire_resolutions += sum(1 for w, _, _ in got if w == "fire")
     # Every finished shooter resolved exactly one Fire Bet; the current one has not yet.
     assert fire_resolutions == table.shooter - 1 or (fire_resolutions == table.shooter and table.fire_state == 2)
 

@@ -8,6 +8,7 @@ import subprocess
 import time
 
 import pytest
+import svgread
 from conftest import ROOT
 
 from sim.tui import app as tui
@@ -128,7 +129,13 @@ def test_snapshot_key_writes_an_svg(tmp_path):
     footer = asyncio.run(go())
     files = list(tmp_path.glob("board-*.svg"))
     assert len(files) == 1 and footer == "saved " + str(files[0])
-    assert files[0].read_text().lstrip().startswith("<")
+    # The snapshot is the lit board: after a 4 on the come-out the puck is on 4.
+    root = svgread.root(files[0])
+    drawn = svgread.lamps(root)
+    assert len(drawn) == 47
+    assert drawn["point.4"]["colors"] == ["#ffffff"] and drawn["point.off"]["colors"] == [svgread.DARK]
+    assert drawn["fired.open"]["colors"] == ["#00ff00"]
+    assert "point 4" in svgread.caption(root) and "shooter 1" in svgread.caption(root)
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
@@ -187,10 +194,26 @@ def test_help_opens_with_question_mark_and_closes_with_escape():
 
 
 def test_one_for_one_is_called_a_push_not_a_win():
+    from crapsboard import report
+    from crapsboard.engine import Table
     from sim.tui.text import event_text
 
-    event = {"event": "roll", "t": 0, "seq": 1, "dice": [3, 3], "total": 6, "point": None, "shooter": 1}
-    event["resolved"] = [{"wager": "fired_up", "level": 1, "pays": 1, "unit": "for 1", "envy": None}]
+    table = Table()
+    table.roll(3, 3)
+    table.roll(6, 6)  # Fired Up 6 then 12: one match, FUP-01 pays 1 for 1
+    event = {"event": "roll", "t": 0, "seq": 2, "dice": [6, 6], "total": 12, "point": None, "shooter": 1}
+    event["resolved"] = report.resolutions(table)
     assert event_text(event)[1] == "  PUSH FiredUp 1: 1 for 1, the stake back"
-    event["resolved"] = [{"wager": "mea_progressive", "level": 10, "pays": "meter", "unit": "for 1", "envy": None}]
+    event["resolved"] = [
+        {
+            "wager": "mea_progressive",
+            "paytable": "PT-BJS-MEA-01",
+            "level": 10,
+            "outcome": "win",
+            "returns": "meter",
+            "pays": "meter",
+            "unit": "for 1",
+            "envy": None,
+        }
+    ]
     assert event_text(event)[1] == "  WIN MEA 10 pays the meter for 1"

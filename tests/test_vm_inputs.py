@@ -28,11 +28,13 @@ def full_config():
             "fired_up": "PT-BJS-FUP-06",
         },
         "rebet_after_win": False,
-        "supervisor_pin_sha256": "ab" * 32,
+        "fire_window": "first_roll",
+        "bonus_window": "idle",
+        "supervisor_pin": {"pbkdf2_sha256": "ab" * 32, "salt": "cd" * 16, "iterations": 700},
     }
     assert sorted(config) == sorted(cfg.KEYS), "a new configuration key belongs in this test"
     text = json.dumps(config, indent=2)
-    assert len(text) > 400  # well past what the VM's argv survives
+    assert len(text) > 500  # well past what the VM's argv survives
     return text
 
 

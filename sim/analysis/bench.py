@@ -4,7 +4,7 @@
   Small bets kept up) on the same dice stream, taking turns slice by slice so
   machine noise hits both, in CPU time; each pass over the stream gives one
   pair and its ratio, and the table shows medians.
-- MicroPython unix port (sim/mp_bench.py): rolls/s on the same stream, bytes
+- MicroPython unix port (sim/portable/mp_bench.py): rolls/s on the same stream, bytes
   allocated per roll (non-resolving rolls and overall, gc.mem_alloc deltas with
   the GC disabled), the heap a Table holds and the process's peak heap.
 - The time to compute and render the full exact odds report.

@@ -4,7 +4,7 @@
     python -m sim odds --simulate N [--seed S]     # check the firmware engine
     python -m sim odds --plot FILE.svg|FILE.png    # return vs meter, progressives
 
-Every figure is an exact fraction (`sim.odds_exact`, `sim.odds_rows`); the
+Every figure is an exact fraction (`sim.analysis.odds_exact`, `sim.analysis.odds_rows`); the
 seeds' published house edge and hit frequency are shown beside the exact ones.
 See docs/odds.md.
 """
@@ -25,6 +25,13 @@ PER_CYCLE_NOTE = (
 UNIT_NOTE = (
     "Per 1-unit wager; return includes the stake ('for 1' pays include it, 'to 1' pays add it). "
     "House edge = 1 - return; hit frequency = P(the wager pays anything)."
+)
+WINDOW_NOTE = (
+    "The betting windows (fire_window, bonus_window) leave every figure unchanged: they decide only "
+    "when a bet may be placed, and every bet they allow starts from a cycle with nothing marked "
+    "(a new shooter before any point; a Bonus Craps wager with none of its numbers rolled), whose "
+    "distribution is the one above because rolls are independent. A Fire Bet returned at an end hand "
+    "before any point hands back its stake (returns 1) and is not a cycle here."
 )
 ENVY_NOTE = (
     "Dealer Envy per unit wagered = sum of P(level) x envy amount: exact for per-wager multiples and "
@@ -140,7 +147,7 @@ def render_row(row, write):
 
 def render(rows, write):
     write("Exact odds of every paytable, from docs/rules.md (fractions, reduced).\n")
-    for note in (PER_CYCLE_NOTE, UNIT_NOTE, ENVY_NOTE):
+    for note in (PER_CYCLE_NOTE, UNIT_NOTE, WINDOW_NOTE, ENVY_NOTE):
         write(note + "\n")
     write(
         "Published figures: %s; '=' agrees to the printed precision, '!' does not (difference = published - exact).\n"

@@ -1,7 +1,7 @@
 """One row per (wager, paytable): exact figures, Dealer Envy, and the seeds' published figures.
 
 Pays and envy come from `crapsboard.paytables` (never copied here); the level
-distributions from `sim.odds_exact`. Units: a "for 1" pay includes the stake
+distributions from `sim.analysis.odds_exact`. Units: a "for 1" pay includes the stake
 (return = pays), a "to 1" pay excludes it (return = pays + 1); pays 0 loses;
 METER is the progressive's top award, a meter value in base units.
 """
@@ -50,27 +50,33 @@ def levels_of(wager, table):
 
 
 def level_return(table, level, meter=None):
-    """Units returned to a 1-unit wager at `level` (stake included); None for an unknown meter."""
-    pay = table.pays[level]
-    if pay == pt.METER:
+    """Units returned to a 1-unit wager at `level` (stake included, as the
+    engine reports it); None for an unknown meter."""
+    back = table.returns(level)
+    if back == pt.METER:
         return None if meter is None else Fraction(meter)
-    if pay == 0:
-        return Fraction(0)
-    return Fraction(pay + 1 if table.unit == pt.TO_1 else pay)
+    return Fraction(back)
 
 
 class Published:
     """A seed figure beside the exact one. Percentages are Fractions in percent."""
 
-    def __init__(self, figure, text, exact_value, detail):
+    def __init__(self, figure, text, exact_value):
         self.figure = figure  # "house_edge" or "hit_frequency"
         self.text = text + "%"
         self.value = Fraction(text)  # percent
         self.exact = exact_value * 100  # percent
         self.difference = self.value - self.exact  # published - exact, percentage points
         decimals = len(text.split(".")[1]) if "." in text else 0
-        self.agrees = round(self.exact, decimals) == self.value
-        self.explanation = "agrees: the exact value rounds to the published one" if self.agrees else detail
+        rounded = round(self.exact, decimals)
+        self.agrees = rounded == self.value
+        # Facts only: the published figure, the exact one, what the exact one rounds to.
+        self.explanation = "the exact value, %.4f%%, rounds to %.*f%%; %s" % (
+            float(self.exact),
+            decimals,
+            float(rounded),
+            "agrees" if self.agrees else "does not agree",
+        )
 
 
 class Row:
@@ -87,10 +93,8 @@ class Row:
         self.progressive = table.pays[top] == pt.METER
         self.meter = None if meter is None or not self.progressive else Fraction(meter)
         self.hit_frequency = sum(p for p, pay in zip(self.levels, table.pays) if pay != 0)
-        # Win frequency: the wager returns more than its stake (a pay of 1 for 1 is the stake back).
-        self.win_frequency = sum(
-            p for k, p in enumerate(self.levels) if table.pays[k] == pt.METER or level_return(table, k) > 1
-        )
+        # Win frequency: the engine's outcome is a win (a pay of 1 for 1 is a push, the stake back).
+        self.win_frequency = sum(p for k, p in enumerate(self.levels) if table.outcome(k) == pt.OUT_WIN)
         if self.progressive:
             self.return_excl_top = sum(self.levels[k] * level_return(table, k) for k in range(top))
             self.top_probability = self.levels[top]
@@ -120,37 +124,15 @@ class Row:
         if figures is None:
             return []
         edge_text, hit_text = figures
-        top, p_top = self.top, self.levels[self.top]
-        # If the whole edge gap sat in the top level, what P(6 points) would it need?
-        implied = p_top + (self.house_edge - Fraction(edge_text) / 100) / level_return(self.table, top)
-        edge_detail = (
-            "the 6-point pay alone accounts for it if P(6 points) were 1 in %s, not the exact 1 in %s: "
-            "a vendor estimate"
-            % (
-                _one_in(implied),
-                _one_in(p_top),
-            )
-        )
-        first = min(k for k, pay in enumerate(self.table.pays) if pay)
-        hit_pub = Fraction(hit_text) / 100
-        hit_detail = "exact prints as %.2f%%; the vendor's P(%d+ points) is %.1f%% low, as in its edge: an estimate" % (
-            float(self.hit_frequency * 100),
-            first,
-            float((self.hit_frequency - hit_pub) / self.hit_frequency * 100),
-        )
         return [
-            Published("house_edge", edge_text, self.house_edge, edge_detail),
-            Published("hit_frequency", hit_text, self.hit_frequency, hit_detail),
+            Published("house_edge", edge_text, self.house_edge),
+            Published("hit_frequency", hit_text, self.hit_frequency),
         ]
 
     def label(self):
         if self.wager == pt.FIRE:
             return "Fire Bet table %s (%s)" % (self.paytable, self.unit)
         return "%s %s (%s)" % (self.title, self.paytable, self.unit)
-
-
-def _one_in(p):
-    return "{:,}".format(round(1 / p)) if p > 0 else "never"
 
 
 def all_rows(meter=None):

@@ -1,6 +1,6 @@
 """`odds --plot FILE`: return to player against meter value for the progressive tables.
 
-Hand-written SVG (no plotting library): one panel per progressive wager, one
+SVG by the project's writer (hardware/svgkit.py; no plotting library): one panel per progressive wager, one
 line per distinct paytable economics (tables with the same pays share a line),
 a dashed 100% line and each break-even meter marked. The return is linear in
 the meter: return(m) = return excluding top + P(top) * m. A .png file is made
@@ -10,11 +10,13 @@ from the SVG with `rsvg-convert` when it is installed.
 import os
 import shutil
 import subprocess
-from xml.sax.saxutils import escape
+
+from hardware.svgkit import FONT, Svg
 
 COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 WIDTH, PANEL_H = 760, 330
 LEFT, RIGHT, TOP, BOTTOM = 70, 190, 40, 45
+INK, GRID = "#000", "#ddd"
 Y_CAP = 150  # percent: the top of every panel at most
 
 
@@ -51,7 +53,7 @@ def _lines(rows):
     return out
 
 
-def _panel(parts, y0, title, rows, meter):
+def _panel(svg, y0, title, rows, meter):
     lines = _lines(rows)
     be_max = max(float(r.break_even_meter) for _, r in lines)
     step = nice_step(be_max * 1.3)
@@ -63,77 +65,54 @@ def _panel(parts, y0, title, rows, meter):
     ymin = ystep * (ymin // ystep)
     ymax = ystep * -(-ymax // ystep)
     pw, ph = WIDTH - LEFT - RIGHT, PANEL_H - TOP - BOTTOM
+    top, bottom = y0 + TOP, y0 + TOP + ph
 
     def X(m):
         return LEFT + pw * m / xmax
 
     def Y(r):
-        return y0 + TOP + ph * (1 - (r - ymin) / (ymax - ymin))
+        return top + ph * (1 - (r - ymin) / (ymax - ymin))
 
-    parts.append('<text x="%d" y="%d" font-size="15" font-weight="bold">%s</text>' % (LEFT, y0 + 24, escape(title)))
-    parts.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#444"/>' % (LEFT, y0 + TOP, pw, ph))
+    svg.text(LEFT, y0 + 24, title, size=15, weight="bold", fill=INK)
+    svg.rect(LEFT, top, pw, ph, fill="none", stroke="#444", stroke_width=1)
     v = 0.0
     while v <= xmax + 1e-9:
-        parts.append(
-            '<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#ddd"/>' % (X(v), y0 + TOP, X(v), y0 + TOP + ph)
-        )
-        parts.append(
-            '<text x="%.1f" y="%.1f" font-size="11" text-anchor="middle">%s</text>'
-            % (X(v), y0 + TOP + ph + 15, format(int(v), ","))
-        )
+        svg.line(X(v), top, X(v), bottom, stroke=GRID, stroke_width=1)
+        svg.text(X(v), bottom + 15, format(int(v), ","), size=11, anchor="middle", fill=INK, class_="x-tick")
         v += step
     v = ymin
     while v <= ymax + 1e-9:
-        parts.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>' % (LEFT, Y(v), LEFT + pw, Y(v)))
-        parts.append('<text x="%d" y="%.1f" font-size="11" text-anchor="end">%g%%</text>' % (LEFT - 6, Y(v) + 4, v))
+        svg.line(LEFT, Y(v), LEFT + pw, Y(v), stroke=GRID, stroke_width=1)
+        svg.text(LEFT - 6, Y(v) + 4, "%g%%" % v, size=11, anchor="end", fill=INK, class_="y-tick")
         v += ystep
-    parts.append(
-        '<text x="%d" y="%d" font-size="12" text-anchor="middle">meter (base units)</text>'
-        % (LEFT + pw // 2, y0 + TOP + ph + 34)
-    )
-    parts.append(
-        '<text x="18" y="%d" font-size="12" text-anchor="middle" transform="rotate(-90 18 %d)">return to player</text>'
-        % (y0 + TOP + ph // 2, y0 + TOP + ph // 2)
-    )
+    svg.text(LEFT + pw // 2, bottom + 34, "meter (base units)", size=12, anchor="middle", fill=INK)
+    svg.text(18, top + ph // 2, "return to player", size=12, anchor="middle", fill=INK, rotate=-90)
     if ymin <= 100 <= ymax:
-        parts.append(
-            '<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#000" stroke-dasharray="6 4"/>'
-            % (LEFT, Y(100), LEFT + pw, Y(100))
-        )
-        parts.append('<text x="%d" y="%.1f" font-size="11">100%%: break-even</text>' % (LEFT + 4, Y(100) - 5))
+        svg.line(LEFT, Y(100), LEFT + pw, Y(100), stroke=INK, stroke_width=1, stroke_dasharray="6 4", class_="even")
+        svg.text(LEFT + 4, Y(100) - 5, "100%: break-even", size=11, fill=INK)
     if meter is not None and 0 <= meter <= xmax:
-        parts.append(
-            '<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#777" stroke-dasharray="2 3"/>'
-            % (X(meter), y0 + TOP, X(meter), y0 + TOP + ph)
-        )
+        svg.line(X(meter), top, X(meter), bottom, stroke="#777", stroke_width=1, stroke_dasharray="2 3", class_="meter")
         right = meter > xmax * 0.8
-        parts.append(
-            '<text x="%.1f" y="%d" font-size="11" text-anchor="%s">meter %s</text>'
-            % (X(meter) + (-3 if right else 3), y0 + TOP + 12, "end" if right else "start", format(meter, ",.0f"))
+        svg.text(
+            X(meter) + (-3 if right else 3),
+            top + 12,
+            "meter " + format(meter, ",.0f"),
+            size=11,
+            anchor="end" if right else "start",
+            fill=INK,
         )
     for i, ((label, row), (a, q)) in enumerate(zip(lines, ret)):
         colour = COLOURS[i % len(COLOURS)]
         xend = min(xmax, (ymax / 100 - a) / q)  # where the line leaves the panel
-        parts.append(
-            '<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2"/>'
-            % (X(0), Y(a * 100), X(xend), Y((a + q * xend) * 100), colour)
-        )
         be = float(row.break_even_meter)
-        parts.append('<circle cx="%.1f" cy="%.1f" r="4.5" fill="%s" stroke="#000"/>' % (X(be), Y(100), colour))
-        parts.append(
-            '<text x="%.1f" y="%.1f" font-size="10" text-anchor="middle" fill="%s">%s</text>'
-            % (X(be), Y(100) + 16 + 11 * (i % 2), colour, format(be, ",.0f"))
-        )
-        ly = y0 + TOP + 14 + 34 * i
-        parts.append(
-            '<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="3"/>'
-            % (LEFT + pw + 12, ly, LEFT + pw + 32, ly, colour)
-        )
-        parts.append('<text x="%d" y="%d" font-size="11">%s</text>' % (LEFT + pw + 38, ly + 4, escape(label)))
-        parts.append(
-            '<text x="%d" y="%d" font-size="10" fill="#555">break-even %s</text>'
-            % (LEFT + pw + 38, ly + 17, format(be, ",.0f"))
-        )
+        with svg.group(class_="series", data_paytables=label):
+            svg.line(X(0), Y(a * 100), X(xend), Y((a + q * xend) * 100), stroke=colour, stroke_width=2)
+            svg.circle(X(be), Y(100), 4.5, fill=colour, stroke=INK, stroke_width=1)
+            svg.text(X(be), Y(100) + 16 + 11 * (i % 2), format(be, ",.0f"), size=10, anchor="middle", fill=colour)
+            ly = top + 14 + 34 * i
+            svg.line(LEFT + pw + 12, ly, LEFT + pw + 32, ly, stroke=colour, stroke_width=3)
+            svg.text(LEFT + pw + 38, ly + 4, label, size=11, fill=INK)
+            svg.text(LEFT + pw + 38, ly + 17, "break-even " + format(be, ",.0f"), size=10, fill="#555")
 
 
 def svg(rows, meter=None):
@@ -146,21 +125,20 @@ def svg(rows, meter=None):
     if not panels:
         raise PlotError("no progressive paytable selected")
     height = PANEL_H * len(panels) + 30
-    parts = [
-        '<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif">'
-        % (WIDTH, height, WIDTH, height),
-        '<rect width="100%" height="100%" fill="#fff"/>',
-    ]
+    doc = Svg(WIDTH, height, title="Return to player against meter value", family=FONT)
     for i, (title, prows) in enumerate(panels):
-        _panel(
-            parts, PANEL_H * i, title + ": return to player vs meter", prows, None if meter is None else float(meter)
-        )
-    parts.append(
-        '<text x="%d" y="%d" font-size="10" fill="#555">Exact, per 1-unit wager; dots mark the break-even meter. '
-        "python -m sim odds --plot</text>" % (LEFT, height - 10)
+        with doc.group(class_="panel"):
+            _panel(
+                doc, PANEL_H * i, title + ": return to player vs meter", prows, None if meter is None else float(meter)
+            )
+    doc.text(
+        LEFT,
+        height - 10,
+        "Exact, per 1-unit wager; dots mark the break-even meter. python -m sim odds --plot",
+        size=10,
+        fill="#555",
     )
-    parts.append("</svg>")
-    return "\n".join(parts) + "\n"
+    return doc.render()
 
 
 def write_plot(path, rows, meter=None):

@@ -1,6 +1,6 @@
 # The benchmark's dice stream: one xorshift32 sequence, identical under CPython
 # and MicroPython, so the engine, crapssim and the MicroPython port all see the
-# very same rolls. MicroPython subset only (sim/mp_bench.py imports it).
+# very same rolls. MicroPython subset only (sim/portable/mp_bench.py imports it).
 #
 # A roll is r = (x * 36) >> 32 for each xorshift32 state x (Marsaglia 2003,
 # shifts 13/17/5), i.e. the top of the 32-bit word scaled to 0..35; the dice

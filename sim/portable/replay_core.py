@@ -1,6 +1,6 @@
 # Replay: dice lines in, one JSON record per roll (or a summary) out.
 #
-# Runs unchanged under CPython and the MicroPython unix port (sim/mp_replay.py),
+# Runs unchanged under CPython and the MicroPython unix port (sim/portable/mp_replay.py),
 # so both runtimes print the same bytes for the same input.
 from crapsboard import paytables as pt
 from crapsboard import report
@@ -42,8 +42,10 @@ def run(lines, write, config=None, summary=False):
     the 1-based line number prefixed; output up to that line is already written."""
     table = Table(config)
     counts = [[0] * (table.config.paytables[w].top_level() + 1) for w in range(pt.WAGER_COUNT)]
+    outcomes = [[0] * len(pt.OUTCOME_NAMES) for w in range(pt.WAGER_COUNT)]
     res_wager = table.res_wager
     res_level = table.res_level
+    res_outcome = table.res_outcome
     roll = table.roll
     line_number = 0
     for line in lines:
@@ -58,8 +60,9 @@ def run(lines, write, config=None, summary=False):
         if summary:
             for i in range(resolved):
                 counts[res_wager[i]][res_level[i]] += 1
+                outcomes[res_wager[i]][res_outcome[i]] += 1
         else:
             write(report.roll_json(table) + "\n")
     if summary:
-        write(report.summary_json(table, counts, table.rolls) + "\n")
+        write(report.summary_json(table, counts, outcomes, table.rolls) + "\n")
     return table

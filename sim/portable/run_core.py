@@ -2,7 +2,9 @@
 # scripts on a simulated clock, answering with one JSON line of state.
 #
 # Shared by CPython (sim/session.py) and MicroPython (sim/portable/mp_run.py);
-# the JSON is built by hand so both runtimes print the same bytes.
+# the JSON comes from crapsboard.report's dumps, so both runtimes print the same bytes.
+from collections import OrderedDict
+
 from crapsboard import config as cfg
 from crapsboard import entry as en
 from crapsboard import events, ticks
@@ -10,7 +12,7 @@ from crapsboard import layout as lay
 from crapsboard.app import KEYSWITCH_BIT, RENDER_MS, App
 from crapsboard.engine import mask_numbers
 from crapsboard.lamps import LAMP_COUNT, LAMP_NAMES
-from crapsboard.report import bool_json, int_list_json, number_or_null
+from crapsboard.report import dumps, or_null, printable
 
 try:  # CPython: the sim package
     from sim.portable.keyscript import CHATTER, GAP_MS, KEYSWITCH, KEYSWITCH_INPUT, WAIT, KeyScriptError, check, steps
@@ -20,24 +22,22 @@ except ImportError:  # MicroPython: sim/ itself is on MICROPYPATH
     from simboard import SimBoard
 
 
-def json_string(text):
-    out = '"'
-    for c in text:
-        if c == '"' or c == "\\":
-            out += "\\" + c
-        elif ord(c) < 32:
-            out += "\\u%04x" % ord(c)
-        else:
-            out += c
-    return out + '"'
-
-
 def error_json(message):
-    return '{"error": ' + json_string(message) + "}"
+    record = OrderedDict()
+    record["error"] = printable(message)
+    return dumps(record)
 
 
 def _color(rgb):
-    return '"#%06x"' % rgb
+    return "#%06x" % rgb
+
+
+def _write_members(record, write):
+    # The members of an object, without its braces, one write each.
+    first = True
+    for key, value in record.items():
+        write(("" if first else ", ") + dumps(key) + ": " + dumps(value))
+        first = False
 
 
 class Driver:
@@ -63,7 +63,7 @@ class Driver:
     def _on_event(self, app, kind, arg, t):
         if self._events:
             self._write(", ")
-        self._write(events.event_json(app.table, app.seq, kind, arg, t))
+        self._write(events.event_json(app.table, app.seq, kind, arg, t, app.undone_seq))
         self._events += 1
 
     def now(self):
@@ -157,13 +157,19 @@ class Driver:
         app.render(now)
         table = app.table
         entry = app.entry
-        write('"t": ' + str(now) + ', "status": "' + en.STATUS_NAMES[entry.status(now)] + '"')
-        write(', "pending": ' + number_or_null(entry.first))
-        write(', "supervisor": ' + bool_json(entry.authorised(now)))
-        write(', "hand": {"shooter": ' + str(table.shooter))
-        write(', "point": ' + number_or_null(table.point))
-        write(', "fire_points": ' + int_list_json(mask_numbers(table.fire_points)))
-        write(', "rolls": ' + str(table.rolls) + '}, "lamps": {')
+        hand = OrderedDict()
+        hand["shooter"] = table.shooter
+        hand["point"] = or_null(table.point)
+        hand["fire_points"] = mask_numbers(table.fire_points)
+        hand["rolls"] = table.rolls
+        state = OrderedDict()
+        state["t"] = now
+        state["status"] = en.STATUS_NAMES[entry.status(now)]
+        state["pending"] = or_null(entry.first)
+        state["supervisor"] = entry.authorised(now)
+        state["hand"] = hand
+        _write_members(state, write)
+        write(', "lamps": {')
         write_lamps(app.lamps, write)
         write("}")
 
@@ -172,8 +178,10 @@ def write_lamps(lamps, write):
     """name -> {on, color, blink[, alt]} for every logical lamp, in LAMP_NAMES order."""
     for i in range(LAMP_COUNT):
         rgb, blink, alt = lamps.lamp(i)
-        text = '"' + LAMP_NAMES[i] + '": {"on": ' + bool_json(rgb) + ', "color": ' + _color(rgb)
-        text += ', "blink": ' + bool_json(blink)
+        lamp = OrderedDict()
+        lamp["on"] = bool(rgb)
+        lamp["color"] = _color(rgb)
+        lamp["blink"] = bool(blink)
         if blink and alt:
-            text += ', "alt": ' + _color(alt)
-        write(text + "}" if i == LAMP_COUNT - 1 else text + "}, ")
+            lamp["alt"] = _color(alt)
+        write(("" if i == 0 else ", ") + dumps(LAMP_NAMES[i]) + ": " + dumps(lamp))

@@ -65,6 +65,7 @@ class BoardApp(App):
         self.state = None
         self.events = []
         self.keyswitch = False
+        self.windows = tui_text.windows_text(None)  # replaced by build() from the configuration
         self.message = ""
         self._start = time.monotonic()
 
@@ -169,7 +170,7 @@ class BoardApp(App):
         lines = tui_board.render(self.board, self.state["lamps"], inner_w, inner_h, self.state["t"])
         board.update(Text("\n").join(lines))
         self.query_one("#hand").update(tui_text.hand_line(self.state, self.session.runtime, self.keyswitch))
-        self.query_one("#keys").update(tui_text.keypad_panel(self.board, self.keyswitch))
+        self.query_one("#keys").update(tui_text.keypad_panel(self.board, self.keyswitch, self.windows))
         events = self.query_one("#events")
         events.update(tui_text.event_lines(self.events, max(1, events.size.height), max(20, events.size.width)))
         self.query_one("#footer").update(Text(self.message or bindings.footer(self.board)))
@@ -178,8 +179,12 @@ class BoardApp(App):
 def build(runtime="cpython", config_text=None, seed=None, snapshot_dir="."):
     with open(BOARD_JSON, encoding="utf-8") as f:
         board = json.load(f)
+    from crapsboard import config as cfg
+
     session = Session(runtime, config_text)
-    return BoardApp(session, board, seed, snapshot_dir)
+    app = BoardApp(session, board, seed, snapshot_dir)
+    app.windows = tui_text.windows_text(cfg.loads(config_text) if config_text else None)
+    return app
 
 
 def main(argv):

@@ -56,7 +56,20 @@ def hand_line(state, runtime, keyswitch):
     return line
 
 
-def keypad_panel(board, keyswitch):
+def windows_text(config):
+    """The betting windows in force (config: a crapsboard Config, None for the defaults)."""
+    from crapsboard import config as cfg
+
+    config = config or cfg.Config()
+    fire = {"until_point": "until a point", "first_roll": "before the first roll"}
+    bonus = {"after_seven": "after a 7 only", "idle": "while unmarked"}
+    return "Fire bets: %s\nBonus bets: %s" % (
+        fire[cfg.FIRE_WINDOW_NAMES[config.fire_window]],
+        bonus[cfg.BONUS_WINDOW_NAMES[config.bonus_window]],
+    )
+
+
+def keypad_panel(board, keyswitch, windows=None):
     labels = board["keypad"]["labels"]
     lines = []
     for row in labels:
@@ -69,24 +82,30 @@ def keypad_panel(board, keyswitch):
     lines.append(
         " · ".join("%s %s" % (k, w) for k, a, w, _ in bindings.ACTION_KEYS if a in ("roll", "snapshot", "help"))
     )
+    if windows:
+        lines.append(windows)
     return Text("\n".join(lines))  # Text, not str: "[A]" is not markup
 
 
 def _resolved_text(resolved):
+    # The engine decided each outcome; this only words it.
     wins = []
     losses = []
     for r in resolved:
-        if r["pays"] == 0:
+        if r["outcome"] == "loss":
             losses.append("%s %d" % (SHORT[r["wager"]], r["level"]))
             continue
-        if r["pays"] == 1 and r["unit"] == "for 1":
-            wins.append("PUSH %s %d: 1 for 1, the stake back" % (SHORT[r["wager"]], r["level"]))
+        if r["outcome"] == "returned":
+            wins.append("RETURNED %s: never in action, the stake back" % SHORT[r["wager"]])
+            continue
+        if r["outcome"] == "push":
+            wins.append("PUSH %s %d: %s %s, the stake back" % (SHORT[r["wager"]], r["level"], r["pays"], r["unit"]))
             continue
         pays = "the meter" if r["pays"] == "meter" else str(r["pays"])
         text = "WIN %s %d pays %s %s" % (SHORT[r["wager"]], r["level"], pays, r["unit"])
         envy = r.get("envy")
         if envy:
-            text += " + envy %s/%s" % (envy["amount"], envy["per"])
+            text += " + envy %s %s per %s" % (envy["amount"], envy["unit"], envy["per"])
         wins.append(text)
     lines = ["  " + w for w in wins]
     if losses:
@@ -107,11 +126,14 @@ def event_text(event):
     if kind == "error":
         return [head + "ERROR " + ERRORS.get(event["reason"], event["reason"])]
     if kind == "undo":
-        return [
+        undid = event["undid"]
+        what = "roll %d-%d" % tuple(undid["dice"]) if undid["event"] == "roll" else "end hand"
+        lines = [
             head
-            + "undo (%s) · back to roll %d, point %s"
-            % (VIA.get(event["via"], event["via"]), event["rolls"], event["point"] or "OFF")
+            + "undo (%s) · back to roll %d, point %s · took back #%d %s"
+            % (VIA.get(event["via"], event["via"]), event["rolls"], event["point"] or "OFF", undid["seq"], what)
         ]
+        return lines + ["  reversed: " + text.strip() for text in _resolved_text(event["reversed"])]
     if kind == "end_hand":
         return [
             head + "end hand (%s) · shooter %d" % (VIA.get(event["via"], event["via"]), event["shooter"])

@@ -2,7 +2,8 @@
 #
 # CPython imports `run`; MicroPython runs this file with the script on stdin.
 # Lines: "D1 D2" (a roll), "end" (end hand), "undo", "config {json}".
-# Output: one JSON line per event: {"event", "ok", "error", "state"}.
+# Output: one JSON line per event: {"event", "ok", "error", "state"}, and
+# "reversed" (the resolutions taken back) after a successful undo.
 import sys
 
 from crapsboard import config as cfg
@@ -22,6 +23,7 @@ def _line(event, ok, error, table):
         + err
         + ', "state": '
         + report.roll_json(table)
+        + (', "reversed": ' + report.dumps(report.reversed_resolutions(table)) if event == "undo" and ok else "")
         + "}"
     )
 

@@ -4,7 +4,7 @@
 # are plain calls, so the simulator drives them on its own clock. `run()` is
 # the thin asyncio shell the board uses: scan, render and watchdog tasks.
 #
-# The board is passed in (crapsboard/board.py on the ESP32, sim/simboard.py on
+# The board is passed in (crapsboard/board.py on the ESP32, sim/portable/simboard.py on
 # the desktop): `rows`, `cols` (keypad pins), `buttons` (pins in layout.BUTTONS
 # order, None where absent), `show(frame)`, `feed()`, `ticks_ms()`.
 import asyncio
@@ -13,11 +13,11 @@ from micropython import const
 
 from crapsboard import entry as en
 from crapsboard import keypad
-from crapsboard import paytables as pt
 from crapsboard.engine import Table
 from crapsboard.lamps import Lamps
 
 LOG_SIZE = const(32)  # events kept in RAM (the journal, when there is one, keeps all)
+_TABLE_SEQS = const(64)  # seq of recent rolls / hand ends, deeper than the engine's undo ring
 RENDER_MS = const(50)
 WATCHDOG_CHECK_MS = const(100)  # how often the watchdog task looks; it feeds only if all tasks ran
 
@@ -40,13 +40,17 @@ class App:
         self.board = board
         self.layout = layout
         self.table = Table(config)
-        self.entry = en.Entry(self.table.config.supervisor_pin_sha256)
+        self.entry = en.Entry(self.table.config.supervisor_pin)
         self.lamps = Lamps(layout)
         self.matrix = keypad.Matrix(board.rows, board.cols)
         self.buttons = keypad.Buttons(board.buttons, layout.button_active_low)
         self.debouncer = keypad.Debouncer(layout.debounce_ms)
         self.key_codes = bytearray([en.key_code(layout.roles[i], layout.labels[i]) for i in range(len(layout.labels))])
-        self._before = [0] * pt.WAGER_COUNT
+        # seq of each roll or hand end the table may still undo, so an undo
+        # event can name the event it took back (`undone_seq`).
+        self._table_seqs = [0] * _TABLE_SEQS
+        self._table_events = 0
+        self.undone_seq = 0
         # The event log: a ring of the last LOG_SIZE events, seq counts them all.
         self.seq = 0
         self.log_kind = bytearray(LOG_SIZE)
@@ -92,22 +96,24 @@ class App:
         table = self.table
         lamps = self.lamps
         if action == en.ACT_ROLL:
-            self._snapshot()
             table.roll(entry.die1, entry.die2)
-            lamps.celebrate(table, self._before, now_ms)
+            lamps.celebrate(table, now_ms)
             arg = entry.die1 * 8 + entry.die2
+            self._table_event()
         elif action == en.ACT_UNDO:
             if table.undo():
                 lamps.stop_celebration()
                 arg = entry.via
+                self._table_events -= 1
+                self.undone_seq = self._table_seqs[self._table_events % _TABLE_SEQS]
             else:
                 action = entry.fail(en.ERR_NOTHING_TO_UNDO, now_ms)
                 arg = entry.error
         elif action == en.ACT_END_HAND:
-            self._snapshot()
             table.end_hand()
-            lamps.celebrate(table, self._before, now_ms)
+            lamps.celebrate(table, now_ms)
             arg = entry.via
+            self._table_event()
         elif action == en.ACT_LAMP_TEST:
             lamps.lamp_test(now_ms)
             arg = 0
@@ -119,9 +125,10 @@ class App:
             arg = entry.via
         self._log(action, arg, now_ms)
 
-    def _snapshot(self):
-        for w in range(pt.WAGER_COUNT):
-            self._before[w] = self.table.marks(w)
+    def _table_event(self):
+        # The event about to be logged gets seq + 1.
+        self._table_seqs[self._table_events % _TABLE_SEQS] = self.seq + 1
+        self._table_events += 1
 
     def _log(self, kind, arg, now_ms):
         i = self.seq % LOG_SIZE

@@ -2,14 +2,33 @@
 #
 # `parse` checks a whole JSON object before anything is built, so a bad key is
 # refused with a message naming it and the configuration in force stays.
+import binascii
+
+from micropython import const
+
 from crapsboard import paytables as pt
 
-KEYS = ("offered", "paytables", "rebet_after_win", "supervisor_pin_sha256")
-# A configuration of every key is ~500 bytes and two levels deep; anything far
+KEYS = ("offered", "paytables", "rebet_after_win", "fire_window", "bonus_window", "supervisor_pin")
+# A configuration of every key is ~600 bytes and three levels deep; anything far
 # larger or deeper is refused before parsing, so the board's heap and the JSON
 # parser's recursion are never at the mercy of the file.
 MAX_BYTES = 4096
 MAX_DEPTH = 8
+
+# When Fire Bets are accepted (RULES: Fire Bet): until the new shooter
+# establishes a point (seed 000), or only before the shooter's first roll (seed 001).
+FIRE_UNTIL_POINT = const(0)
+FIRE_FIRST_ROLL = const(1)
+FIRE_WINDOW_NAMES = ("until_point", "first_roll")
+# When All Small / All Tall / Make 'Em All are accepted: only before the first
+# roll of a cycle (seed 002), or whenever the wager has no numbers marked.
+BONUS_AFTER_SEVEN = const(0)
+BONUS_IDLE = const(1)
+BONUS_WINDOW_NAMES = ("after_seven", "idle")
+
+PIN_HASH_COMMAND = "python -m sim pin-hash"
+_PIN_SALT_BYTES = (8, 64)  # accepted salt lengths, bytes
+_PIN_ITERATIONS = (1, 1000000)
 
 
 class ConfigError(ValueError):
@@ -25,7 +44,10 @@ class Config:
         self.offered = (1 << pt.WAGER_COUNT) - 1  # bitmask over wager indexes
         self.paytables: list = [pt.find(w, pt.DEFAULT_IDS[w]) for w in range(pt.WAGER_COUNT)]
         self.rebet_after_win = True
-        self.supervisor_pin_sha256: str | None = None  # hex digest of the supervisor PIN, or None
+        self.fire_window = FIRE_UNTIL_POINT
+        self.bonus_window = BONUS_AFTER_SEVEN
+        # (salt, iterations, PBKDF2-HMAC-SHA256 digest) of the supervisor PIN, or None
+        self.supervisor_pin: tuple | None = None
 
     def is_offered(self, wager):
         return bool(self.offered & (1 << wager))
@@ -82,19 +104,56 @@ def _parse_paytable(wager, ident, key):
     return table
 
 
-def _parse_pin_hash(value):
+def _hex_bytes(value, key, what, sizes):
+    if isinstance(value, str) and len(value) % 2 == 0 and value == value.lower():
+        try:
+            raw = binascii.unhexlify(value)
+        except ValueError:
+            raw = None
+        if raw is not None and sizes[0] <= len(raw) <= sizes[1]:
+            return raw
+    raise ConfigError(key, "must be " + what + " in lowercase hex; make the entry with `" + PIN_HASH_COMMAND + "`")
+
+
+def _parse_pin(value):
+    """{"pbkdf2_sha256": hex, "salt": hex, "iterations": n} or null."""
     if value is None:
         return None
-    hexdigits = "0123456789abcdef"
-    if not isinstance(value, str) or len(value) != 64 or any(c not in hexdigits for c in value):
-        raise ConfigError("supervisor_pin_sha256", "must be 64 lowercase hex digits (sha256 of the PIN) or null")
-    return value
+    fields = ("pbkdf2_sha256", "salt", "iterations")
+    if not isinstance(value, dict) or sorted(value) != sorted(fields):
+        raise ConfigError(
+            "supervisor_pin",
+            "must be null or an object with exactly " + ", ".join(fields) + "; make it with `" + PIN_HASH_COMMAND + "`",
+        )
+    digest = _hex_bytes(value["pbkdf2_sha256"], "supervisor_pin.pbkdf2_sha256", "32 bytes", (32, 32))
+    salt = _hex_bytes(value["salt"], "supervisor_pin.salt", "8 to 64 bytes", _PIN_SALT_BYTES)
+    iterations = value["iterations"]
+    if (
+        not isinstance(iterations, int)
+        or isinstance(iterations, bool)
+        or not (_PIN_ITERATIONS[0] <= iterations <= _PIN_ITERATIONS[1])
+    ):
+        raise ConfigError("supervisor_pin.iterations", "must be a whole number from 1 to 1000000")
+    return (salt, iterations, digest)
+
+
+def _parse_choice(obj, key, names):
+    value = obj[key]
+    for i in range(len(names)):
+        if value == names[i]:
+            return i
+    raise ConfigError(key, "must be " + " or ".join(['"' + n + '"' for n in names]))
 
 
 def parse(obj, base=None):
     """A new Config from a JSON object; keys it lacks come from `base` or the defaults."""
     if not isinstance(obj, dict):
         raise ConfigError("config", "must be a JSON object")
+    if "supervisor_pin_sha256" in obj:
+        raise ConfigError(
+            "supervisor_pin_sha256",
+            "an unsalted PIN hash is no longer accepted: make a supervisor_pin entry with `" + PIN_HASH_COMMAND + "`",
+        )
     for key in obj:
         if key not in KEYS:
             raise ConfigError(str(key), "unknown key (known: " + ", ".join(KEYS) + ")")
@@ -103,7 +162,9 @@ def parse(obj, base=None):
         config.offered = base.offered
         config.paytables = list(base.paytables)
         config.rebet_after_win = base.rebet_after_win
-        config.supervisor_pin_sha256 = base.supervisor_pin_sha256
+        config.fire_window = base.fire_window
+        config.bonus_window = base.bonus_window
+        config.supervisor_pin = base.supervisor_pin
     if "offered" in obj:
         config.offered = _parse_offered(obj["offered"])
     if "paytables" in obj:
@@ -118,8 +179,12 @@ def parse(obj, base=None):
         if not isinstance(obj["rebet_after_win"], bool):
             raise ConfigError("rebet_after_win", "must be true or false")
         config.rebet_after_win = obj["rebet_after_win"]
-    if "supervisor_pin_sha256" in obj:
-        config.supervisor_pin_sha256 = _parse_pin_hash(obj["supervisor_pin_sha256"])
+    if "fire_window" in obj:
+        config.fire_window = _parse_choice(obj, "fire_window", FIRE_WINDOW_NAMES)
+    if "bonus_window" in obj:
+        config.bonus_window = _parse_choice(obj, "bonus_window", BONUS_WINDOW_NAMES)
+    if "supervisor_pin" in obj:
+        config.supervisor_pin = _parse_pin(obj["supervisor_pin"])
     return config
 
 

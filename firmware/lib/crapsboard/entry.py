@@ -1,17 +1,17 @@
 # Dealer entry: key presses in, table actions out. A pure state machine.
 #
 # A roll is two presses, one per die (1-6). Undo and end hand need supervisor
-# authorisation: the keyswitch held on, or a PIN (D, digits, #) whose sha256
-# matches config.supervisor_pin_sha256, good for AUTH_MS. Bad input returns
-# ACT_ERROR with `error` set and never a table action; an error also drops a
-# half-entered roll, so the next two die presses are always a whole roll.
+# authorisation: the keyswitch held on, or a PIN (D, digits, #) whose salted
+# PBKDF2-HMAC-SHA256 matches config.supervisor_pin, good for AUTH_MS. Bad input
+# returns ACT_ERROR with `error` set and never a table action; an error also
+# drops a half-entered roll, so the next two die presses are always a whole
+# roll. After a refused or interrupted PIN entry, digits up to #, * or the
+# timeout are still PIN digits and are dropped: never dice.
 # Time comes in as now_ms; nothing here touches the table or the hardware.
-import binascii
-import hashlib
-
 from micropython import const
 
 from crapsboard import ticks
+from crapsboard.hmac256 import pbkdf2_sha256
 
 # Key codes: 0-9 are the digit keys themselves.
 K_CLEAR = const(10)
@@ -20,7 +20,14 @@ K_UNDO = const(12)
 K_END_HAND = const(13)
 K_LAMP_TEST = const(14)
 K_PIN = const(15)
-_ROLE_KEYS = {"clear": 10, "enter": 11, "undo": 12, "end_hand": 13, "lamp_test": 14, "supervisor_pin": 15}
+_ROLE_KEYS = {
+    "clear": K_CLEAR,
+    "enter": K_ENTER,
+    "undo": K_UNDO,
+    "end_hand": K_END_HAND,
+    "lamp_test": K_LAMP_TEST,
+    "supervisor_pin": K_PIN,
+}
 
 # Actions returned by press / chord / keyswitch / tick (also the event kinds).
 ACT_NONE = const(0)
@@ -86,14 +93,15 @@ def key_code(role, label):
     return _ROLE_KEYS[role]
 
 
-def pin_sha256(pin):
-    """Hex sha256 of a PIN given as a string of digits: what the config stores."""
-    return binascii.hexlify(hashlib.sha256(pin.encode()).digest()).decode()
+def pin_record(pin, salt, iterations):
+    """(salt, iterations, digest) of a PIN given as a string of digits: the
+    form config.supervisor_pin holds."""
+    return (salt, iterations, pbkdf2_sha256(pin.encode(), salt, iterations))
 
 
 class Entry:
-    def __init__(self, pin_hash=None):
-        self.pin_hash = pin_hash  # config.supervisor_pin_sha256, or None: keyswitch only
+    def __init__(self, pin_record=None):
+        self.pin_record = pin_record  # config.supervisor_pin, or None: keyswitch only
         self.first = 0  # die face of a half-entered roll, 0 = none
         self.die1 = 0
         self.die2 = 0
@@ -104,6 +112,7 @@ class Entry:
         self._pin = bytearray(PIN_DIGITS)
         self._pin_len = 0
         self._pin_mode = False
+        self._pin_refused = False  # PIN entry refused or cut short: digits are dropped
         self._pin_auth = False
         self._fails = 0
         self._locked = False
@@ -124,7 +133,7 @@ class Entry:
     def status(self, now_ms):
         if self._showing_error and ticks.diff(now_ms, self._error_t) < ERROR_MS:
             return ST_ERROR
-        if self._pin_mode:
+        if self._pin_mode or self._pin_refused:
             return ST_PIN
         if self.first:
             return ST_HALF
@@ -141,6 +150,10 @@ class Entry:
             return ACT_LAMP_TEST  # shows lamps only; a half-entered roll stays
         if self._expired(now_ms):
             return self.fail(ERR_TIMEOUT, now_ms)  # the timeout is the news; this key is not taken
+        if self._pin_refused:
+            if key != K_PIN and ticks.diff(now_ms, self._pin_t) < HALF_MS:
+                return self._refused_pin_key(key, now_ms)
+            self._pin_refused = False  # timed out, or D: a PIN entry afresh
         if self._pin_mode:
             return self._pin_key(key, now_ms)
         if key <= 9:
@@ -163,12 +176,14 @@ class Entry:
                 return self._pin_auth_off()
             return ACT_NONE
         if self.first:
+            if key == K_PIN:  # a PIN key refused all the same: its digits are no dice
+                return self._refuse_pin(ERR_ROLL_PENDING, now_ms)
             return self.fail(ERR_ROLL_PENDING, now_ms)
         if key == K_PIN:
-            if self.pin_hash is None:
-                return self.fail(ERR_NO_PIN, now_ms)
+            if self.pin_record is None:
+                return self._refuse_pin(ERR_NO_PIN, now_ms)
             if self._locked and ticks.diff(now_ms, self._lock_t) < LOCK_MS:
-                return self.fail(ERR_PIN_LOCKED, now_ms)
+                return self._refuse_pin(ERR_PIN_LOCKED, now_ms)
             self._locked = False
             self._pin_mode = True
             self._pin_len = 0
@@ -202,6 +217,8 @@ class Entry:
             return self._pin_auth_off()
         if self._locked and ticks.diff(now_ms, self._lock_t) >= LOCK_MS:
             self._locked = False
+        if self._pin_refused and ticks.diff(now_ms, self._pin_t) >= HALF_MS:
+            self._pin_refused = False  # the refused entry timed out: keys are dice again
         if self._showing_error and ticks.diff(now_ms, self._error_t) >= ERROR_MS:
             self._showing_error = False
         return ACT_NONE
@@ -213,13 +230,35 @@ class Entry:
         return self._pin_mode and ticks.diff(now_ms, self._pin_t) >= HALF_MS
 
     def fail(self, reason, now_ms):
-        """Refuse: show the error, drop any half-entered roll or PIN."""
+        """Refuse: show the error, drop any half-entered roll or PIN. A PIN
+        entry cut short by the error leaves its remaining digits to be dropped."""
+        interrupted = self._pin_mode or self._pin_refused
         self.error = reason
         self._showing_error = True
         self._error_t = now_ms
         self.first = 0
         self._end_pin_mode()
+        if interrupted and reason != ERR_TIMEOUT:
+            self._pin_refused = True
+            self._pin_t = now_ms
         return ACT_ERROR
+
+    def _refuse_pin(self, reason, now_ms):
+        # The PIN key refused: the digits the supervisor types next are a PIN.
+        action = self.fail(reason, now_ms)
+        self._pin_refused = True
+        self._pin_t = now_ms
+        return action
+
+    def _refused_pin_key(self, key, now_ms):
+        # Digits after a refused PIN entry are dropped; # or * ends it.
+        if key <= 9:
+            self._pin_t = now_ms
+            return ACT_NONE
+        if key == K_ENTER or key == K_CLEAR:
+            self._pin_refused = False
+            return ACT_NONE
+        return self.fail(ERR_UNEXPECTED_KEY, now_ms)
 
     # ---- supervisor PIN ------------------------------------------------------
 
@@ -240,8 +279,10 @@ class Entry:
             return ACT_NONE
         if key != K_ENTER:
             return self.fail(ERR_UNEXPECTED_KEY, now_ms)
-        digest = hashlib.sha256(bytes(self._pin[: self._pin_len])).digest()
-        good = binascii.hexlify(digest).decode() == self.pin_hash
+        record = self.pin_record  # (salt, iterations, digest); PIN mode needs one
+        good = (
+            record is not None and pbkdf2_sha256(bytes(self._pin[: self._pin_len]), record[0], record[1]) == record[2]
+        )
         self._end_pin_mode()
         if not good:
             self._fails += 1

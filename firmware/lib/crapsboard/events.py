@@ -4,6 +4,8 @@
 # small int (dice d1 * 8 + d2, error reason, who authorised, dropped die).
 # `event_json` is called right after the event, while the table still holds
 # its resolutions; the simulator prints it and a journal can store it.
+from collections import OrderedDict
+
 from crapsboard import entry as en
 from crapsboard import report
 
@@ -20,34 +22,58 @@ KIND_NAMES = (
 )
 
 
-def _state(table):
-    return (
-        ', "shooter": '
-        + str(table.shooter)
-        + ', "point": '
-        + report.number_or_null(table.point)
-        + ', "rolls": '
-        + str(table.rolls)
-    )
+def _state(record, table):
+    record["shooter"] = table.shooter
+    record["point"] = report.or_null(table.point)
+    record["rolls"] = table.rolls
 
 
-def event_json(table, seq, kind, arg, t):
-    """One event record; `table` is the table just after the event."""
-    text = '{"seq": ' + str(seq) + ', "t": ' + str(t) + ', "event": "' + KIND_NAMES[kind] + '"'
+def _undid(table, undone_seq):
+    # The event an undo took back: its sequence number and dice, or end hand.
+    record = OrderedDict()
+    record["seq"] = undone_seq
+    code = table.undone
+    if code:
+        record["event"] = KIND_NAMES[en.ACT_ROLL]
+        record["dice"] = [code >> 3, code & 7]
+        record["total"] = (code >> 3) + (code & 7)
+    else:
+        record["event"] = KIND_NAMES[en.ACT_END_HAND]
+    return record
+
+
+def event_record(table, seq, kind, arg, t, undone_seq=0):
+    """One event record as an ordered dict; `table` is the table just after
+    the event; `undone_seq` is the seq of the event an undo took back."""
+    record = OrderedDict()
+    record["seq"] = seq
+    record["t"] = t
+    record["event"] = KIND_NAMES[kind]
     if kind == en.ACT_ROLL:
         d1 = arg >> 3
         d2 = arg & 7
-        text += ', "dice": [' + str(d1) + ", " + str(d2) + '], "total": ' + str(d1 + d2)
-        text += _state(table) + ', "resolved": ' + report.resolved_json(table)
+        record["dice"] = [d1, d2]
+        record["total"] = d1 + d2
+        _state(record, table)
+        record["resolved"] = report.resolutions(table)
     elif kind == en.ACT_UNDO:
-        text += ', "via": "' + en.VIA_NAMES[arg] + '"' + _state(table)
+        record["via"] = en.VIA_NAMES[arg]
+        record["undid"] = _undid(table, undone_seq)
+        _state(record, table)
+        record["reversed"] = report.reversed_resolutions(table)
     elif kind == en.ACT_END_HAND:
-        text += ', "via": "' + en.VIA_NAMES[arg] + '"' + _state(table)
-        text += ', "resolved": ' + report.resolved_json(table)
+        record["via"] = en.VIA_NAMES[arg]
+        _state(record, table)
+        record["resolved"] = report.resolutions(table)
     elif kind == en.ACT_ERROR:
-        text += ', "reason": "' + en.ERROR_NAMES[arg] + '"'
+        record["reason"] = en.ERROR_NAMES[arg]
     elif kind == en.ACT_AUTH_ON or kind == en.ACT_AUTH_OFF:
-        text += ', "via": "' + en.VIA_NAMES[arg] + '"'
+        record["via"] = en.VIA_NAMES[arg]
     elif kind == en.ACT_CLEAR:
-        text += ', "die": ' + str(arg)
-    return text + "}"
+        record["die"] = arg
+    return record
+
+
+def event_json(table, seq, kind, arg, t, undone_seq=0):
+    """One event record as JSON text."""
+    return report.dumps(event_record(table, seq, kind, arg, t, undone_seq))

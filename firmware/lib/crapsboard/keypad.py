@@ -2,7 +2,7 @@
 # then a pure debouncer that turns raw bitmaps into press edges.
 #
 # Pins are passed in: anything with `.value()` / `.value(v)` (machine.Pin on the
-# board, simulated pins in sim/simboard.py). Bit i of the bitmap is keypad key i
+# board, simulated pins in sim/portable/simboard.py). Bit i of the bitmap is keypad key i
 # (row * columns + col); the buttons follow from BUTTON_SHIFT in layout.BUTTONS
 # order. Nothing here allocates per scan.
 from micropython import const

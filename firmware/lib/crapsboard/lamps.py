@@ -76,13 +76,6 @@ STATUS_COLOR = (C_GREEN, C_YELLOW, C_BLUE, C_BLUE, C_RED)
 STATUS_BLINK = (BLINK_NONE, BLINK_SLOW, BLINK_SLOW, BLINK_NONE, BLINK_FAST)
 
 
-def is_win(table, w, level):
-    """The resolution pays more than the stake (or the meter)."""
-    paytable = table.config.paytables[w]
-    pay = paytable.pays[level]
-    return pay == pt.METER or pay > (1 if paytable.unit == pt.FOR_1 else 0)
-
-
 class Lamps:
     def __init__(self, layout):
         for name in layout.pixels:
@@ -116,23 +109,16 @@ class Lamps:
         self._testing = True
         self._test_t = now_ms
 
-    def celebrate(self, table, before, now_ms):
-        """After an event: flash the lamps of each wager it won for CELEBRATE_MS.
-        `before` holds each wager's marks (table.marks) before the event.
-        Celebrations of earlier wins run on to their end."""
-        total = table.die1 + table.die2
-        rolled = 0 if total == 7 else 1 << total
+    def celebrate(self, table, now_ms):
+        """After an event: flash the lamps of each wager it won for CELEBRATE_MS,
+        with the marks the engine says it won with. Celebrations of earlier
+        wins run on to their end."""
         for i in range(table.res_count):
-            w = table.res_wager[i]
-            level = table.res_level[i]
-            if not is_win(table, w, level):
+            if table.res_outcome[i] != pt.OUT_WIN:
                 continue
-            if w == pt.FIRED_UP:
-                self._cel_masks[w] = level
-            elif w == pt.FIRE:
-                self._cel_masks[w] = before[w] | table.fire_points
-            else:
-                self._cel_masks[w] = before[w] | rolled
+            w = table.res_wager[i]
+            marks = table.res_marks[i]
+            self._cel_masks[w] = popcount(marks) if w == pt.FIRED_UP else marks  # Fired Up: lamps lit
             self._cel_wagers |= 1 << w
             self._cel_t[w] = now_ms
 

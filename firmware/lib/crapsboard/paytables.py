@@ -16,6 +16,16 @@ ENVY_PER_EVENT = const(0)  # fixed amount, once per winning event
 ENVY_PER_PLAYER = const(1)  # fixed amount for each winning player
 ENVY_PER_WAGER = const(2)  # multiple of each winning player's wager
 ENVY_PER_NAMES = ("event", "player", "wager")
+# What an envy amount counts: a fixed pay for a 1-unit base bet (scaled like
+# the progressive's pays), or a multiple of each winning wager (PT-FLT-BC-03).
+ENVY_UNIT_NAMES = ("units for a 1-unit base bet", "units for a 1-unit base bet", "times each winning wager")
+
+# Outcomes of a resolution (RULES "How a resolution is reported").
+OUT_LOSS = const(0)  # the stake is lost
+OUT_PUSH = const(1)  # the stake back, nothing more
+OUT_WIN = const(2)  # more than the stake back
+OUT_RETURNED = const(3)  # never in action: the stake returned (Fire Bet at an end hand in its window)
+OUTCOME_NAMES = ("loss", "push", "win", "returned")
 
 # Wager indexes: the engine's bit positions, the order of every report.
 FIRE = const(0)
@@ -42,6 +52,22 @@ class Paytable:
 
     def top_level(self):
         return len(self.pays) - 1
+
+    def returns(self, level):
+        """Units handed back per unit staked at `level`, stake included
+        ("30 to 1" -> 31, "25 for 1" -> 25, a loss -> 0), or METER."""
+        pay = self.pays[level]
+        if pay == METER or pay == 0:
+            return pay
+        return pay + 1 if self.unit == TO_1 else pay
+
+    def outcome(self, level):
+        """OUT_WIN, OUT_PUSH or OUT_LOSS of a wager settled at `level`: the one
+        place that decides whether a pay is a win."""
+        back = self.returns(level)
+        if back == METER or back > 1:
+            return OUT_WIN
+        return OUT_PUSH if back == 1 else OUT_LOSS
 
 
 def _fire(ident, unit, three, four, five, six):

@@ -1,55 +1,92 @@
 # The table's state and resolutions as JSON text, byte-identical on every runtime.
 #
-# Built by hand rather than with json.dumps: MicroPython's dicts do not keep
-# insertion order, and the two runtimes space their output differently.
+# Records are ordered dicts written by the json module: the pinned MicroPython
+# VM's plain dicts do not keep insertion order, its OrderedDict does, and both
+# runtimes' json.dumps space output alike (", " and ": "). One escaping rule:
+# the json module's, with non-ASCII written as UTF-8 (CPython is told so; the
+# VM always does), and free text (error messages) carries no control characters.
+import json
+import sys
+from collections import OrderedDict
+
 from crapsboard import paytables as pt
 from crapsboard.engine import mask_numbers
 
-
-def bool_json(value):
-    return "true" if value else "false"
-
-
-def int_list_json(values):
-    return "[" + ", ".join([str(v) for v in values]) + "]"
+if sys.implementation.name == "micropython":
+    _DUMPS_OPTIONS = {}
+else:  # CPython escapes non-ASCII unless told not to; the VM never does
+    _DUMPS_OPTIONS = {"ensure_ascii": False}
 
 
-def number_or_null(n):
-    """A number that is 0 when absent (the point, a pending die) as JSON."""
-    return str(n) if n else "null"
+def dumps(obj):
+    """JSON text of `obj`, the same bytes on both runtimes."""
+    return json.dumps(obj, **_DUMPS_OPTIONS)
 
 
-def pay_json(pay):
-    return '"meter"' if pay == pt.METER else str(pay)
+def printable(text):
+    """`text` with control characters written as visible \\xNN, for one-line
+    messages: the two runtimes' json modules escape \\b and \\f differently."""
+    for c in text:
+        if ord(c) < 32:
+            break
+    else:
+        return text
+    return "".join(["\\x%02x" % ord(c) if ord(c) < 32 else c for c in text])
 
 
-def envy_json(envy):
+def or_null(n):
+    """A number that is 0 when absent (the point, a pending die): None for null."""
+    return n if n else None
+
+
+def pay_value(pay):
+    return "meter" if pay == pt.METER else pay
+
+
+def envy_record(envy):
     if envy is None:
-        return "null"
-    return '{"amount": ' + str(envy[0]) + ', "per": "' + pt.ENVY_PER_NAMES[envy[1]] + '"}'
+        return None
+    record = OrderedDict()
+    record["amount"] = envy[0]
+    record["unit"] = pt.ENVY_UNIT_NAMES[envy[1]]
+    record["per"] = pt.ENVY_PER_NAMES[envy[1]]
+    return record
 
 
-def resolution_json(table, w, level):
+def resolution(table, w, level, outcome):
+    """One resolution: the engine decided the outcome; the paytable in force
+    gives the rest. A returned bet was never settled by the paytable."""
     paytable = table.config.paytables[w]
-    return (
-        '{"wager": "'
-        + pt.WAGER_NAMES[w]
-        + '", "level": '
-        + str(level)
-        + ', "pays": '
-        + pay_json(paytable.pays[level])
-        + ', "unit": "'
-        + pt.UNIT_NAMES[paytable.unit]
-        + '", "envy": '
-        + envy_json(paytable.envy[level])
-        + "}"
-    )
+    returned = outcome == pt.OUT_RETURNED
+    record = OrderedDict()
+    record["wager"] = pt.WAGER_NAMES[w]
+    record["paytable"] = paytable.ident
+    record["level"] = level
+    record["outcome"] = pt.OUTCOME_NAMES[outcome]
+    record["returns"] = 1 if returned else pay_value(paytable.returns(level))
+    record["pays"] = None if returned else pay_value(paytable.pays[level])
+    record["unit"] = pt.UNIT_NAMES[paytable.unit]
+    record["envy"] = None if returned else envy_record(paytable.envy[level])
+    return record
+
+
+def resolutions(table):
+    """The resolutions of the table's last event, as a list of records."""
+    return [
+        resolution(table, table.res_wager[i], table.res_level[i], table.res_outcome[i]) for i in range(table.res_count)
+    ]
+
+
+def reversed_resolutions(table):
+    """The resolutions the table's last undo took back."""
+    return [
+        resolution(table, table.rev_wager[i], table.rev_level[i], table.rev_outcome[i]) for i in range(table.rev_count)
+    ]
 
 
 def resolved_json(table):
     """The resolutions of the table's last event, as a JSON list."""
-    items = [resolution_json(table, table.res_wager[i], table.res_level[i]) for i in range(table.res_count)]
-    return "[" + ", ".join(items) + "]"
+    return dumps(resolutions(table))
 
 
 def wager_marks(table, w):
@@ -63,38 +100,48 @@ def _offered(table):
     return [w for w in range(pt.WAGER_COUNT) if table.config.is_offered(w)]
 
 
+def roll_record(table):
+    """The record of the roll just applied, as an ordered dict."""
+    offered = _offered(table)
+    opens = OrderedDict()
+    marks = OrderedDict()
+    for w in offered:
+        opens[pt.WAGER_NAMES[w]] = table.is_open(w)
+    for w in offered:
+        marks[pt.WAGER_NAMES[w]] = wager_marks(table, w)
+    record = OrderedDict()
+    record["n"] = table.rolls
+    record["dice"] = [table.die1, table.die2]
+    record["total"] = table.die1 + table.die2
+    record["point"] = or_null(table.point)
+    record["shooter"] = table.shooter
+    record["open"] = opens
+    record["marks"] = marks
+    record["resolved"] = resolutions(table)
+    return record
+
+
 def roll_json(table):
     """One JSON Lines record for the roll just applied (replay's output)."""
-    offered = _offered(table)
-    opens = ", ".join(['"' + pt.WAGER_NAMES[w] + '": ' + bool_json(table.is_open(w)) for w in offered])
-    marks = ", ".join(['"' + pt.WAGER_NAMES[w] + '": ' + int_list_json(wager_marks(table, w)) for w in offered])
-    return (
-        '{"n": '
-        + str(table.rolls)
-        + ', "dice": ['
-        + str(table.die1)
-        + ", "
-        + str(table.die2)
-        + '], "total": '
-        + str(table.die1 + table.die2)
-        + ', "point": '
-        + number_or_null(table.point)
-        + ', "shooter": '
-        + str(table.shooter)
-        + ', "open": {'
-        + opens
-        + '}, "marks": {'
-        + marks
-        + '}, "resolved": '
-        + resolved_json(table)
-        + "}"
-    )
+    return dumps(roll_record(table))
 
 
-def summary_json(table, counts, rolls):
-    """Counts of each (wager, level) resolution: counts[w][level]."""
-    parts = []
+def summary_json(table, counts, outcomes, rolls):
+    """Counts of each (wager, level) resolution, counts[w][level], and of each
+    (wager, outcome), outcomes[w][pt.OUT_*]."""
+    resolved = OrderedDict()
+    by_outcome = OrderedDict()
     for w in _offered(table):
-        levels = ", ".join(['"' + str(level) + '": ' + str(counts[w][level]) for level in range(len(counts[w]))])
-        parts.append('"' + pt.WAGER_NAMES[w] + '": {' + levels + "}")
-    return '{"rolls": ' + str(rolls) + ', "resolved": {' + ", ".join(parts) + "}}"
+        levels = OrderedDict()
+        for level in range(len(counts[w])):
+            levels[str(level)] = counts[w][level]
+        resolved[pt.WAGER_NAMES[w]] = levels
+        named = OrderedDict()
+        for outcome in range(len(pt.OUTCOME_NAMES)):
+            named[pt.OUTCOME_NAMES[outcome]] = outcomes[w][outcome]
+        by_outcome[pt.WAGER_NAMES[w]] = named
+    record = OrderedDict()
+    record["rolls"] = rolls
+    record["resolved"] = resolved
+    record["outcomes"] = by_outcome
+    return dumps(record)
