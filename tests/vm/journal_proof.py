@@ -40,9 +40,19 @@ def build_session(n):
         r = (seed >> 8) % 100
         i = len(events)
         if i == 150:
-            config = cfg.parse({"rebet_after_win": False, "paytables": {"fire": "2"}}, live.config)
+            config = cfg.parse(
+                {
+                    "rebet_after_win": False,
+                    "paytables": {"fire": "2"},
+                    "fire_window": "first_roll",
+                    "bonus_window": "idle",
+                },
+                live.config,
+            )
             if live.in_progress(0):
-                config = cfg.parse({"rebet_after_win": False}, live.config)
+                config = cfg.parse(
+                    {"rebet_after_win": False, "fire_window": "first_roll", "bonus_window": "idle"}, live.config
+                )
             live.configure(config)
             events.append((jr.CONFIG, 0, config))
         elif r < 7 and live.undo():
@@ -91,8 +101,12 @@ def rule_state(table):
         table.mea_marks,
         table.fired_sequence,
         table.fired_count,
+        table.shooter_start,
+        table.bonus_fresh,
         c.offered,
         c.rebet_after_win,
+        c.fire_window,
+        c.bonus_window,
         tuple(p.ident for p in c.paytables),
     )
 

@@ -34,9 +34,7 @@ def dumps(table, seq):
         seq,
         table.rolls,
         table.shooter,
-        # Fields an older engine lacks are its implicit values (every
-        # bonus cycle fresh, the first-roll Fire window unused).
-        getattr(table, "shooter_start", 0),
+        table.shooter_start,
         table.point,
         table.die1,
         table.die2,
@@ -49,11 +47,11 @@ def dumps(table, seq):
         table.mea_marks,
         table.fired_sequence,
         table.fired_count,
-        getattr(table, "bonus_fresh", 0),
+        table.bonus_fresh,
         config.offered,
         1 if config.rebet_after_win else 0,
-        getattr(config, "fire_window", 0),
-        getattr(config, "bonus_window", 0),
+        config.fire_window,
+        config.bonus_window,
     )
     parts = [head]
     for w in range(pt.WAGER_COUNT):
@@ -73,9 +71,8 @@ def decode(data, base=None):
     config = cfg.parse({}, base)
     config.offered = fields[18]
     config.rebet_after_win = fields[19] == 1
-    # The betting windows arrive with issue 9's Config.
-    config.fire_window = fields[20]  # pyright: ignore[reportAttributeAccessIssue]
-    config.bonus_window = fields[21]  # pyright: ignore[reportAttributeAccessIssue]
+    config.fire_window = fields[20]
+    config.bonus_window = fields[21]
     pos = _FIXED
     for w in range(pt.WAGER_COUNT):
         if pos >= len(data) or pos + 1 + data[pos] > len(data):
