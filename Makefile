@@ -7,7 +7,7 @@ STUBS  := $(VENV)/esp32-stubs
 STUBS_STAMP := $(STUBS)/.installed
 JOBS   ?= 2
 
-.PHONY: all venv sim test check bench bench-link proof proof-link clean
+.PHONY: all venv sim test check bench bench-link proof proof-journal proof-link clean
 
 all: test
 
@@ -28,19 +28,24 @@ sim: venv
 test: venv
 	$(PY) -m pytest -n $(JOBS) -q tests
 
+# Long proofs, beyond `make test`'s samples; .ci/run calls this after `make test`.
+proof: proof-journal proof-link
+
+# The journal cut at every flash write of its scripted session (`make test` runs a sample).
+proof-journal: venv
+	JOURNAL_PROOF=all $(PY) -m pytest -q -s tests/test_journal_proof.py
+
 check: venv
 	@command -v node >/dev/null || { echo "make check: pyright needs Node.js on PATH (apt-get install nodejs)" >&2; exit 2; }
 	$(PY) -m pytest -q tests/test_static_*.py
 
 bench: venv
 	$(PY) -m sim bench
+	$(MAKE) --no-print-directory bench-link
 
 # The serial link core's throughput and memory on both runtimes (build/link_bench.json).
 bench-link: venv
 	$(PY) -c "from sim.paths import bootstrap; bootstrap(); from sim.analysis import link_bench; link_bench.main([])"
-
-# Long proofs, beyond `make test`'s samples.
-proof: proof-link
 
 # 10**6 random and mutated frames through the link core (`make test` runs 20,000).
 proof-link: venv

@@ -1,0 +1,169 @@
+# The journal: every table event made durable on flash before it is shown.
+#
+# littlefs copies a file's tail block on every flushed append past 128 bytes
+# (about one 4 KiB erase per record), but rewrites a small inline file with a
+# single atomic metadata commit. So an event goes into its own small staging
+# file (journal/s0 .. s{batch-1}, one record each, rewritten in place) and is
+# acknowledged when that file is closed; every `batch` records are appended
+# to the current segment file (journal/g<first seq>) in one flush. Segments
+# are rotated at `segment_bytes`, each starting with a table snapshot, and
+# the oldest is removed (a DROP record first) beyond `max_segments`.
+# Record format and chain: journal_record.py. Design and figures: docs/journal.md.
+import os
+
+from micropython import const
+
+from crapsboard import journal_record as jr
+from crapsboard import snapshot
+from crapsboard.journal_restore import (  # noqa: F401  (the journal's API)
+    CHAIN,
+    CORRUPT,
+    DIR,
+    FAULT_NAMES,
+    FOREIGN,
+    FULL,
+    HEAD,
+    NONE,
+    RESTORED,
+    STATE_KINDS,
+    JournalError,
+    Restore,
+)
+
+SLOT_MAX = const(128)  # littlefs keeps a file this small inline in its directory
+
+_ENOSPC = const(28)
+
+
+class Journal(Restore):
+    def __init__(self, root, board_id, batch=32, segment_bytes=32768, max_segments=24):
+        super().__init__(root, board_id, segment_bytes)
+        self.batch = batch
+        self.max_segments = max_segments
+
+    # ---- a new journal -------------------------------------------------
+
+    def start_new(self, table, t, journal_id, reason=0):
+        """Begin a fresh journal for `table` (a supervisor's decision, or first
+        use). The previous journal, if any, is kept as journal.old (replacing
+        an older one); the JOURNAL_START record names it."""
+        previous = b""
+        old = self.dir + ".old"
+        if self._exists(self.dir):
+            _remove_tree(old)
+            os.rename(self.dir, old)
+            previous = self.journal_id.to_bytes(4, "little") + self.seq.to_bytes(4, "little") + self.hash[:8]
+        os.mkdir(self.dir)
+        head = jr.encode_head(self.board_id, journal_id, t)
+        self._write(HEAD, head)
+        self.journal_id = journal_id
+        self.hash = jr.genesis(head)
+        self.seq = 0
+        self.fault = 0
+        self._staged = []
+        self._segments = []
+        self._rotate = True
+        self._dropped_upto = 0
+        self._ready = True
+        self.append(jr.JOURNAL_START, reason, t, table, previous)
+
+    # ---- appending -------------------------------------------------------
+
+    def append(self, kind, arg, t, table, payload=b""):
+        """Make one event durable: when this returns the event may be shown.
+        `table` is the table after the event (its state goes into undo,
+        configuration and snapshot records). Costs one small metadata commit;
+        call `maintain` once the event is shown."""
+        if not self._ready:
+            raise JournalError(self.fault or CORRUPT, "journal not mounted")
+        seq = self.seq + 1
+        state = snapshot.dumps(table, seq) if kind in STATE_KINDS else b""
+        record, digest = jr.encode(self.hash, seq, t, kind, arg, state, payload)
+        try:
+            if len(self._staged) >= self.batch:
+                self._flush()  # maintain was not called: make room first
+            if not self._staged:
+                self._batch_prev = self.hash  # a new segment's header starts the chain here
+            if len(record) <= SLOT_MAX:
+                self._write("s" + str(len(self._staged)), record)
+                self._staged.append(record)
+            else:
+                # Too big for a staging file: straight into the segment with the batch.
+                self._staged.append(record)
+                try:
+                    self._flush()
+                except OSError:
+                    self._staged.pop()
+                    raise
+        except OSError as e:
+            self._os_error(e, seq)
+        self.seq = seq
+        self.hash = digest
+
+    def maintain(self, table, t):
+        """The slow part, after the event is shown: every `batch` records the
+        staged ones go into the segment (about one 4 KiB erase); segments are
+        rotated and the oldest dropped. `table` is the table now."""
+        if not self._ready:
+            return
+        try:
+            if len(self._staged) >= self.batch:
+                self._flush()
+            while len(self._segments) > self.max_segments:
+                first, last, _ = self._segments[0]
+                if last > self._dropped_upto:
+                    self.append(jr.DROP, 0, t, table, first.to_bytes(4, "little") + last.to_bytes(4, "little"))
+                    self._dropped_upto = last
+                os.remove(self.dir + "/g" + str(first))
+                self._segments.pop(0)
+            if self._segments and self._segments[-1][2] >= self.segment_bytes and not self._rotate:
+                # The new segment will open with the table state, so it
+                # restores on its own once older segments are dropped.
+                if self._staged:
+                    self._flush()
+                self._rotate = True
+                self.append(jr.SNAPSHOT, 0, t, table)
+        except OSError as e:
+            self._os_error(e, self.seq + 1)
+
+    def _os_error(self, e, seq):
+        if e.args and e.args[0] == _ENOSPC:
+            self._fail(FULL, "no room for record " + str(seq), seq)
+        raise e
+
+    def _flush(self):
+        data = b"".join(self._staged)
+        first = jr.peek_seq(data, 0)
+        if self._rotate or not self._segments:
+            self._write("g" + str(first), jr.encode_segment_header(first, self._batch_prev) + data)
+            self._segments.append([first, first - 1, jr.SEGMENT_HEADER_SIZE])
+            self._rotate = False
+        else:
+            with open(self.dir + "/g" + str(self._segments[-1][0]), "ab") as f:
+                f.write(data)
+        segment = self._segments[-1]
+        segment[1] = first + len(self._staged) - 1
+        segment[2] += len(data)
+        self._staged = []
+
+    # ---- files -----------------------------------------------------------
+
+    def _write(self, name, data):
+        # One open-write-close: littlefs commits at close, so the file is all
+        # old or all new, and no handle stays open across a rename or remove.
+        with open(self.dir + "/" + name, "wb") as f:
+            f.write(data)
+
+    def segments(self):
+        """[first seq, last seq, bytes] of each segment, oldest first."""
+        return [list(s) for s in self._segments]
+
+
+def _remove_tree(path):
+    try:
+        names = os.listdir(path)
+    except OSError:
+        return
+    for name in names:
+        os.remove(path + "/" + name)
+    os.rmdir(path)

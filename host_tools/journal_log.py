@@ -1,0 +1,174 @@
+"""`log`: read a board's flash image on the host, verify the journal, print its records.
+
+The image is opened with littlefs-python and never formatted or written. Every
+record is checked: its CRC, its place in the sequence and the hash chain from
+the oldest segment kept (or the journal head) to the last staged record.
+"""
+
+import csv
+import json
+import sys
+
+from crapsboard import journal_record as jr
+from host_tools import HostToolError
+
+BLOCK_SIZE = 4096
+JOURNAL_DIR = "journal"
+
+
+def add_arguments(parser):
+    parser.add_argument("--image", required=True, help="flash image of the vfs partition (4 KiB blocks)")
+    parser.add_argument("--verify", action="store_true", help="print only a one-line summary of the verified journal")
+    parser.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
+
+
+def run(args):
+    records, summary = read_image(args.image)
+    if args.verify:
+        print(summary)
+        return
+    write_records(records, args.format, sys.stdout)
+
+
+def read_image(path):
+    """(records, summary) of the journal in flash image `path`; HostToolError on any fault."""
+    return verify_files(read_journal_files(path))
+
+
+def read_journal_files(path):
+    """{name: bytes} of the journal directory in the image, read without writing to it."""
+    import littlefs
+
+    try:
+        with open(path, "rb") as f:
+            image = bytearray(f.read())
+    except OSError as e:
+        raise HostToolError("cannot read " + path + ": " + e.strerror)
+    if not image or len(image) % BLOCK_SIZE:
+        raise HostToolError(path + " is not a flash image of 4 KiB blocks")
+    context = littlefs.UserContext(buffer=image)
+    # mount=False: littlefs-python formats an image it cannot mount otherwise.
+    fs = littlefs.LittleFS(
+        context=context,
+        mount=False,
+        block_size=BLOCK_SIZE,
+        block_count=len(image) // BLOCK_SIZE,
+        read_size=32,
+        prog_size=32,
+        lookahead_size=32,
+    )
+    try:
+        fs.mount()
+    except littlefs.LittleFSError as e:
+        raise HostToolError(path + " has no littlefs filesystem (" + str(e) + ")")
+    try:
+        names = fs.listdir(JOURNAL_DIR)
+    except littlefs.LittleFSError:
+        raise HostToolError(path + " has no journal")
+    files = {}
+    for name in names:
+        with fs.open(JOURNAL_DIR + "/" + name, "rb") as f:
+            files[name] = f.read()
+    return files
+
+
+def verify_files(files):
+    """(records, summary) from the journal's files by name; HostToolError naming the first bad seq."""
+    if "head" not in files:
+        raise HostToolError("journal has no head file")
+    try:
+        board_id, journal_id, _ = jr.decode_head(files["head"])
+    except ValueError as e:
+        raise HostToolError("journal head: " + str(e))
+    segments = sorted((int(name[1:]), name) for name in files if name.startswith("g") and name[1:].isdigit())
+    chain = jr.genesis(files["head"])
+    seq = 0
+    records = []
+    for i, (first, name) in enumerate(segments):
+        data = files[name]
+        if not data and i == len(segments) - 1:
+            break
+        try:
+            seg_first, prev = jr.decode_segment_header(data)
+        except ValueError:
+            raise HostToolError("record " + str(first) + ": segment " + name + " has no header")
+        if seg_first != first or (i and first != seq + 1):
+            raise HostToolError(
+                "record " + str(seq + 1) + ": missing (segment " + name + " starts at " + str(seg_first) + ")"
+            )
+        if i == 0:
+            chain, seq = prev, first - 1
+        pos = jr.SEGMENT_HEADER_SIZE
+        while pos < len(data):
+            r = _decode(data, pos, chain, seq + 1)
+            records.append(r)
+            chain, seq, pos = r.hash, r.seq, pos + r.size
+    staged = {}
+    for name, data in files.items():
+        if name.startswith("s") and data:
+            if not jr.crc_ok(data, 0):
+                raise HostToolError("record " + str(jr.peek_seq(data, 0)) + ": staging file " + name + " fails its CRC")
+            if jr.peek_seq(data, 0) > seq:
+                staged[jr.peek_seq(data, 0)] = (name, data)
+    for k in range(len(staged)):
+        name, data = staged.get(seq + 1, ("", b""))
+        if name != "s" + str(k):
+            raise HostToolError("record " + str(seq + 1) + ": staged records out of order")
+        r = _decode(data, 0, chain, seq + 1)
+        records.append(r)
+        chain, seq = r.hash, r.seq
+    first_seq = records[0].seq if records else 0
+    summary = "journal %d of board %s: records %d-%d verified, chain head %s" % (
+        journal_id,
+        board_id.hex(),
+        first_seq,
+        seq,
+        chain.hex(),
+    )
+    return records, summary
+
+
+def _decode(data, pos, chain, seq):
+    try:
+        return jr.decode(data, pos, chain, seq)
+    except jr.RecordError as e:
+        raise HostToolError(str(e))
+
+
+def record_dict(r):
+    """One record as plain data for JSON or CSV."""
+    item = {"seq": r.seq, "t": r.t, "kind": jr.KIND_NAMES.get(r.kind, str(r.kind)), "arg": r.arg}
+    if r.kind == jr.ROLL:
+        item["dice"] = [r.arg >> 3, r.arg & 7]
+    if r.state:
+        item["state"] = r.state.hex()
+    if r.payload:
+        try:
+            item["payload"] = json.loads(r.payload)
+        except ValueError:
+            item["payload"] = r.payload.hex()
+    return item
+
+
+def write_records(records, fmt, out):
+    if fmt == "jsonl":
+        for r in records:
+            out.write(json.dumps(record_dict(r)) + "\n")
+        return
+    writer = csv.writer(out)
+    writer.writerow(["seq", "t", "kind", "arg", "dice", "state", "payload"])
+    for r in records:
+        item = record_dict(r)
+        dice = item.get("dice")
+        payload = item.get("payload", "")
+        writer.writerow(
+            [
+                item["seq"],
+                item["t"],
+                item["kind"],
+                item["arg"],
+                "" if dice is None else "%d-%d" % tuple(dice),
+                item.get("state", ""),
+                payload if isinstance(payload, str) else json.dumps(payload),
+            ]
+        )

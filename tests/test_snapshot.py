@@ -1,0 +1,113 @@
+"""snapshot: the table's rule state survives dumps/loads, and a bad snapshot changes nothing."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from crapsboard import config as cfg
+from crapsboard import snapshot
+from crapsboard.engine import Table
+
+FIELDS = (
+    "rolls", "shooter", "point", "die1", "die2", "fire_state", "fire_points", "small_marks",
+    "tall_marks", "all_marks", "bonus_done", "mea_marks", "fired_sequence", "fired_count",
+    "shooter_start", "bonus_fresh",  # issue 9's engine
+)  # fmt: skip
+FIELDS = tuple(f for f in FIELDS if hasattr(Table(), f))
+RULE_CONFIG = tuple(
+    k for k in ("offered", "rebet_after_win", "fire_window", "bonus_window") if hasattr(cfg.Config(), k)
+)
+
+
+def state(table):
+    c = table.config
+    return [getattr(table, f) for f in FIELDS] + [getattr(c, k) for k in RULE_CONFIG] + [[p.ident for p in c.paytables]]
+
+
+def feed(table, events):
+    for e in events:
+        if e == "undo":
+            table.undo()
+        elif e == "end":
+            table.end_hand()
+        else:
+            table.roll(*e)
+
+
+events = st.lists(
+    st.one_of(st.tuples(st.integers(1, 6), st.integers(1, 6)), st.sampled_from(["undo", "end"])), max_size=300
+)
+configs = st.sampled_from(
+    [
+        {},
+        {"rebet_after_win": False},
+        {"offered": ["fire", "fired_up"], "paytables": {"fire": "3"}},
+        {"paytables": {"all_small": "PT1", "mea_progressive": "PT-BJS-MEA-01"}, "rebet_after_win": False},
+        {"fire_window": "first_roll", "bonus_window": "idle"},
+        {"fire_window": "first_roll", "rebet_after_win": False, "bonus_window": "idle"},
+    ]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(configs, events, events, st.integers(0, 2**32 - 1))
+def test_round_trip_then_the_same_future(config_obj, before, after, seq):
+    table = Table(cfg.parse(config_obj))
+    feed(table, before)
+    data = snapshot.dumps(table, seq)
+    restored = Table()
+    assert snapshot.loads(data, restored) == seq
+    assert state(restored) == state(table)
+    assert restored.undo() is False  # undo never reaches back across a restart
+    rolls = [e for e in after if e not in ("undo", "end")]
+    for roll in rolls:
+        assert table.roll(*roll) == restored.roll(*roll)
+        assert table.res_wager[: table.res_count] == restored.res_wager[: restored.res_count]
+        assert table.res_level[: table.res_count] == restored.res_level[: restored.res_count]
+    assert state(restored) == state(table)
+
+
+def test_a_hand_in_play_is_captured():
+    table = Table()
+    feed(table, [(2, 2), (2, 2), (3, 3), (1, 2)])  # point 4 made, point 6 set, a 3 marked
+    restored = Table()
+    snapshot.loads(snapshot.dumps(table, 9), restored)
+    assert (restored.point, restored.fire_points, restored.rolls) == (6, 1 << 4, 4)
+    assert restored.small_marks == table.small_marks == (1 << 4) | (1 << 6) | (1 << 3)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda d: d[:10],
+        lambda d: d + b"\x00",
+        lambda d: b"\x02" + d[1:],
+        lambda d: d[:13] + b"\x07" + d[14:],  # point 7
+        lambda d: d[:-3] + b"ZZZ",
+    ],
+)
+def test_a_bad_snapshot_is_refused_and_the_table_keeps_its_state(damage):
+    source = Table()
+    feed(source, [(3, 3), (2, 3)])
+    data = snapshot.dumps(source, 5)
+    bad = damage(data)
+    target = Table()
+    feed(target, [(1, 1), (4, 4)])
+    before = state(target)
+    with pytest.raises(snapshot.SnapshotError):
+        snapshot.loads(bad, target)
+    assert state(target) == before
+
+
+def test_the_pin_is_not_rule_state_and_comes_from_the_board_configuration():
+    board_config = cfg.parse(
+        {"rebet_after_win": False, "supervisor_pin": {"pbkdf2_sha256": "ab" * 32, "salt": "cd" * 8, "iterations": 10}}
+    )
+    table = Table(cfg.parse({"offered": ["fire"]}))
+    feed(table, [(4, 4)])
+    restored = Table()
+    snapshot.loads(snapshot.dumps(table, 3), restored, base=board_config)
+    assert restored.config.offered == 1 and restored.config.rebet_after_win is True
+    assert restored.point == 8
+    assert restored.config.supervisor_pin == board_config.supervisor_pin
+    assert restored.config.supervisor_pin[2] == bytes.fromhex("ab" * 32)
