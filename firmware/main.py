@@ -1,8 +1,10 @@
 # Power-up: build the real board from board.json and run the app with asyncio.
 #
-# Deployed beside board.json (hardware/board.json) and, optionally,
+# Deployed beside layout.json (the compact layout generated from
+# hardware/board.json by `python -m sim device-layout`) and, optionally,
 # config.json (operator configuration) in the filesystem root, the working
-# directory at boot; the package goes to /lib/crapsboard.
+# directory at boot; the package goes to /lib/crapsboard as .mpy. A board with
+# board.json and no layout.json (an older deploy) still starts from it.
 #
 # The status lamp goes white as soon as the board exists, before the heavy
 # imports. Any failure before the app runs shows the fault pattern (status and
@@ -32,6 +34,13 @@ def load_config(path):
     return cfg.loads(text)
 
 
+def load_layout(lay):
+    try:
+        return lay.load("layout.json")
+    except OSError:  # not deployed (a broken one is a fault, never skipped)
+        return lay.load("board.json")
+
+
 def safe_mode_held(board, lay):
     return board.held_at_power_up(lay.BUTTONS.index("lamp_test")) and board.held_at_power_up(
         lay.BUTTONS.index("supervisor_key")
@@ -54,8 +63,8 @@ def main():
     try:
         from crapsboard import layout as lay
 
-        layout = lay.load("board.json")
-        gc.collect()  # the parsed board.json is garbage now: free it before the big imports
+        layout = load_layout(lay)
+        gc.collect()  # the parsed JSON is garbage now: free it before the big imports
         board = hw.Board(layout)
         board.booting()
         if safe_mode_held(board, lay):

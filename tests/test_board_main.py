@@ -12,7 +12,7 @@ import sys
 import pytest
 from conftest import ROOT
 
-from sim import runtime
+from sim import devlayout, runtime
 
 STANDINS = os.path.join(ROOT, "tests", "vm", "standins")  # machine, neopixel, micropython
 BOARD_JSON = os.path.join(ROOT, "hardware", "board.json")
@@ -24,10 +24,11 @@ KEYSWITCH_PIN = 27
 GRB_RED, GRB_WHITE, GRB_VIOLET = "0 64 0", "64 64 64", "0 40 64"
 
 
-def flash(tmp_path, board=None, config=None):
+def flash(tmp_path, board=None, config=None, compact=True):
     """A fresh 'flash' folder as a deploy leaves it: main.py, the package
-    precompiled to lib/crapsboard/*.mpy, board.json (or `board` text, or
-    none) and config.json."""
+    precompiled to lib/crapsboard/*.mpy, the compact layout.json made from
+    hardware/board.json by the generator deploy calls, and config.json. With
+    `compact` False, an older deploy: board.json (or `board` text, or none)."""
     shutil.copy(os.path.join(ROOT, "firmware", "main.py"), tmp_path / "main.py")
     package = tmp_path / "lib" / "crapsboard"
     package.mkdir(parents=True)
@@ -35,7 +36,16 @@ def flash(tmp_path, board=None, config=None):
         if name.endswith(".py"):
             out = package / (name[:-3] + ".mpy")
             subprocess.run([MPY_CROSS, "-o", str(out), os.path.join(FIRMWARE_PACKAGE, name)], check=True)
-    if board is None:
+    # machine is built into the firmware and neopixel frozen into it: on the
+    # board they take no heap, so their stand-ins go in compiled, not as source.
+    for name in os.listdir(STANDINS):
+        if name.endswith(".py"):
+            subprocess.run(
+                [MPY_CROSS, "-o", str(tmp_path / (name[:-3] + ".mpy")), os.path.join(STANDINS, name)], check=True
+            )
+    if compact:
+        (tmp_path / devlayout.DEVICE_FILE).write_text(devlayout.compact_text(board or _read(BOARD_JSON)))
+    elif board is None:
         shutil.copy(BOARD_JSON, tmp_path / "board.json")
     elif board:
         (tmp_path / "board.json").write_text(board)
@@ -118,7 +128,7 @@ def test_safe_mode_needs_lamp_test_and_the_keyswitch(tmp_path):
     ids=["bad-config", "config-not-json", "no-board-json", "board-not-json", "bad-strip-order"],
 )
 def test_a_failed_start_up_shows_the_fault_and_resets(tmp_path, board, config, words):
-    flash(tmp_path, board, config)
+    flash(tmp_path, board, config, compact=board is None)  # deploy would refuse a bad board.json
     report = boot(tmp_path)
     assert_fault(report)
     assert report["resets"] == "1"
@@ -129,7 +139,7 @@ def test_a_failed_start_up_shows_the_fault_and_resets(tmp_path, board, config, w
 def test_a_misspelt_lamp_name_is_a_fault(tmp_path):
     board = json.load(open(BOARD_JSON, encoding="utf-8"))
     board["lamps"][5]["name"] = "fire.eleven"
-    flash(tmp_path, json.dumps(board))
+    flash(tmp_path, json.dumps(board), compact=False)  # deploy refuses it (tests/test_devlayout.py)
     report = boot(tmp_path)
     assert_fault(report)
     assert "fire.eleven" in json.loads(report["diag"])["error"]
@@ -171,3 +181,31 @@ def test_the_fallback_fault_matches_the_shipped_strip():
     assert 'FALLBACK_ORDER = "%s"\n' % board["strip"]["order"] in source
     fault = (pixels["status"], pixels["alert.floor"], pixels["alert.manager"])
     assert "FALLBACK_FAULT_PIXELS = %r" % (fault,) in source
+
+
+def _read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def test_main_prefers_the_compact_layout(tmp_path):
+    flash(tmp_path)
+    (tmp_path / "board.json").write_text(board_with(strip__pin=5))  # a stale copy beside it
+    report = boot(tmp_path)
+    assert report["strip"] == "13 141" and report["wdt"] == "1 3"
+
+
+def test_an_older_deploy_with_board_json_only_still_starts(tmp_path):
+    flash(tmp_path, compact=False)
+    assert not (tmp_path / devlayout.DEVICE_FILE).exists()
+    report = boot(tmp_path)
+    assert report["wdt"] == "1 3" and report["status"] == "96 0 0"
+
+
+def test_a_broken_compact_layout_is_a_fault_not_a_fallback(tmp_path):
+    flash(tmp_path)
+    shutil.copy(BOARD_JSON, tmp_path / "board.json")
+    (tmp_path / devlayout.DEVICE_FILE).write_text('{"strip": {"pin": 13}}')
+    report = boot(tmp_path)
+    assert_fault(report)
+    assert json.loads(report["diag"])["error"].startswith("LayoutError")

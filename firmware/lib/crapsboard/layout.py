@@ -1,5 +1,7 @@
-# The board's hardware description, read once from board.json (hardware/ in the
-# repo, /board.json on the device): pins, keypad labels and roles, buttons, lamps.
+# The board's hardware description: pins, keypad labels and roles, buttons,
+# lamps. Read once at power-up from /layout.json, the compact form a deploy
+# writes (sim/devlayout.py: lamps as "pixels": {name: pixel}, no drawing data),
+# or from a whole board.json (hardware/ in the repo; the simulator, old boards).
 #
 # Plain data, checked on load so a typo fails at power-up with the key named.
 # Everything that needs a pin or a pixel gets it from here.
@@ -38,9 +40,8 @@ class Layout:
       (key index = row * len(cols) + col); `scan_ms`, `debounce_ms`
     - `button_pins`, `button_active_low`, `button_pull` ("up"/"down"/"none"),
       indexed like BUTTONS; a pin of None means the board has no such button
-    - `pixels`: lamp name -> pixel index (positions and labels stay in the
-      file: only drawings need them, and the device has no RAM to spare)
-    - `panel_mm`: (width, height) of the panel drawing
+    - `pixels`: lamp name -> pixel index (positions and labels stay in
+      board.json: only drawings need them, and the device has no RAM to spare)
     """
 
     def __init__(self, data):
@@ -55,9 +56,13 @@ class Layout:
             raise LayoutError("strip.max_brightness: must be 1-255")
         self._keypad(_need(data, "keypad", "board"), _need(data, "keys", "board"))
         self._buttons(data.get("buttons", {}))
-        self._lamps(_need(data, "lamps", "board"))
-        panel = data.get("panel_mm", [640, 330])
-        self.panel_mm = (panel[0], panel[1])
+        if "pixels" in data:  # layout.json
+            pixels = data["pixels"]
+            if not isinstance(pixels, dict):
+                raise LayoutError("pixels: must map lamp names to pixels")
+            self._lamps([(name, pixels[name]) for name in pixels])
+        else:
+            self._lamps([(_need(lamp, "name", "lamps[]"), lamp) for lamp in _need(data, "lamps", "board")])
 
     def _keypad(self, keypad, keys):
         self.rows = _ints(_need(keypad, "rows", "keypad"), "keypad.rows")
@@ -107,11 +112,12 @@ class Layout:
             self.button_pull.append(pull)
 
     def _lamps(self, lamps):
+        # (name, pixel) pairs, or (name, board.json lamp object) pairs.
         self.pixels = {}
         used = bytearray(self.pixel_count)
-        for lamp in lamps:
-            name = _need(lamp, "name", "lamps[]")
-            pixel = _need(lamp, "pixel", "lamps." + name)
+        for name, pixel in lamps:
+            if isinstance(pixel, dict):
+                pixel = _need(pixel, "pixel", "lamps." + name)
             if name in self.pixels:
                 raise LayoutError("lamps." + name + ": listed twice")
             if not isinstance(pixel, int) or not 0 <= pixel < self.pixel_count or used[pixel]:
@@ -135,7 +141,7 @@ class Layout:
 
 
 def load(path):
-    """The Layout of the board.json at `path`; LayoutError names a bad key."""
+    """The Layout of the layout.json or board.json at `path`; LayoutError names a bad key."""
     with open(path) as f:
         try:
             data = json.load(f)

@@ -1,0 +1,74 @@
+"""`python -m sim device-layout`: the compact layout.json a deploy puts on the board.
+
+hardware/board.json (~7.8 KB) describes the whole board for the drawings, the
+BOM and the simulator: lamp positions and labels, wiring, power and parts.
+Parsing all of it at power-up was the peak of the device's start-up heap. The
+firmware needs only pins, keypad labels and roles, buttons, the strip and which
+pixel each lamp is, so a deploy writes just that (~1.3 KB) as /layout.json and
+firmware/main.py prefers it to /board.json. crapsboard.layout reads both forms
+into the same Layout (tests/test_devlayout.py holds them equal).
+
+The board is checked as the firmware would check it (crapsboard.layout and the
+lamp names of crapsboard.lamps) before anything is written, so a bad board.json
+is refused at the desk, not at power-up under a table. Plain CPython, no
+MicroPython needed: host tools' deploy calls `compact_text(board_text)`.
+"""
+
+import json
+import sys
+
+from crapsboard import layout as lay
+from crapsboard.lamps import Lamps
+from sim.cli import ArgumentParser, CommandError, read_text, write_text
+from sim.paths import BOARD_JSON
+
+DEVICE_FILE = "layout.json"  # its name in the board's filesystem root
+# Sections the firmware reads; everything else in board.json (about, board,
+# power, parts, panel_mm, lamp positions and labels) is for drawings and BOM.
+_SECTIONS = ("strip", "keypad", "keys", "buttons")
+# Figures inside those sections that only the hardware generators use.
+_DRAWING_ONLY = {"strip": ("type",), "keypad": ("cable_max_m", "cable_pf_per_m", "stray_pf")}
+
+
+def compact(board):
+    """The device's layout (a dict) from a parsed board.json; LayoutError or
+    ValueError (an unknown lamp) when the firmware would refuse the board."""
+    Lamps(lay.Layout(board))  # refuse now what the board would refuse at power-up
+    device = {}
+    for section in _SECTIONS:
+        if section not in board:
+            continue
+        value = board[section]
+        if isinstance(value, dict):
+            value = {k: v for k, v in value.items() if k not in _DRAWING_ONLY.get(section, ())}
+        device[section] = value
+    device["pixels"] = {lamp["name"]: lamp["pixel"] for lamp in board["lamps"]}
+    return device
+
+
+def compact_text(board_text):
+    """layout.json's text from board.json's text: one line, no spaces."""
+    try:
+        board = json.loads(board_text)
+    except ValueError as e:
+        raise lay.LayoutError("board.json: not valid JSON (%s)" % e)
+    return json.dumps(compact(board), separators=(",", ":")) + "\n"
+
+
+def main(argv):
+    parser = ArgumentParser(
+        prog="python -m sim device-layout",
+        description="Write the compact layout.json a deploy puts on the board (from hardware/board.json).",
+    )
+    parser.add_argument("--board", metavar="FILE", default=BOARD_JSON, help="board description (hardware/board.json)")
+    parser.add_argument("-o", "--out", metavar="FILE", default="-", help="where to write it (default - : stdout)")
+    args = parser.parse_args(argv)
+    try:
+        text = compact_text(read_text(args.board, "board description"))
+    except ValueError as e:  # LayoutError is one
+        raise CommandError("%s: %s" % (args.board, e))
+    if args.out == "-":
+        sys.stdout.write(text)
+    else:
+        write_text(args.out, text)
+    return 0
