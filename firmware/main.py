@@ -31,7 +31,9 @@ def load_config(path):
             text = f.read()
     except OSError:
         return None  # no file: the defaults
-    return cfg.loads(text)
+    config = cfg.loads(text)
+    cfg.release_parser()  # the checking code is not needed again
+    return config
 
 
 def load_layout(lay):
@@ -64,7 +66,8 @@ def main():
         from crapsboard import layout as lay
 
         layout = load_layout(lay)
-        gc.collect()  # the parsed JSON is garbage now: free it before the big imports
+        lay.release_parser()  # its code is never needed again
+        gc.collect()  # nor the parsed JSON: free both before the big imports
         board = hw.Board(layout)
         board.booting()
         if safe_mode_held(board, lay):

@@ -4,7 +4,7 @@ hardware/board.json (~7.8 KB) describes the whole board for the drawings, the
 BOM and the simulator: lamp positions and labels, wiring, power and parts.
 Parsing all of it at power-up was the peak of the device's start-up heap. The
 firmware needs only pins, keypad labels and roles, buttons, the strip and which
-pixel each lamp is, so a deploy writes just that (~1.3 KB) as /layout.json and
+pixel each lamp is, so a deploy writes just that (~0.9 KB) as /layout.json and
 firmware/main.py prefers it to /board.json. crapsboard.layout reads both forms
 into the same Layout (tests/test_devlayout.py holds them equal).
 
@@ -42,7 +42,8 @@ def compact(board):
         if isinstance(value, dict):
             value = {k: v for k, v in value.items() if k not in _DRAWING_ONLY.get(section, ())}
         device[section] = value
-    device["pixels"] = {lamp["name"]: lamp["pixel"] for lamp in board["lamps"]}
+    by_name = {lamp["name"]: lamp["pixel"] for lamp in board["lamps"]}
+    device["pixels"] = [by_name[name] for name in lay.LAMP_NAMES]  # Lamps above: every name is there
     return device
 
 

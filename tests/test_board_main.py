@@ -53,9 +53,13 @@ def flash(tmp_path, board=None, config=None, compact=True):
         (tmp_path / "config.json").write_text(config)
 
 
-def boot(tmp_path, held=(), heapsize=runtime.HEAPSIZE):
-    """Power up main.py in the flash folder; the runner's report as a dict."""
-    (tmp_path / "fake_setup.py").write_text("HELD = %r\nRESET_CAUSE = 1\n" % (tuple(held),))
+def boot(tmp_path, held=(), heapsize=runtime.HEAPSIZE, keys=(), feeds=3):
+    """Power up main.py in the flash folder; the runner's report as a dict.
+    `keys` are pressed on the keypad once the app runs (tests/vm/standins/machine.py);
+    the run ends at the watchdog's `feeds`-th feed (one per 100 ms)."""
+    (tmp_path / "fake_setup.py").write_text(
+        "HELD = %r\nRESET_CAUSE = 1\nKEYS = %r\nFEEDS = %d\n" % (tuple(held), tuple(keys), feeds)
+    )
     out = runtime.run(
         "tests/vm/boot_main.py",
         heapsize=heapsize,
@@ -209,3 +213,46 @@ def test_a_broken_compact_layout_is_a_fault_not_a_fallback(tmp_path):
     report = boot(tmp_path)
     assert_fault(report)
     assert json.loads(report["diag"])["error"].startswith("LayoutError")
+
+
+KEY_PINS = {"1": (32, 16), "2": (32, 17), "3": (32, 18), "5": (33, 17)}  # (row, column): hardware/board.json
+KEY_DOWN_MS, KEY_STEP_MS = 100, 250  # held well past the 30 ms debounce, released as long
+PLAYED = "3 3 2 2 1 5"  # point 6, a 4, the 6 made: point off, fire.6 marked
+PLAY_HEAP = "96K"  # the ESP32's budget (issue 12); the smallest that boots and plays is in docs/board.md
+
+
+def keys_for(script):
+    keys = []
+    for i, label in enumerate(script.split()):
+        start = 300 + i * KEY_STEP_MS
+        keys.append(KEY_PINS[label] + (start, start + KEY_DOWN_MS))
+    return keys
+
+
+def pixel(report, name):
+    frame = bytes.fromhex(report["frame"])
+    i = 3 * board_pixels()[name]
+    return " ".join(str(b) for b in frame[i : i + 3])
+
+
+def board_pixels():
+    return {lamp["name"]: lamp["pixel"] for lamp in json.load(open(BOARD_JSON, encoding="utf-8"))["lamps"]}
+
+
+def test_main_boots_and_plays_in_a_96k_heap(tmp_path):
+    flash(tmp_path)  # .mpy and layout.json, as deployed
+    script = PLAYED
+    report = boot(tmp_path, heapsize=PLAY_HEAP, keys=keys_for(script), feeds=30)
+    assert report["wdt"] == "1 30", report  # ran 3 s: no MemoryError, no fault
+    assert "crapsboard:" not in report
+    # GRB at the 96/255 cap: white 96 96 96, orange (FF5000) 30 96 0, dark 0 0 0.
+    assert pixel(report, "point.off") == "96 96 96"  # the point was made
+    assert pixel(report, "point.6") == "0 0 0"
+    assert pixel(report, "fire.6") == "30 96 0"
+    assert pixel(report, "fire.4") == "0 0 0"  # the 4 rolled was no point
+
+
+def test_without_the_keys_the_board_stays_on_come_out(tmp_path):
+    flash(tmp_path)  # the same run with nothing pressed: the lamps above come from the keys
+    report = boot(tmp_path, heapsize=PLAY_HEAP, feeds=30)
+    assert pixel(report, "point.off") == "96 96 96" and pixel(report, "fire.6") == "0 0 0"

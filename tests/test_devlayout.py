@@ -37,13 +37,15 @@ def test_it_keeps_only_what_the_firmware_reads():
     assert sorted(data) == ["buttons", "keypad", "keys", "pixels", "strip"]
     for drawing_only in ("power", "parts", "about", "lamps", "panel_mm", "cable_max_m", '"x"', '"label"', "WS2812B"):
         assert drawing_only not in text
-    assert len(text.encode()) * 4 < len(open(BOARD_JSON, "rb").read())  # 1.3 KB of 7.8 KB
+    assert len(text.encode()) * 4 < len(open(BOARD_JSON, "rb").read())  # ~0.9 KB of 7.8 KB
     assert "\n" not in text.rstrip("\n") and ", " not in text  # one line, no padding
 
 
 def test_every_lamp_keeps_its_pixel():
     data = json.loads(devlayout.compact_text(json.dumps(board())))
-    assert data["pixels"] == {lamp["name"]: lamp["pixel"] for lamp in board()["lamps"]}
+    by_name = {lamp["name"]: lamp["pixel"] for lamp in board()["lamps"]}
+    assert data["pixels"] == [by_name[name] for name in lay.LAMP_NAMES]
+    assert len(data["pixels"]) == 47 and sorted(data["pixels"]) == list(range(47))
 
 
 @pytest.mark.parametrize(
@@ -65,11 +67,14 @@ def test_a_board_the_firmware_would_refuse_is_refused(change, words):
 
 def test_a_compact_layout_is_checked_like_the_whole_board(tmp_path):
     data = json.loads(devlayout.compact_text(json.dumps(board())))
-    data["pixels"]["point.4"] = 99
+    data["pixels"][lay.LAMP_NAMES.index("point.4")] = 99
     with pytest.raises(lay.LayoutError, match="point.4: pixel 99"):
         lay.Layout(data)
-    data["pixels"] = [1, 2]
-    with pytest.raises(lay.LayoutError, match="pixels"):
+    data["pixels"] = data["pixels"][:-1]  # one lamp short
+    with pytest.raises(lay.LayoutError, match="pixels of all 47 lamps"):
+        lay.Layout(data)
+    data["pixels"] = {"status": 0}
+    with pytest.raises(lay.LayoutError, match="pixels of all 47 lamps"):
         lay.Layout(data)
 
 

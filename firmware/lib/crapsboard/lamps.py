@@ -13,6 +13,7 @@ from micropython import const
 from crapsboard import paytables as pt
 from crapsboard import ticks
 from crapsboard.engine import popcount
+from crapsboard.layout import LAMP_NAMES
 
 C_OFF = const(0)
 C_WHITE = const(1)
@@ -42,18 +43,7 @@ _TEST_COLORS = (C_RED, C_GREEN, C_BLUE, C_WHITE)
 _POINTS = (4, 5, 6, 8, 9, 10)
 _NUMBERS = (2, 3, 4, 5, 6, 8, 9, 10, 11, 12)
 
-# Logical lamps: the contract names, in this order.
-LAMP_NAMES = (
-    ("status", "alert.floor", "alert.manager", "point.off")
-    + tuple(["point." + str(n) for n in _POINTS])
-    + ("fire.open",)
-    + tuple(["fire." + str(n) for n in _POINTS])
-    + ("small.open", "tall.open", "all.open")
-    + tuple(["bonus." + str(n) for n in _NUMBERS])
-    + ("mea.open",)
-    + tuple(["mea." + str(n) for n in _NUMBERS])
-    + ("fired.open", "fired.1", "fired.2", "fired.3", "fired.4", "fired.5")
-)
+# Logical lamps (layout.LAMP_NAMES names them, in this order).
 L_STATUS = const(0)
 L_FLOOR = const(1)
 L_MANAGER = const(2)

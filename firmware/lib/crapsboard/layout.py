@@ -1,6 +1,6 @@
 # The board's hardware description: pins, keypad labels and roles, buttons,
 # lamps. Read once at power-up from /layout.json, the compact form a deploy
-# writes (sim/devlayout.py: lamps as "pixels": {name: pixel}, no drawing data),
+# writes (sim/devlayout.py: "pixels" in LAMP_NAMES order, no drawing data),
 # or from a whole board.json (hardware/ in the repo; the simulator, old boards).
 #
 # Plain data, checked on load so a typo fails at power-up with the key named.
@@ -11,25 +11,62 @@ import json
 ROLES = ("die", "digit", "clear", "enter", "undo", "end_hand", "lamp_test", "supervisor_pin")
 # Buttons (board.json "buttons"), in input-bitmap order after the 16 keypad keys.
 BUTTONS = ("undo", "end_hand", "lamp_test", "supervisor_key")
+# The logical lamps a layout maps to pixels, in crapsboard/lamps.py's order
+# (its L_* indexes). layout.json lists the pixels in this order, so the
+# device holds each name once, not once more for every name json reads.
+LAMP_NAMES = (
+    "status",
+    "alert.floor",
+    "alert.manager",
+    "point.off",
+    "point.4",
+    "point.5",
+    "point.6",
+    "point.8",
+    "point.9",
+    "point.10",
+    "fire.open",
+    "fire.4",
+    "fire.5",
+    "fire.6",
+    "fire.8",
+    "fire.9",
+    "fire.10",
+    "small.open",
+    "tall.open",
+    "all.open",
+    "bonus.2",
+    "bonus.3",
+    "bonus.4",
+    "bonus.5",
+    "bonus.6",
+    "bonus.8",
+    "bonus.9",
+    "bonus.10",
+    "bonus.11",
+    "bonus.12",
+    "mea.open",
+    "mea.2",
+    "mea.3",
+    "mea.4",
+    "mea.5",
+    "mea.6",
+    "mea.8",
+    "mea.9",
+    "mea.10",
+    "mea.11",
+    "mea.12",
+    "fired.open",
+    "fired.1",
+    "fired.2",
+    "fired.3",
+    "fired.4",
+    "fired.5",
+)
 
 
 class LayoutError(ValueError):
     pass
-
-
-def _need(obj, key, where):
-    if not isinstance(obj, dict) or key not in obj:
-        raise LayoutError(where + ': missing "' + key + '"')
-    return obj[key]
-
-
-def _ints(values, where):
-    if not isinstance(values, list) or not values:
-        raise LayoutError(where + ": must be a list of pin numbers")
-    for v in values:
-        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-            raise LayoutError(where + ": " + json.dumps(v) + " is not a pin number")
-    return tuple(values)
 
 
 class Layout:
@@ -45,85 +82,9 @@ class Layout:
     """
 
     def __init__(self, data):
-        strip = _need(data, "strip", "board")
-        self.strip_pin = _ints([_need(strip, "pin", "strip")], "strip.pin")[0]
-        self.pixel_count = _need(strip, "count", "strip")
-        self.order = strip.get("order", "GRB")
-        if len(self.order) != 3 or sorted(self.order) != ["B", "G", "R"]:
-            raise LayoutError("strip.order: must be a permutation of RGB, got " + repr(self.order))
-        self.max_brightness = strip.get("max_brightness", 255)
-        if not isinstance(self.max_brightness, int) or not 0 < self.max_brightness <= 255:
-            raise LayoutError("strip.max_brightness: must be 1-255")
-        self._keypad(_need(data, "keypad", "board"), _need(data, "keys", "board"))
-        self._buttons(data.get("buttons", {}))
-        if "pixels" in data:  # layout.json
-            pixels = data["pixels"]
-            if not isinstance(pixels, dict):
-                raise LayoutError("pixels: must map lamp names to pixels")
-            self._lamps([(name, pixels[name]) for name in pixels])
-        else:
-            self._lamps([(_need(lamp, "name", "lamps[]"), lamp) for lamp in _need(data, "lamps", "board")])
+        from crapsboard import layout_parse
 
-    def _keypad(self, keypad, keys):
-        self.rows = _ints(_need(keypad, "rows", "keypad"), "keypad.rows")
-        self.cols = _ints(_need(keypad, "cols", "keypad"), "keypad.cols")
-        labels = _need(keypad, "labels", "keypad")
-        if len(labels) != len(self.rows) or len(self.rows) * len(self.cols) > 16:
-            raise LayoutError("keypad.labels: one row of labels per row pin, 16 keys at most")
-        self.labels = []
-        self.roles = []
-        for row in labels:
-            if len(row) != len(self.cols):
-                raise LayoutError("keypad.labels: one label per column pin in every row")
-            for label in row:
-                role = keys.get(label)
-                if role not in ROLES:
-                    raise LayoutError("keys." + str(label) + ": role must be one of " + ", ".join(ROLES))
-                if role in ("die", "digit") and (len(label) != 1 or label not in "0123456789"):
-                    raise LayoutError("keys." + label + ": a die or digit key must be labelled 0-9")
-                if role == "die" and label not in "123456":
-                    raise LayoutError("keys." + label + ": only 1-6 can be die keys")
-                self.labels.append(label)
-                self.roles.append(role)
-        self.scan_ms = keypad.get("scan_ms", 10)
-        self.debounce_ms = keypad.get("debounce_ms", 30)
-
-    def _buttons(self, buttons):
-        for name in buttons:
-            if name not in BUTTONS:
-                raise LayoutError("buttons." + str(name) + ": unknown button (known: " + ", ".join(BUTTONS) + ")")
-        self.button_pins = []
-        self.button_active_low = []
-        self.button_pull = []
-        for name in BUTTONS:
-            spec = buttons.get(name)
-            if spec is None:
-                self.button_pins.append(None)
-                self.button_active_low.append(True)
-                self.button_pull.append("none")
-                continue
-            where = "buttons." + name
-            self.button_pins.append(_ints([_need(spec, "pin", where)], where + ".pin")[0])
-            active = spec.get("active", "low")
-            pull = spec.get("pull", "up" if active == "low" else "none")
-            if active not in ("low", "high") or pull not in ("up", "down", "none"):
-                raise LayoutError(where + ": active must be low/high and pull up/down/none")
-            self.button_active_low.append(active == "low")
-            self.button_pull.append(pull)
-
-    def _lamps(self, lamps):
-        # (name, pixel) pairs, or (name, board.json lamp object) pairs.
-        self.pixels = {}
-        used = bytearray(self.pixel_count)
-        for name, pixel in lamps:
-            if isinstance(pixel, dict):
-                pixel = _need(pixel, "pixel", "lamps." + name)
-            if name in self.pixels:
-                raise LayoutError("lamps." + name + ": listed twice")
-            if not isinstance(pixel, int) or not 0 <= pixel < self.pixel_count or used[pixel]:
-                raise LayoutError("lamps." + name + ": pixel " + json.dumps(pixel) + " is out of range or used twice")
-            used[pixel] = 1
-            self.pixels[name] = pixel
+        layout_parse.fill(self, data)
 
     def key_index(self, label):
         """Keypad key index of `label`, or -1."""
@@ -148,3 +109,15 @@ def load(path):
         except ValueError as e:
             raise LayoutError(path + ": not valid JSON (" + str(e) + ")")
     return Layout(data)
+
+
+def release_parser():
+    """Let the GC take the parsing code (crapsboard/layout_parse.py) once the
+    board's Layout is built; a later Layout(data) loads it again."""
+    import sys
+
+    import crapsboard
+
+    sys.modules.pop("crapsboard.layout_parse", None)
+    if "layout_parse" in dir(crapsboard):
+        delattr(crapsboard, "layout_parse")
