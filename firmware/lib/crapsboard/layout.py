@@ -81,6 +81,22 @@ class Layout:
       board.json: only drawings need them, and the device has no RAM to spare)
     """
 
+    # Set by layout_parse.fill; declared here for the type checker (no cost at run time).
+    strip_pin: int
+    pixel_count: int
+    order: str
+    max_brightness: int
+    rows: tuple
+    cols: tuple
+    labels: list
+    roles: list
+    scan_ms: int
+    debounce_ms: int
+    button_pins: list
+    button_active_low: list
+    button_pull: list
+    pixels: dict
+
     def __init__(self, data):
         from crapsboard import layout_parse
 
