@@ -56,6 +56,7 @@ def build_app(board, layout):
     gc.collect()
     from crapsboard.app import App
 
+    gc.collect()  # loading the modules left holes: close them before the app's buffers
     return App(board, layout, config)
 
 

@@ -79,6 +79,7 @@ def main(argv):
     from crapsboard.app import App
 
     board = SimBoard(layout)
+    gc.collect()  # as main.py does before it builds the app
     app = App(board, layout)
     gc.collect()
     out = {"boot_heap_bytes": gc.mem_alloc() - base}
