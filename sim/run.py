@@ -12,12 +12,12 @@ from crapsboard import layout as lay
 from sim import board_svg, runtime
 from sim.cli import ArgumentParser, CommandError, load_config_text, read_text
 from sim.paths import BOARD_JSON
-from sim.session import KeyScriptError, Session, SessionError
+from sim.session import HEAPSIZE, KeyScriptError, Session, SessionError
 
 
-def run(keys, runtime_name="cpython", config_text=None, board_path=BOARD_JSON):
+def run(keys, runtime_name="cpython", config_text=None, board_path=BOARD_JSON, heapsize=None):
     """The state JSON text after the key script (KeyScriptError: nothing run)."""
-    with Session(runtime_name, config_text, board_path) as session:
+    with Session(runtime_name, config_text, board_path, heapsize=heapsize) as session:
         return session.send_text(keys)
 
 
@@ -28,10 +28,23 @@ def build_parser():
     keys.add_argument("--keys-file", metavar="FILE", help="read the key script from FILE (- for stdin)")
     parser.add_argument("--runtime", choices=("cpython", "micropython"), default="cpython")
     parser.add_argument("--config", metavar="FILE", help="JSON configuration (docs/engine.md)")
+    parser.add_argument("--heap", metavar="SIZE", help="the MicroPython VM's heap, e.g. 96K (default %s)" % HEAPSIZE)
     parser.add_argument("--board", metavar="FILE", default=BOARD_JSON, help="board description (hardware/board.json)")
     parser.add_argument("--svg", metavar="FILE", help="also draw the lit board into FILE")
     parser.add_argument("--pretty", action="store_true", help="indent the JSON")
     return parser
+
+
+def heap_option(text, runtime_name):
+    """--heap SIZE checked for `runtime_name`: the VM's heapsize, or None when not given."""
+    if text is None:
+        return None
+    if runtime_name != "micropython":
+        raise CommandError("--heap sets the MicroPython VM's heap: use it with --runtime micropython")
+    try:
+        return runtime.heap_size(text)
+    except ValueError as e:
+        raise CommandError(str(e))
 
 
 def _script(args):
@@ -47,10 +60,11 @@ def _script(args):
 
 def main(argv):
     args = build_parser().parse_args(argv)
+    heapsize = heap_option(args.heap, args.runtime)
     config_text = load_config_text(args.config) if args.config else None
     read_text(args.board, "board description")  # missing, a directory, not UTF-8: said here
     try:
-        text = run(_script(args), args.runtime, config_text, args.board)
+        text = run(_script(args), args.runtime, config_text, args.board, heapsize)
     except (KeyScriptError, SessionError, lay.LayoutError, runtime.RuntimeMissing) as e:
         raise CommandError(str(e))
     state = json.loads(text)

@@ -38,10 +38,14 @@ class SessionError(RuntimeError):
 
 
 class Session:
-    def __init__(self, runtime="cpython", config_text=None, board_path=BOARD_JSON, start_ms=0):
+    def __init__(self, runtime="cpython", config_text=None, board_path=BOARD_JSON, start_ms=0, heapsize=None):
+        """`heapsize` (micropython only): the VM's heap, as runtime.heap_size spells it."""
         if runtime not in RUNTIMES:
             raise ValueError("runtime must be one of " + ", ".join(RUNTIMES))
+        if heapsize is not None and runtime != "micropython":
+            raise ValueError("a heap size is for the MicroPython VM: use it with --runtime micropython")
         self.runtime = runtime
+        self._heapsize = heapsize or HEAPSIZE
         self._driver = None
         self._proc = None
         self._config_file = None
@@ -64,7 +68,7 @@ class Session:
         self._proc = runtime.start(
             "sim/portable/mp_run.py",
             args,
-            HEAPSIZE,
+            self._heapsize,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -81,9 +85,13 @@ class Session:
         line = self._proc.stdout.readline()
         if not line.startswith("{"):
             self._proc.stdin.close()
-            rest = line + self._proc.stdout.read() + self._proc.stderr.read()
+            rest = (line + self._proc.stdout.read() + self._proc.stderr.read()).strip()
             self.close()
-            raise SessionError("micropython stopped: " + (rest.strip() or "no output"))
+            if rest.startswith("Traceback"):  # failed before vmmain could word it (an import)
+                rest = rest.splitlines()[-1]
+            if "MemoryError" in rest or "out of memory" in rest:
+                rest = "out of memory in a %s-byte heap (the default is %s)" % (self._heapsize, HEAPSIZE)
+            raise SessionError("micropython stopped: " + (rest or "no output"))
         return line.rstrip("\n")
 
     def _stream(self, keys):

@@ -1,6 +1,7 @@
 # The app: keypad and buttons -> entry -> engine -> lamps, with an event log.
 #
-# `step(now_ms)` is one input scan and `render(now_ms)` one lamp frame; both
+# `step(now_ms)` is one input scan and `render(now_ms)` one lamp frame (sent to
+# the strip only when it changed); both
 # are plain calls, so the simulator drives them on its own clock. `run()` is
 # the thin asyncio shell the board uses: scan, render and watchdog tasks.
 #
@@ -169,9 +170,11 @@ class App:
     # ---- one frame ------------------------------------------------------------
 
     def render(self, now_ms):
+        """Render the lamps; write the strip only when the frame changed (an
+        event, a blink edge, a celebration or lamp test step)."""
         status = en.ST_ERROR if self.keyswitch_fault else self.entry.status(now_ms)
-        self.lamps.render(self.table, status, now_ms)
-        self.board.show(self.lamps.frame)
+        if self.lamps.render(self.table, status, now_ms):
+            self.board.show(self.lamps.frame)
 
     # ---- the asyncio shell ------------------------------------------------------
 
