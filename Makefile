@@ -7,7 +7,7 @@ STUBS  := $(VENV)/esp32-stubs
 STUBS_STAMP := $(STUBS)/.installed
 JOBS   ?= 2
 
-.PHONY: all venv sim test check bench clean
+.PHONY: all venv sim test check bench mutate clean
 
 all: test
 
@@ -30,6 +30,11 @@ test: venv
 
 check: venv
 	$(PY) -m pytest -q tests/test_static_*.py
+
+# Mutation testing of the firmware (tests/mutation/runner.py); not part of `make test`.
+# `make mutate SAMPLE=200` tests a random sample; MODULES=keypad.py,lamps.py narrows it.
+mutate: venv
+	$(PY) tests/mutation/runner.py --jobs $(JOBS) $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(SEED),--seed $(SEED)) $(if $(MODULES),--modules $(MODULES))
 
 bench: venv
 	$(PY) -m sim bench
