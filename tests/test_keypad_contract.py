@@ -166,3 +166,9 @@ def test_a_key_pressed_after_a_long_idle_time_counts_once():
 def test_a_press_held_for_minutes_counts_once():
     d = keypad.Debouncer(DEBOUNCE_MS)
     assert feed(d, 1 << 4, 0, 180_000, 50) == [(50, 1 << 4)]
+
+
+def test_a_fresh_debouncer_has_nothing_down_and_nothing_changed():
+    d = keypad.Debouncer(DEBOUNCE_MS)
+    assert d.stable == 0 and d.changed == 0
+    assert d.update(0, 0) == 0 and d.stable == 0 and d.changed == 0

