@@ -206,3 +206,25 @@ def test_a_fired_up_paytable_change_when_idle_is_taken():
     table.configure(cfg.parse({"paytables": {"fired_up": "PT-BJS-FUP-04"}}, table.config))
     table.roll(2, 3)  # 5 starts FUP-04's 5-4-3-2
     assert table.fired_count == 1 and table.fired_matched() == [5]
+
+
+# ---- how far back ----------------------------------------------------------------------------------
+
+
+def test_sixteen_rolls_can_all_be_undone_one_by_one_and_no_more():
+    events = [((i * 5) % 6 + 1, (i * 7 + 3) % 6 + 1) for i in range(16)]
+    table = fed(events)
+    for back in range(1, 17):
+        assert table.undo() is True, back
+        assert state(table) == state(fed(events[:-back])), back
+    assert table.undo() is False
+    assert state(table) == state(Table())
+
+
+def test_never_more_than_16_events_back():
+    # docs/keys.md: nothing_to_undo "(16 events back at most)"
+    table = fed([((i * 5) % 6 + 1, (i * 7 + 3) % 6 + 1) for i in range(17)])
+    undone = 0
+    while table.undo():
+        undone += 1
+    assert 1 <= undone <= 16

@@ -253,3 +253,76 @@ def test_pin_entry_shows_the_pin_status_until_enter():
     e = fresh()
     _, last = press_all(e, [en.K_PIN, 4, 3], 0)
     assert e.status(last) == en.ST_PIN and e.status(last + 9000) == en.ST_PIN
+
+
+def test_after_a_lock_one_wrong_pin_does_not_lock_again():
+    e = fresh()
+    t = 0
+    for _ in range(3):
+        _, last = press_all(e, [en.K_PIN, 1, 1, 1, 1, en.K_ENTER], t)
+        t = last + 3000
+    t = last + LOCK_MS
+    _, last = press_all(e, [en.K_PIN, 1, 1, 1, 1, en.K_ENTER], t)
+    assert e.error == en.ERR_WRONG_PIN
+    assert e.press(en.K_PIN, last + 3000) == en.ACT_NONE
+
+
+def test_turning_the_keyswitch_ends_the_error_display():
+    e = fresh()
+    e.press(9, 0)
+    assert e.status(100) == en.ST_ERROR
+    assert e.keyswitch(True, 200) == en.ACT_AUTH_ON
+    assert e.status(300) == en.ST_SUPERVISOR
+
+
+def test_pressing_d_again_restarts_the_10_s():
+    e = fresh()
+    e.press(en.K_PIN, 0)
+    assert e.press(en.K_PIN, 9_000) == en.ACT_NONE
+    assert e.tick(10_000) == en.ACT_NONE and e.status(18_999) == en.ST_PIN
+    assert e.tick(19_000) == en.ACT_ERROR and e.error == en.ERR_TIMEOUT
+
+
+# ---- the clock wraps at 2**30 ms (about 12.4 days): nothing comes back ---------------------------
+
+
+def lock(e):
+    t = 0
+    for _ in range(3):
+        _, last = press_all(e, [en.K_PIN, 1, 1, 1, 1, en.K_ENTER], t)
+        t = last + 3000
+    return last
+
+
+def test_an_ended_lock_does_not_come_back_when_the_clock_wraps():
+    e = fresh()
+    locked_at = lock(e)
+    for t in range(locked_at + 10, locked_at + LOCK_MS + 100, 10):  # the app ticks every scan
+        e.tick(t)
+    # 2**30 ms later the tick counter reads locked_at + 100 again
+    assert e.press(en.K_PIN, locked_at + 100) == en.ACT_NONE
+
+
+def test_a_lock_ended_by_a_press_does_not_come_back_when_the_clock_wraps():
+    e = fresh()
+    locked_at = lock(e)
+    assert e.press(en.K_PIN, locked_at + LOCK_MS) == en.ACT_NONE  # no tick() in between
+    e.press(en.K_CLEAR, locked_at + LOCK_MS + 100)
+    assert e.press(en.K_PIN, locked_at + 100) == en.ACT_NONE
+
+
+def test_an_error_shown_and_over_does_not_come_back_when_the_clock_wraps():
+    e = fresh()
+    e.press(9, 0)
+    for t in range(10, 2_500, 10):
+        e.tick(t)
+    assert e.status(2_500) == en.ST_READY
+    assert e.status(100) == en.ST_READY  # the same tick value 2**30 ms later
+
+
+def test_a_pin_window_over_does_not_come_back_when_the_clock_wraps():
+    e = fresh()
+    t = authorise_by_pin(e, 0)
+    for now in range(t + 10, t + AUTH_MS + 100, 10):
+        e.tick(now)
+    assert not e.authorised(t + 100)

@@ -62,7 +62,12 @@ MODULE_TESTS = {
         BOARD_MP,
     ),
     "lamps.py": (
-        ["tests/test_lamps.py", "tests/test_lamps_frames.py", "tests/test_board_scripts.py"],
+        [
+            "tests/test_lamps.py",
+            "tests/test_lamps_frames.py",
+            "tests/test_timing_pinned.py",
+            "tests/test_board_scripts.py",
+        ],
         BOARD_MP,
     ),
     "engine.py": (
