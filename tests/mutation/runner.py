@@ -1,6 +1,6 @@
 """`make mutate`: mutation testing of the firmware modules.
 
-    python tests/mutation/runner.py [--sample N] [--seed S] [--jobs J] [--modules a.py,b.py] [--list]
+    python tests/mutation/runner.py [--sample N] [--seed S] [--jobs J] [--modules a.py,b.py] [--match TEXT] [--list]
 
 Every mutant (tests/mutation/mutants.py: one span of source text changed) is
 written into a scratch copy of the repository, never into the real files, so
@@ -197,8 +197,11 @@ def _test_mutant(job):
             f.write(new_text)
         if not _compiles_for_micropython(path):
             return UNLOADABLE, "mpy-cross"
-        if not _run_pytest(cp_tests):
-            return KILLED, "cpython"
+        # One file at a time: a child collects only the file it runs, and most
+        # mutants die in the first one (the module's own unit tests).
+        for test in cp_tests:
+            if not _run_pytest([test]):
+                return KILLED, "cpython"
         if mp_tests and not _run_pytest(mp_tests):
             return KILLED, "micropython"
         return SURVIVED, ""
@@ -223,6 +226,11 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=None, help="seed of the sample (default: random, printed)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--modules", default=",".join(DEFAULT_MODULES))
+    parser.add_argument(
+        "--match",
+        default="",
+        help="only mutants whose description or key contains one of these (comma-separated, e.g. lamps.py:243)",
+    )
     parser.add_argument("--list", action="store_true", help="list the mutants and stop")
     args = parser.parse_args(argv)
 
@@ -231,6 +239,9 @@ def main(argv=None):
         if m not in MODULE_TESTS:
             raise SystemExit("mutate: no tests are mapped for " + m + " (MODULE_TESTS in tests/mutation/runner.py)")
     everything = all_mutants(modules)
+    if args.match:
+        wanted = args.match.split(",")
+        everything = [m for m in everything if any(w in m.describe() or w in m.key for w in wanted)]
     if args.list:
         for m in everything:
             print(m.describe())
