@@ -228,3 +228,29 @@ def test_never_more_than_16_events_back():
     while table.undo():
         undone += 1
     assert 1 <= undone <= 16
+
+
+# ---- queries -----------------------------------------------------------------------------------------
+
+
+def test_a_fresh_table_has_resolved_nothing():
+    assert Table().res_count == 0
+    assert Table(cfg.parse({"rebet_after_win": False})).res_count == 0
+
+
+def test_pays_per_unit_from_the_paytable_in_force():
+    table = Table()
+    assert table.pays(pt.FIRE, 4) == 25  # RULES.md: Fire 4 points, 25 for 1 (table 1)
+    assert table.pays(pt.FIRE, 6) == 1000 and table.pays(pt.FIRE, 3) == 0
+    assert table.pays(pt.ALL_SMALL, 5) == 34  # seed 002 Pay Table 1: 34 to 1
+    table.configure(cfg.parse({"paytables": {"fire": "3"}}))
+    assert table.pays(pt.FIRE, 3) == 7  # table 3 pays three points
+
+
+def test_a_won_wager_waiting_for_a_seven_is_neither_open_nor_in_action():
+    # rebet off: the win is paid and taken down, so its paytable may change while it waits
+    table = fed([(1, 1), (1, 2), (2, 2), (2, 3), (3, 3)], cfg.parse({"rebet_after_win": False}))
+    assert table.is_open(pt.ALL_SMALL) is False
+    assert table.in_progress(pt.ALL_SMALL) is False
+    table.configure(cfg.parse({"rebet_after_win": False, "paytables": {"all_small": "PT2"}}))
+    assert table.config.paytables[pt.ALL_SMALL].ident == "PT2"
