@@ -326,3 +326,42 @@ def test_a_pin_window_over_does_not_come_back_when_the_clock_wraps():
     for now in range(t + 10, t + AUTH_MS + 100, 10):
         e.tick(now)
     assert not e.authorised(t + 100)
+
+
+def wrong_pin(e, t):
+    _, last = press_all(e, [en.K_PIN, 1, 1, 1, 1, en.K_ENTER], t)
+    assert e.error == en.ERR_WRONG_PIN
+    return last
+
+
+def test_three_wrong_pins_in_a_row_lock_again_after_a_lock_and_after_a_good_pin():
+    e = fresh()
+    locked_at = lock(e)
+    t = locked_at + LOCK_MS
+    for _ in range(2):
+        t = wrong_pin(e, t) + 3000
+        assert e.press(en.K_PIN, t) == en.ACT_NONE  # two since the lock: not locked
+        e.press(en.K_CLEAR, t + 100)
+        t += 1000
+    t = wrong_pin(e, t)
+    assert e.press(en.K_PIN, t + 3000) == en.ACT_ERROR and e.error == en.ERR_PIN_LOCKED
+    e = fresh()
+    t = authorise_by_pin(e, 0) + 1000
+    for _ in range(2):
+        t = wrong_pin(e, t) + 3000
+    t = wrong_pin(e, t)
+    assert e.press(en.K_PIN, t + 3000) == en.ACT_ERROR and e.error == en.ERR_PIN_LOCKED
+
+
+def test_a_lock_ended_by_a_tick_at_exactly_60_s_does_not_come_back_when_the_clock_wraps():
+    e = fresh()
+    locked_at = lock(e)
+    assert e.tick(locked_at + LOCK_MS) == en.ACT_NONE
+    assert e.press(en.K_PIN, locked_at + 100) == en.ACT_NONE  # 2**30 ms later
+
+
+def test_an_error_ended_by_a_tick_at_exactly_2_s_does_not_come_back_when_the_clock_wraps():
+    e = fresh()
+    e.press(9, 0)
+    assert e.tick(ERROR_MS) == en.ACT_NONE
+    assert e.status(100) == en.ST_READY  # 2**30 ms later
