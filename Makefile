@@ -7,7 +7,7 @@ STUBS  := $(VENV)/esp32-stubs
 STUBS_STAMP := $(STUBS)/.installed
 JOBS   ?= 2
 
-.PHONY: all venv sim test check bench bench-link proof proof-journal proof-link clean
+.PHONY: all venv sim test check bench bench-link mutate proof proof-journal proof-link clean
 
 all: test
 
@@ -38,6 +38,11 @@ proof-journal: venv
 check: venv
 	@command -v node >/dev/null || { echo "make check: pyright needs Node.js on PATH (apt-get install nodejs)" >&2; exit 2; }
 	$(PY) -m pytest -q tests/test_static_*.py
+
+# Mutation testing of the firmware (tests/mutation/runner.py); not part of `make test`.
+# `make mutate SAMPLE=200` tests a random sample; MODULES=keypad.py,lamps.py narrows it.
+mutate: venv
+	$(PY) tests/mutation/runner.py --jobs $(JOBS) $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(SEED),--seed $(SEED)) $(if $(MODULES),--modules $(MODULES))
 
 bench: venv
 	$(PY) -m sim bench

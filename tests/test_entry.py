@@ -5,6 +5,7 @@ import pytest
 from crapsboard import entry as en
 
 PIN = "4321"
+# Times are the documented numbers (docs/keys.md), never the module's constants.
 
 
 def fresh(pin=PIN):
@@ -43,8 +44,8 @@ def test_a_digit_that_is_no_die_face_is_refused_and_drops_the_half_roll(digit):
 def test_the_error_shows_for_two_seconds_or_until_the_next_key():
     e = fresh()
     e.press(9, 0)
-    assert e.status(en.ERROR_MS - 1) == en.ST_ERROR
-    assert e.status(en.ERROR_MS) == en.ST_READY
+    assert e.status(1_999) == en.ST_ERROR
+    assert e.status(2000) == en.ST_READY
     e.press(9, 5000)
     e.press(2, 5100)
     assert e.status(5100) == en.ST_HALF
@@ -53,15 +54,15 @@ def test_the_error_shows_for_two_seconds_or_until_the_next_key():
 def test_a_half_roll_times_out_after_ten_seconds():
     e = fresh()
     e.press(4, 1000)
-    assert e.tick(1000 + en.HALF_MS - 1) == en.ACT_NONE and e.first == 4
-    assert e.tick(1000 + en.HALF_MS) == en.ACT_ERROR and e.error == en.ERR_TIMEOUT
-    assert e.first == 0 and e.tick(1000 + en.HALF_MS + 10) == en.ACT_NONE
+    assert e.tick(1000 + 10_000 - 1) == en.ACT_NONE and e.first == 4
+    assert e.tick(1000 + 10_000) == en.ACT_ERROR and e.error == en.ERR_TIMEOUT
+    assert e.first == 0 and e.tick(1000 + 10_000 + 10) == en.ACT_NONE
 
 
 def test_a_late_second_die_is_refused_even_without_a_tick():
     e = fresh()
     e.press(4, 0)
-    assert e.press(3, en.HALF_MS + 5) == en.ACT_ERROR and e.error == en.ERR_TIMEOUT
+    assert e.press(3, 10_000 + 5) == en.ACT_ERROR and e.error == en.ERR_TIMEOUT
     assert e.first == 0
 
 
@@ -106,9 +107,9 @@ def test_a_good_pin_authorises_for_a_while():
     assert e.press(en.K_ENTER, 1000) == en.ACT_AUTH_ON and e.via == en.VIA_PIN
     assert e.status(1100) == en.ST_SUPERVISOR
     assert e.press(en.K_UNDO, 1200) == en.ACT_UNDO and e.via == en.VIA_PIN
-    assert e.tick(1000 + en.AUTH_MS - 1) == en.ACT_NONE
-    assert e.tick(1000 + en.AUTH_MS) == en.ACT_AUTH_OFF and e.via == en.VIA_PIN
-    assert e.press(en.K_UNDO, 1000 + en.AUTH_MS + 10) == en.ACT_ERROR
+    assert e.tick(1000 + 30_000 - 1) == en.ACT_NONE
+    assert e.tick(1000 + 30_000) == en.ACT_AUTH_OFF and e.via == en.VIA_PIN
+    assert e.press(en.K_UNDO, 1000 + 30_000 + 10) == en.ACT_ERROR
 
 
 def test_clear_ends_the_pin_window_early():
@@ -126,9 +127,9 @@ def test_a_wrong_pin_is_refused_and_three_lock_the_pin_key():
         assert e.error == en.ERR_WRONG_PIN and not e.authorised(t + 1500)
         t += 2000
     assert e.press(en.K_PIN, t) == en.ACT_ERROR and e.error == en.ERR_PIN_LOCKED
-    # still locked with the right PIN until LOCK_MS has passed
+    # still locked with the right PIN until 60 s have passed
     assert keys(e, [en.K_PIN], t + 1000) == [en.ACT_ERROR]
-    later = t + en.LOCK_MS
+    later = t + 60_000
     assert keys(e, [en.K_PIN, 4, 3, 2, 1, en.K_ENTER], later)[-1] == en.ACT_AUTH_ON
 
 
@@ -139,7 +140,7 @@ def test_pin_entry_limits_and_exits():
     keys(e, [en.K_PIN, 4, 3], 5000)
     assert e.press(en.K_CLEAR, 6000) == en.ACT_NONE and e.status(6000) == en.ST_READY
     keys(e, [en.K_PIN, 4], 7000)
-    assert e.tick(7200 + en.HALF_MS) == en.ACT_ERROR and e.error == en.ERR_TIMEOUT
+    assert e.tick(7200 + 10_000) == en.ACT_ERROR and e.error == en.ERR_TIMEOUT
     keys(e, [en.K_PIN, 9, 9, en.K_PIN, 4, 3, 2, 1, en.K_ENTER], 30000)
     assert e.authorised(32000)  # D restarts the PIN
 

@@ -175,7 +175,7 @@ def test_a_win_flashes_white_in_turn_with_the_state_then_stops():
         lamps.render(table, en.ST_READY, now)
         frames.add(bytes(lamps.frame[p : p + 3]))
     assert len(frames) == 2  # white and violet in turn
-    shown = lit(render(table, now=1000 + lp.CELEBRATE_MS, lamps=lamps))
+    shown = lit(render(table, now=1000 + 4000, lamps=lamps))
     assert shown["bonus.2"] == (VIOLET, lp.BLINK_NONE, 0)
 
 
@@ -191,8 +191,8 @@ def test_a_celebration_runs_its_time_through_later_rolls():
     table = small_win(lamps, 0)
     table.roll(6, 6)  # no win: the running celebration goes on
     lamps.celebrate(table, 1000)
-    assert lit(render(table, now=lp.CELEBRATE_MS - 1, lamps=lamps))["bonus.2"][1] == lp.BLINK_FAST
-    assert lit(render(table, now=lp.CELEBRATE_MS, lamps=lamps))["bonus.2"][1] == lp.BLINK_NONE
+    assert lit(render(table, now=4000 - 1, lamps=lamps))["bonus.2"][1] == lp.BLINK_FAST
+    assert lit(render(table, now=4000, lamps=lamps))["bonus.2"][1] == lp.BLINK_NONE
 
 
 def test_stop_celebration_ends_it_at_once():
@@ -226,7 +226,7 @@ def test_lamp_test_runs_red_green_blue_white_over_everything():
         seen.append(colours.pop())
     assert seen == [RED, GREEN, 0x0040FF, WHITE]
     assert len(set(bytes(lamps.frame[i : i + 3]) for i in range(0, len(lamps.frame), 3))) == 1
-    lamps.render(Table(), en.ST_READY, lp.LAMP_TEST_MS)
+    lamps.render(Table(), en.ST_READY, 2000)
     assert lamps.lamp(lp.L_FIRE + 1)[0] == 0  # back to the state
 
 

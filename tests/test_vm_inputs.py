@@ -77,6 +77,7 @@ def test_a_300_kb_config_is_refused_in_one_line(tmp_path):
     assert out.stderr.decode().count("\n") == 1 and "at most 4096" in out.stderr.decode()
 
 
+@pytest.mark.timeout(900)  # ~1 min idle; a loaded CI machine may take several
 @pytest.mark.parametrize("runtime", ["cpython", "micropython"])
 def test_a_20000_roll_key_script_runs_whole(runtime, tmp_path):
     rng = random.Random(20_000)

@@ -9,7 +9,6 @@ from micropython import const
 
 from crapsboard import ticks
 
-KEYPAD_MASK = const(0xFFFF)
 BUTTON_SHIFT = const(16)
 
 

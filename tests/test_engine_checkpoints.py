@@ -1,0 +1,247 @@
+"""Undo, checkpoints, bad input and mid-game configuration (RULES.md "Corrections",
+docs/engine.md "Undo" and "Configuration changes"), beyond the rule vectors.
+
+Expected states are worked by hand from the rules; where a whole state is
+compared, it is against a fresh table fed the same events minus the one undone,
+which is what "restores the exact state before the last roll" means.
+"""
+
+import pytest
+
+from crapsboard import config as cfg
+from crapsboard import paytables as pt
+from crapsboard.engine import FIRE_DONE, FIRE_WORKING, Table
+
+STATE = (
+    "rolls shooter point die1 die2 fire_state fire_points small_marks tall_marks "
+    "all_marks bonus_done mea_marks fired_sequence fired_count"
+).split()
+
+
+def marks(*numbers):
+    return sum(1 << n for n in numbers)
+
+
+def state(table):
+    return {name: getattr(table, name) for name in STATE}
+
+
+def fed(events, config=None):
+    table = Table(config)
+    for ev in events:
+        if ev == "end":
+            table.end_hand()
+        else:
+            table.roll(*ev)
+    return table
+
+
+# ---- bad dice ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dice", [(7, 1), (1, 7), (0, 3), (3, 0), (7, 7), (-1, 2), (2, 8), (9, 9)])
+def test_a_face_outside_1_to_6_is_refused_and_nothing_changes(dice):
+    table = fed([(2, 2), (1, 2), (3, 3)])
+    before = state(table)
+    with pytest.raises(ValueError):
+        table.roll(*dice)
+    assert state(table) == before
+    assert table.undo() and state(table) == state(fed([(2, 2), (1, 2)]))  # the refused roll was not recorded
+
+
+@pytest.mark.parametrize("dice", [(1, 1), (1, 6), (6, 1), (6, 6)])
+def test_the_edge_faces_are_rolls(dice):
+    table = Table()
+    table.roll(*dice)
+    assert (table.die1, table.die2, table.rolls) == (*dice, 1)
+
+
+# ---- undo and configuration changes ------------------------------------------------------------
+
+
+def test_undo_after_a_mid_game_reconfigure_returns_to_the_reconfigured_state_and_stops_there():
+    table = fed([(2, 2), (1, 2)])  # point 4; 3 and 4 marked
+    table.configure(cfg.parse({"rebet_after_win": False}, table.config))
+    table.roll(5, 5)  # 10
+    assert table.undo() is True
+    assert (table.point, table.rolls, table.small_marks, table.tall_marks) == (4, 2, marks(3, 4), 0)
+    assert table.all_marks == marks(3, 4) and table.mea_marks == marks(3, 4)
+    assert table.config.rebet_after_win is False  # the new configuration stays
+    assert table.undo() is False  # never across the configuration change
+    assert (table.point, table.rolls, table.small_marks) == (4, 2, marks(3, 4))
+
+
+def test_undo_right_after_a_reconfigure_has_nothing_to_undo():
+    table = fed([(2, 2), (1, 2)])
+    table.configure(cfg.parse({"bonus_window": "idle"}, table.config))  # a window option: accepted at any time
+    assert table.undo() is False
+    assert (table.point, table.rolls) == (4, 2)
+
+
+def test_undo_after_reconfigure_with_a_rolled_win_under_the_new_rule():
+    # rebet off from the middle of a cycle: the win then waits for a 7, and undo brings it back
+    table = fed([(1, 1), (1, 2), (2, 2), (2, 3)])
+    table.configure(cfg.parse({"rebet_after_win": False}, table.config))
+    table.roll(3, 3)  # All Small wins; with rebet off it waits for a 7
+    assert not table.is_open(pt.ALL_SMALL)
+    assert table.undo()
+    assert table.small_marks == marks(2, 3, 4, 5) and table.bonus_done == 0
+    assert table.in_progress(pt.ALL_SMALL)
+
+
+# ---- undo of a Bonus Craps win with rebet off ----------------------------------------------------
+
+
+def test_undo_of_an_all_small_win_with_rebet_off_reopens_nothing_and_the_win_can_be_rolled_again():
+    table = fed([(1, 1), (1, 2), (2, 2), (2, 3)], cfg.parse({"rebet_after_win": False}))
+    table.roll(3, 3)
+    assert [(table.res_wager[i], table.res_level[i]) for i in range(table.res_count)] == [(pt.ALL_SMALL, 5)]
+    assert table.bonus_done == 1 << pt.ALL_SMALL
+    assert table.undo()
+    assert table.bonus_done == 0 and table.small_marks == marks(2, 3, 4, 5)
+    assert table.in_progress(pt.ALL_SMALL) and not table.is_open(pt.ALL_SMALL)
+    table.roll(3, 3)
+    assert (pt.ALL_SMALL, 5) in [(table.res_wager[i], table.res_level[i]) for i in range(table.res_count)]
+
+
+def test_undo_of_the_seven_after_a_rebet_off_win_brings_the_wait_back():
+    table = fed([(1, 1), (1, 2), (2, 2), (2, 3), (3, 3)], cfg.parse({"rebet_after_win": False}))
+    table.roll(3, 4)  # the 7: All Small opens again
+    assert table.bonus_done == 0 and table.is_open(pt.ALL_SMALL)
+    assert table.undo()
+    assert table.bonus_done == 1 << pt.ALL_SMALL and not table.is_open(pt.ALL_SMALL)
+    assert table.small_marks == 0 and table.all_marks == marks(2, 3, 4, 5, 6)
+
+
+# ---- undo across the checkpoint ------------------------------------------------------------------
+
+
+def sixteen_then(last_two):
+    """16 events that leave nothing special, then `last_two` (these count among the 16)."""
+    filler = [(1, 1), (6, 6), (1, 2), (5, 6)] * 4  # craps and yo on the come-out: no point, no Fired Up
+    return filler[: 16 - len(last_two)] + list(last_two)
+
+
+def test_undo_across_a_checkpoint_taken_mid_fired_up_sequence():
+    events = sixteen_then([(3, 3), (2, 3)])  # Fired Up 6, 5 on events 15 and 16
+    table = fed(events)
+    assert table.fired_count == 2 and table.fired_matched() == [6, 5]
+    table.roll(2, 2)  # 4: the third match, past the 16th event
+    assert table.fired_count == 3
+    assert table.undo()
+    assert table.fired_count == 2 and table.fired_matched() == [6, 5]
+    assert table.die1 == 2 and table.die2 == 3 and table.rolls == 16
+    assert state(table) == state(fed(events))
+    table.roll(1, 2)  # 3 does not follow 6 5: ends at two matches
+    assert [(table.res_wager[i], table.res_level[i]) for i in range(table.res_count)][-1] == (pt.FIRED_UP, 2)
+
+
+def test_undo_across_a_checkpoint_taken_mid_fire_and_bonus_cycles():
+    events = [(2, 2), (2, 2), (1, 4), (1, 4), (3, 3), (3, 3), (4, 4), (4, 4)]  # 4 5 6 8 made
+    events += [(1, 1), (1, 2), (5, 6), (6, 6), (4, 5), (4, 5), (5, 5), (1, 2)]  # point 9 made; point 10
+    assert len(events) == 16
+    table = fed(events)
+    assert table.point == 10 and table.fire_points == marks(4, 5, 6, 8, 9)
+    table.roll(6, 4)  # 10 made: the sixth point pays at once
+    assert table.fire_state == FIRE_DONE
+    assert table.undo()
+    assert table.point == 10 and table.fire_points == marks(4, 5, 6, 8, 9) and table.fire_state == FIRE_WORKING
+    assert state(table) == state(fed(events))
+
+
+def test_undo_across_a_checkpoint_after_an_end_hand():
+    events = sixteen_then([(2, 2), "end"])
+    table = fed(events)
+    assert table.shooter == 2 and table.point == 0
+    table.roll(3, 3)
+    assert table.undo()
+    assert state(table) == state(fed(events)) and table.shooter == 2
+
+
+@pytest.mark.parametrize("extra", [1, 5, 15, 16, 17, 31, 32, 33])
+def test_the_last_event_can_always_be_undone(extra):
+    rng_events = [((i * 5) % 6 + 1, (i * 7 + 3) % 6 + 1) for i in range(extra)]
+    table = fed(rng_events)
+    assert table.undo()
+    assert state(table) == state(fed(rng_events[:-1]))
+
+
+def test_undo_restores_the_dice_of_the_roll_before():
+    table = fed([(2, 5), (6, 1)])
+    assert table.undo() and (table.die1, table.die2) == (2, 5)
+
+
+def test_undo_on_a_fresh_table_is_false_and_changes_nothing():
+    table = Table()
+    before = state(table)
+    assert table.undo() is False and state(table) == before
+
+
+# ---- Fired Up paytable mid-sequence ------------------------------------------------------------------
+
+
+def test_a_fired_up_paytable_change_mid_sequence_is_refused():
+    table = fed([(3, 3)])  # 6: FUP-01 sequence 6-5-4-3-2 started
+    assert table.in_progress(pt.FIRED_UP)
+    old = table.config
+    with pytest.raises(cfg.ConfigError) as e:
+        table.configure(cfg.parse({"paytables": {"fired_up": "PT-BJS-FUP-02"}}, old))
+    assert e.value.key == "paytables.fired_up"
+    assert table.config is old and table.fired_count == 1
+    table.roll(2, 3)  # 5: the sequence goes on under the old paytable
+    assert table.fired_count == 2
+
+
+def test_fired_up_withdrawn_mid_sequence_is_refused():
+    table = fed([(4, 4)])  # 8: the 8-9-10-11-12 sequence started
+    with pytest.raises(cfg.ConfigError) as e:
+        table.configure(cfg.parse({"offered": ["fire", "all_small", "all_tall", "make_em_all", "mea_progressive"]}))
+    assert e.value.key == "offered.fired_up"
+    assert table.config.is_offered(pt.FIRED_UP)
+
+
+def test_a_fired_up_paytable_change_when_idle_is_taken():
+    table = fed([(3, 3), (6, 6)])  # 6 then 12: the sequence ended
+    assert not table.in_progress(pt.FIRED_UP)
+    table.configure(cfg.parse({"paytables": {"fired_up": "PT-BJS-FUP-04"}}, table.config))
+    table.roll(2, 3)  # 5 starts FUP-04's 5-4-3-2
+    assert table.fired_count == 1 and table.fired_matched() == [5]
+
+
+# ---- how far back ----------------------------------------------------------------------------------
+
+
+def test_sixteen_rolls_can_all_be_undone_one_by_one_and_no_more():
+    events = [((i * 5) % 6 + 1, (i * 7 + 3) % 6 + 1) for i in range(16)]
+    table = fed(events)
+    for back in range(1, 17):
+        assert table.undo() is True, back
+        assert state(table) == state(fed(events[:-back])), back
+    assert table.undo() is False
+    assert state(table) == state(Table())
+
+
+# ---- queries -----------------------------------------------------------------------------------------
+
+
+def test_a_fresh_table_has_resolved_nothing():
+    assert Table().res_count == 0
+    assert Table(cfg.parse({"rebet_after_win": False})).res_count == 0
+
+
+def test_pays_per_unit_from_the_paytable_in_force():
+    table = Table()
+    assert table.pays(pt.FIRE, 4) == 25  # RULES.md: Fire 4 points, 25 for 1 (table 1)
+    assert table.pays(pt.FIRE, 6) == 1000 and table.pays(pt.FIRE, 3) == 0
+    assert table.pays(pt.ALL_SMALL, 5) == 34  # seed 002 Pay Table 1: 34 to 1
+    table.configure(cfg.parse({"paytables": {"fire": "3"}}))
+    assert table.pays(pt.FIRE, 3) == 7  # table 3 pays three points
+
+
+def test_a_won_wager_waiting_for_a_seven_is_neither_open_nor_in_action():
+    # rebet off: the win is paid and taken down, so its paytable may change while it waits
+    table = fed([(1, 1), (1, 2), (2, 2), (2, 3), (3, 3)], cfg.parse({"rebet_after_win": False}))
+    assert table.is_open(pt.ALL_SMALL) is False
+    assert table.in_progress(pt.ALL_SMALL) is False
+    table.configure(cfg.parse({"rebet_after_win": False, "paytables": {"all_small": "PT2"}}))
+    assert table.config.paytables[pt.ALL_SMALL].ident == "PT2"

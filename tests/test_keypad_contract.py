@@ -1,0 +1,174 @@
+"""The keypad's contract (docs/keys.md, docs/board.md), beyond test_keypad.py.
+
+A held key counts once; releasing one of two held keys is not a new press of
+the other; a key is read in its own row only, from the very first scan; a
+contact shorter than the 30 ms debounce window does not count.
+"""
+
+import os
+
+import pytest
+from conftest import ROOT
+
+from crapsboard import keypad
+from crapsboard import layout as lay
+
+DEBOUNCE_MS = 30  # docs/keys.md: keypad.debounce_ms, 30 ms
+SCAN_MS = 10  # docs/board.md: a scan every 10 ms
+
+
+class Row:
+    """An open-drain row; `level` is what it drives (1 = released)."""
+
+    def __init__(self, level):
+        self.level = level
+
+    def value(self, v=None):
+        if v is None:
+            return self.level
+        self.level = v
+
+
+class Col:
+    """Pulled up; low while a held key joins it to a row driven low."""
+
+    def __init__(self, rows, col, down):
+        self.rows, self.col, self.down = rows, col, down
+
+    def value(self, v=None):
+        for r, row in enumerate(self.rows):
+            if row.level == 0 and (r, self.col) in self.down:
+                return 0
+        return 1
+
+
+class Level:
+    def __init__(self, level):
+        self.level = level
+
+    def value(self, v=None):
+        return self.level
+
+
+def feed(debouncer, raw, start, stop, step=SCAN_MS):
+    """update() every scan from start to stop (exclusive); the non-zero results as (t, bits)."""
+    out = []
+    for t in range(start, stop, step):
+        bits = debouncer.update(raw, t)
+        if bits:
+            out.append((t, bits))
+    return out
+
+
+def test_the_shipped_board_debounces_30_ms_and_scans_every_10_ms():
+    layout = lay.load(os.path.join(ROOT, "hardware", "board.json"))
+    assert layout.debounce_ms == 30 and layout.scan_ms == 10
+
+
+def test_rows_left_driven_at_power_up_do_not_ghost_a_held_key_on_the_first_scan():
+    # Pins may come up driven low; the matrix must release them before scanning,
+    # or a key held in row 2 reads in every row driven low with it.
+    down = {(2, 1)}
+    rows = [Row(0) for _ in range(4)]
+    m = keypad.Matrix(rows, [Col(rows, c, down) for c in range(4)])
+    assert [r.level for r in rows] == [1, 1, 1, 1]
+    assert m.scan() == 1 << 9
+    assert m.scan() == 1 << 9
+
+
+def test_every_key_reads_as_its_own_bit():
+    for r in range(4):
+        for c in range(4):
+            down = {(r, c)}
+            rows = [Row(1) for _ in range(4)]
+            m = keypad.Matrix(rows, [Col(rows, k, down) for k in range(4)])
+            assert m.scan() == 1 << (4 * r + c)
+
+
+def test_all_sixteen_keys_at_once():
+    down = {(r, c) for r in range(4) for c in range(4)}
+    rows = [Row(1) for _ in range(4)]
+    assert keypad.Matrix(rows, [Col(rows, c, down) for c in range(4)]).scan() == 0xFFFF
+
+
+@pytest.mark.parametrize("index", range(4))
+@pytest.mark.parametrize("active_low", [True, False])
+def test_each_button_is_its_own_bit_above_the_keypad(index, active_low):
+    pressed_level = 0 if active_low else 1
+    pins = [Level(1 - pressed_level) for _ in range(4)]
+    pins[index] = Level(pressed_level)
+    assert keypad.Buttons(pins, [active_low] * 4).read() == 1 << (16 + index)
+    pins[index] = Level(1 - pressed_level)
+    assert keypad.Buttons(pins, [active_low] * 4).read() == 0
+
+
+def test_lowest_bit_of_every_input_bit():
+    for i in range(20):
+        assert keypad.lowest_bit(1 << i) == i
+        assert keypad.lowest_bit((1 << 19) | (1 << i)) == i
+
+
+def test_a_press_counts_at_exactly_the_debounce_window_not_a_scan_sooner():
+    d = keypad.Debouncer(DEBOUNCE_MS)
+    assert d.update(0b1000, 1000) == 0
+    assert d.update(0b1000, 1000 + DEBOUNCE_MS - 1) == 0
+    assert d.update(0b1000, 1000 + DEBOUNCE_MS) == 0b1000
+    assert d.stable == 0b1000 and d.changed == 0b1000
+
+
+def test_a_29_ms_contact_does_not_count_a_30_ms_one_does():
+    d = keypad.Debouncer(DEBOUNCE_MS)
+    assert feed(d, 1, 0, 30, 1) == [] and feed(d, 0, 30, 200) == []
+    assert feed(d, 1, 200, 231, 1) == [(230, 1)]
+
+
+def test_releasing_one_of_two_held_keys_is_not_a_press_of_the_other():
+    d = keypad.Debouncer(DEBOUNCE_MS)
+    assert feed(d, 0b11, 0, 100) == [(30, 0b11)]
+    assert feed(d, 0b01, 100, 300) == []  # key 1 let go, key 0 still held
+    assert d.stable == 0b01
+    assert feed(d, 0, 300, 500) == []
+    assert d.stable == 0
+
+
+def test_a_release_is_reported_in_changed_but_not_as_a_press():
+    d = keypad.Debouncer(DEBOUNCE_MS)
+    feed(d, 0b110, 0, 100)
+    releases = []
+    for t in range(100, 300, SCAN_MS):
+        assert d.update(0b010, t) == 0
+        releases.append(d.changed)
+    assert releases.count(0b100) == 1 and set(releases) == {0, 0b100}
+
+
+def test_changed_is_cleared_by_the_next_raw_change():
+    d = keypad.Debouncer(DEBOUNCE_MS)
+    assert feed(d, 0b1, 0, 40) == [(30, 0b1)]
+    assert d.changed == 0b1
+    assert d.update(0b11, 40) == 0  # a second key starts bouncing in
+    assert d.changed == 0
+    assert d.update(0b11, 50) == 0 and d.changed == 0
+
+
+def test_changed_is_cleared_on_a_quiet_scan():
+    d = keypad.Debouncer(DEBOUNCE_MS)
+    feed(d, 0b1, 0, 40)
+    d.update(0b1, 40)
+    assert d.changed == 0 and d.stable == 0b1
+
+
+def test_a_key_pressed_after_a_long_idle_time_counts_once():
+    d = keypad.Debouncer(DEBOUNCE_MS)
+    assert feed(d, 0, 0, 5000) == []
+    assert feed(d, 1 << 17, 5000, 5200) == [(5030, 1 << 17)]
+
+
+def test_a_press_held_for_minutes_counts_once():
+    d = keypad.Debouncer(DEBOUNCE_MS)
+    assert feed(d, 1 << 4, 0, 180_000, 50) == [(50, 1 << 4)]
+
+
+def test_a_fresh_debouncer_has_nothing_down_and_nothing_changed():
+    d = keypad.Debouncer(DEBOUNCE_MS)
+    assert d.stable == 0 and d.changed == 0
+    assert d.update(0, 0) == 0 and d.stable == 0 and d.changed == 0
