@@ -107,7 +107,9 @@ class Table:
                 key = "paytables." if config.is_offered(w) == old.is_offered(w) else "offered."
                 raise ConfigError(
                     key + pt.WAGER_NAMES[w],
-                    "a " + pt.WAGER_NAMES[w] + " cycle is in progress; change it when the wager is open for betting",
+                    ("an " if pt.WAGER_NAMES[w][0] in "aeiou" else "a ")
+                    + pt.WAGER_NAMES[w]
+                    + " cycle is in progress; change it when the wager is open for betting",
                 )
         self._set_config(config)
         self._event_count = 0  # undo never crosses a configuration change
@@ -116,6 +118,7 @@ class Table:
     def _set_config(self, config):
         self._config = config
         self._offered = config.offered
+        self._outcomes = [config.paytables[w].outcomes for w in range(pt.WAGER_COUNT)]
         self._rebet = config.rebet_after_win
         self._fire_first_roll = config.fire_window == FIRE_FIRST_ROLL
         self._bonus_idle = config.bonus_window == BONUS_IDLE
@@ -267,13 +270,13 @@ class Table:
 
     def _record(self, code):
         count = self._event_count
-        if count >= _HISTORY:
+        if count == _HISTORY or count == _RING:  # the only counts where the ring moves on
             count = self._keep_history(count)
         self._events[(self._event_start + count) & _RING_MASK] = code
         self._event_count = count + 1
 
     def _keep_history(self, count):
-        # Called before recording an event when _HISTORY or more are held.
+        # Called before recording an event when _HISTORY or _RING are held.
         if count == _RING:  # move the checkpoint _HISTORY events on
             s = self._checkpoint_state
             t = self._checkpoint_next
@@ -295,10 +298,13 @@ class Table:
         return n
 
     def _settle(self, n):
-        # The outcome of each resolution, decided by its paytable.
-        tables = self._config.paytables
+        # The outcome of each resolution, decided by its paytable (Paytable.outcomes).
+        outcomes = self._outcomes
+        res_wager = self.res_wager
+        res_level = self.res_level
+        res_outcome = self.res_outcome
         for i in range(n):
-            self.res_outcome[i] = tables[self.res_wager[i]].outcome(self.res_level[i])
+            res_outcome[i] = outcomes[res_wager[i]][res_level[i]]
 
     def _new_shooter(self, n):
         if self.fire_state != FIRE_DONE:
@@ -317,7 +323,7 @@ class Table:
         if die1 < 1 or die1 > 6 or die2 < 1 or die2 > 6:
             raise ValueError("die faces must be 1-6")
         count = self._event_count
-        if count >= _HISTORY:
+        if count == _HISTORY or count == _RING:  # the only counts where the ring moves on
             count = self._keep_history(count)
         self._events[(self._event_start + count) & _RING_MASK] = die1 * 8 + die2
         self._event_count = count + 1
@@ -404,22 +410,23 @@ class Table:
                 n += 1
         else:
             sequence = self._fired_sequences[self.fired_sequence]
-            if sequence[count] == total:
-                count += 1
-                if count < len(sequence):
-                    self.fired_count = count
-                    if n:
-                        self._settle(n)
-                    self.res_count = n
-                    return n
-            if offered & _FIRED_BIT:
-                res_wager[n] = _FIRED_UP
-                res_level[n] = count
-                res_marks[n] = self._fired_mask(sequence, count)
-                n += 1
-            self.fired_count = 0
+            if sequence[count] == total and count + 1 < len(sequence):
+                self.fired_count = count + 1
+            else:
+                if sequence[count] == total:
+                    count += 1  # the whole sequence: the top award
+                if offered & _FIRED_BIT:
+                    res_wager[n] = _FIRED_UP
+                    res_level[n] = count
+                    res_marks[n] = self._fired_mask(sequence, count)
+                    n += 1
+                self.fired_count = 0
+        # The outcome of each resolution, decided by its paytable (Paytable.outcomes).
         if n:
-            self._settle(n)
+            outcomes = self._outcomes
+            res_outcome = self.res_outcome
+            for i in range(n):
+                res_outcome[i] = outcomes[res_wager[i]][res_level[i]]
         self.res_count = n
         return n
 

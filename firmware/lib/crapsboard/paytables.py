@@ -49,6 +49,8 @@ class Paytable:
         self.sequences = sequences  # Fired Up only: the sequences a first roll may start
         if len(self.envy) != len(pays):
             raise ValueError("paytable " + ident + ": envy and pays differ in length")
+        # outcome(level) for every level, read on the engine's hot path
+        self.outcomes = bytes([self.outcome(level) for level in range(len(pays))])
 
     def top_level(self):
         return len(self.pays) - 1
