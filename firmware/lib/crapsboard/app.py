@@ -105,6 +105,13 @@ class App:
                     key = _BUTTON_KEYS[bit - keypad.BUTTON_SHIFT]
                 self._apply(entry.press(key, now_ms), now_ms)
 
+    def ignore_held_keys(self):
+        """Keys and buttons held now (a power-up gesture) are not presses: each
+        counts again once released and pressed. The keyswitch is read as usual."""
+        held = (self.matrix.scan() | self.buttons.read()) & _KEYS_MASK
+        self.debouncer.stable |= held
+        self.debouncer._raw |= held
+
     def _keyswitch(self, stable, now_ms):
         """The keyswitch's contacts, debounced. A changeover switch must show one
         contact closed: both or neither (a shorted or broken lead) is a fault,
