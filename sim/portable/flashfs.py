@@ -21,13 +21,17 @@ class MountError(Exception):
 
 def mount(dev, fresh):
     """Mount littlefs on `dev` at ROOT; format it first when `fresh` (an
-    erased, never used flash). An existing image that does not mount is
-    MountError, never formatted over."""
+    erased, never used flash: a board leaves the factory with its filesystem,
+    so the format's writes are not counted for a power cut). An existing
+    image that does not mount is MountError, never formatted over."""
+    if fresh:
+        cut, dev.cut_at = dev.cut_at, 0
+        _format(dev)
+        dev.writes = 0
+        dev.cut_at = cut
     if _IS_MICROPYTHON:
         import vfs
 
-        if fresh:
-            vfs.VfsLfs2.mkfs(dev)
         try:
             vfs.mount(vfs.VfsLfs2(dev), ROOT)
         except OSError as e:
@@ -35,6 +39,15 @@ def mount(dev, fresh):
         return ROOT
     _mount_cpython(dev, fresh)
     return ROOT
+
+
+def _format(dev):
+    if _IS_MICROPYTHON:
+        import vfs
+
+        vfs.VfsLfs2.mkfs(dev)
+    else:
+        _lfs(dev).format()
 
 
 def unmount():
@@ -59,6 +72,22 @@ def unmount():
 
 
 def _mount_cpython(dev, fresh):
+    import littlefs
+
+    fs = _lfs(dev)
+    try:
+        fs.mount()
+    except littlefs.LittleFSError as e:
+        raise MountError("the flash image has no filesystem (" + str(e) + ")")
+    from crapsboard import journal, journal_restore
+
+    shim = _LfsOs(fs, littlefs.LittleFSError)
+    for module in (journal, journal_restore):
+        module.os = shim
+        module.open = shim.open
+
+
+def _lfs(dev):
     import littlefs
 
     class Context(littlefs.UserContext):
@@ -92,18 +121,7 @@ def _mount_cpython(dev, fresh):
         lookahead_size=32,
         cache_size=128,
     )
-    try:
-        if fresh:
-            fs.format()
-        fs.mount()
-    except littlefs.LittleFSError as e:
-        raise MountError("the flash image has no filesystem (" + str(e) + ")")
-    from crapsboard import journal, journal_restore
-
-    shim = _LfsOs(fs, littlefs.LittleFSError)
-    for module in (journal, journal_restore):
-        module.os = shim
-        module.open = shim.open
+    return fs
 
 
 class _LfsOs:
@@ -127,7 +145,8 @@ class _LfsOs:
             raise OSError(2, "no such file")
 
     def open(self, path, mode="r"):
-        return self._call(self.fs.open, self._path(path), mode)
+        # Unbuffered: littlefs has its own cache, and _File.close must reach lfs_file_close itself.
+        return _File(self, self._call(self.fs.open, self._path(path), mode, 0))
 
     def listdir(self, path):
         return self._call(self.fs.listdir, self._path(path))
@@ -146,3 +165,33 @@ class _LfsOs:
 
     def stat(self, path):
         return self._call(self.fs.stat, self._path(path))
+
+
+class _File:
+    # A littlefs-python file whose errors (ENOSPC at write or close) are OSError too.
+    def __init__(self, lfs_os, f):
+        self._os = lfs_os
+        self._f = f
+
+    def read(self, *args):
+        return self._os._call(self._f.read, *args)
+
+    def readinto(self, buf):
+        return self._os._call(self._f.readinto, buf)
+
+    def write(self, data):
+        return self._os._call(self._f.write, data)
+
+    def close(self):
+        try:
+            return self._os._call(self._f.close)
+        finally:
+            # littlefs has let go of the file even when closing it failed (a
+            # full flash): closing it again would abort in lfs_file_close.
+            setattr(self._f, "__IOBase_closed", True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

@@ -87,10 +87,13 @@ class Driver:
             root = flashfs.mount(self.flash, fresh)
             self.journal = jn.Journal(root, BOARD_ID)
             journal_boot.open_journal(self.app, self.journal, RESET_POWER_ON, self.now(), new_journal)
-        except (flashfs.MountError, jn.JournalError) as e:
-            flashfs.unmount()
-            raise BootError("start-up failed, the board shows the fault: " + str(e.args[0]))
-        self.cut = self.flash.dead
+        except Exception as e:  # MountError, JournalError; or the dead flash read back
+            if not self.flash.dead:
+                flashfs.unmount()
+                raise BootError(
+                    "start-up failed, the board shows the fault: " + (str(e.args[0]) if e.args else repr(e))
+                )
+        self.cut = self.flash.dead  # cut while starting: nothing was shown in this boot
         self._acked = self._state_bytes()
         self._acked_seq = self.journal.seq
 
