@@ -186,10 +186,11 @@ class App:
     def _append(self, kind, arg, now_ms):
         """Make the event durable before any frame shows it; False (and the
         journal stopped) if it could not be."""
-        if self.journal_error is not None:
+        journal = self.journal
+        if journal is None or self.journal_error is not None:
             return False
         try:
-            self.journal.append(kind, arg, now_ms, self.table)
+            journal.append(kind, arg, now_ms, self.table)
         except Exception as e:  # JournalError (full, ...) or OSError: not durable, so not shown
             self.journal_error = e
             return False
@@ -201,8 +202,11 @@ class App:
         # The journal's slow part (block copies and erases, 45-400 ms on a
         # real chip): after the event is on the lamps and no key is down.
         self._maintain_due = False
+        journal = self.journal
+        if journal is None:
+            return
         try:
-            self.journal.maintain(self.table, now_ms)
+            journal.maintain(self.table, now_ms)
         except Exception as e:
             self.journal_error = e
 
