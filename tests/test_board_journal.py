@@ -209,3 +209,46 @@ def test_sim_run_refuses_a_file_that_is_not_a_flash_image(tmp_path):
     )
     assert out.returncode == 2 and out.stderr.startswith("sim run: ") and "not a flash image" in out.stderr
     assert bad.read_bytes() == b"x" * 100
+
+
+def kinds_on(data, tmp_path):
+    from host_tools.journal_log import read_image
+
+    path = tmp_path / "board.img"
+    path.write_bytes(bytes(data))
+    records, _ = read_image(str(path))
+    return [r.kind for r in records]
+
+
+def test_the_journal_records_start_restart_and_a_configuration_changed_while_off(tmp_path):
+    data = first_flash("3 4")
+    driver = Driver(BOARD_JSON, '{"rebet_after_win": false}', 0, _flash(data), False)
+    state = play(driver, "")
+    assert state["status"] == "restored" and driver.app.table.config.rebet_after_win is False
+    # journal start, roll, restart (power-on reset cause 1), configuration
+    assert kinds_on(driver.flash.data, tmp_path) == [18, 1, 17, 16]
+    second = Driver(BOARD_JSON, '{"rebet_after_win": false}', 0, _flash(driver.flash.data), False)
+    play(second, "")
+    assert kinds_on(second.flash.data, tmp_path) == [18, 1, 17, 16, 17]  # the same config again: only the restart
+
+
+def _flash(data):
+    flash = NorFlash(data)
+    flash.raise_cut = False
+    return flash
+
+
+def test_a_good_pin_acknowledges_the_restored_table_and_the_pin_comes_from_the_config():
+    from sim.pin_hash import config_entry
+
+    config = json.dumps({"supervisor_pin": config_entry("2468", b"fixed salt 2468")})
+    first = Driver(BOARD_JSON, config, 0, _flash(None), True)
+    play(first, "3 4")
+    second = Driver(BOARD_JSON, config, 0, _flash(first.flash.data), False)
+    state = play(second, "D 1 3 5 7 # wait:3000")  # a wrong PIN: still restored — verify
+    assert state["status"] == "restored" and state["flash"]["restored"] is True
+    assert [e.get("reason") for e in state["events"]] == ["wrong_pin"]
+    third = Driver(BOARD_JSON, config, 0, _flash(second.flash.data), False)
+    state = play(third, "D 2 4 6 8 # wait:100")
+    assert state["flash"]["restored"] is False and state["status"] == "supervisor"
+    assert [e["event"] for e in state["events"]] == ["supervisor_on"]
