@@ -252,3 +252,24 @@ def test_a_good_pin_acknowledges_the_restored_table_and_the_pin_comes_from_the_c
     state = play(third, "D 2 4 6 8 # wait:100")
     assert state["flash"]["restored"] is False and state["status"] == "supervisor"
     assert [e["event"] for e in state["events"]] == ["supervisor_on"]
+
+
+def test_on_the_vm_a_cut_at_a_sample_of_writes_loses_no_acknowledged_event(tmp_path):
+    # The same check through `sim run`'s Session under MicroPython (vfs.VfsLfs2
+    # on the NOR-flash model); its littlefs makes its own number of writes.
+    from sim.session import Session
+
+    script = "3 4 6 6 2 2 key:on undo key:off 5 5 4 4 key:on end_hand key:off 1 1"
+    with Session("micropython", flash=str(tmp_path / "whole.img")) as s:
+        whole = s.send(script)
+    full = table_events(whole["events"])
+    total = whole["flash"]["writes"]
+    for k in range(1, total + 1, max(1, total // 6)):
+        image = str(tmp_path / ("cut%d.img" % k))
+        with Session("micropython", flash=image, cut_after=k) as s:
+            cut = s.send(script)
+        acked = table_events(cut["events"])
+        assert cut["status"] == "off" and acked == full[: len(acked)]
+        with Session("micropython", flash=image) as s:
+            after = s.send("")
+        assert after["state"] in (replay(acked), replay(full[: len(acked) + 1])), k
