@@ -1,8 +1,10 @@
 # Power-up: build the real board from board.json and run the app with asyncio.
 #
-# Deployed beside board.json (hardware/board.json) and, optionally,
+# Deployed beside layout.json (the compact layout generated from
+# hardware/board.json by `python -m sim device-layout`) and, optionally,
 # config.json (operator configuration) in the filesystem root, the working
-# directory at boot; the package goes to /lib/crapsboard.
+# directory at boot; the package goes to /lib/crapsboard as .mpy. A board with
+# board.json and no layout.json (an older deploy) still starts from it.
 #
 # The status lamp goes white as soon as the board exists, before the heavy
 # imports. Any failure before the app runs shows the fault pattern (status and
@@ -35,7 +37,16 @@ def load_config(path):
             text = f.read()
     except OSError:
         return None  # no file: the defaults
-    return cfg.loads(text)
+    config = cfg.loads(text)
+    cfg.release_parser()  # the checking code is not needed again
+    return config
+
+
+def load_layout(lay):
+    try:
+        return lay.load("layout.json")
+    except OSError:  # not deployed (a broken one is a fault, never skipped)
+        return lay.load("board.json")
 
 
 def safe_mode_held(board, lay):
@@ -57,12 +68,14 @@ def build_app(board, layout, new_journal=False):
     gc.collect()
     from crapsboard.app import App
 
+    gc.collect()  # loading the modules left holes: close them before the app's buffers
     app = App(board, layout, config)
     gc.collect()
     from crapsboard import journal as jn
     from crapsboard import journal_boot
 
     journal = jn.Journal("", hw.board_id())
+    gc.collect()  # the journal's imports left holes: the restore's 2 KB read buffer needs a piece
     journal_boot.open_journal(app, journal, hw.reset_cause(), board.ticks_ms(), new_journal)
     if new_journal:
         app.ignore_held_keys()  # the END HAND of the gesture ends no hand
@@ -75,8 +88,9 @@ def main():
     try:
         from crapsboard import layout as lay
 
-        layout = lay.load("board.json")
-        gc.collect()  # the parsed board.json is garbage now: free it before the big imports
+        layout = load_layout(lay)
+        lay.release_parser()  # its code is never needed again
+        gc.collect()  # nor the parsed JSON: free both before the big imports
         board = hw.Board(layout)
         board.booting()
         if safe_mode_held(board, lay):

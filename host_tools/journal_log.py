@@ -43,7 +43,7 @@ def read_journal_files(path):
         with open(path, "rb") as f:
             image = bytearray(f.read())
     except OSError as e:
-        raise HostToolError("cannot read " + path + ": " + e.strerror)
+        raise HostToolError("cannot read " + path + ": " + e.strerror, 2)
     if not image or len(image) % BLOCK_SIZE:
         raise HostToolError(path + " is not a flash image of 4 KiB blocks")
     context = littlefs.UserContext(buffer=image)

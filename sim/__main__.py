@@ -25,6 +25,7 @@ COMMANDS = {
     "run": ("sim.run", "run the firmware app on a simulated board from a key script"),
     "play": ("sim.play", "type dice at a prompt and see the table, line by line"),
     "pin-hash": ("sim.pin_hash", "the config entry for a supervisor PIN (salted, slow hash)"),
+    "device-layout": ("sim.devlayout", "the compact layout.json a deploy puts on the board"),
 }
 EXIT_REFUSED = 2
 EXIT_INTERRUPTED = 130

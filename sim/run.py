@@ -12,14 +12,29 @@ from crapsboard import layout as lay
 from sim import board_svg, runtime
 from sim.cli import ArgumentParser, CommandError, load_config_text, read_text
 from sim.paths import BOARD_JSON
-from sim.session import KeyScriptError, Session, SessionError
+from sim.session import HEAPSIZE, KeyScriptError, Session, SessionError
 
 
 def run(
-    keys, runtime_name="cpython", config_text=None, board_path=BOARD_JSON, flash=None, cut_after=0, new_journal=False
+    keys,
+    runtime_name="cpython",
+    config_text=None,
+    board_path=BOARD_JSON,
+    heapsize=None,
+    flash=None,
+    cut_after=0,
+    new_journal=False,
 ):
     """The state JSON text after the key script (KeyScriptError: nothing run)."""
-    with Session(runtime_name, config_text, board_path, 0, flash, cut_after, new_journal) as session:
+    with Session(
+        runtime_name,
+        config_text,
+        board_path,
+        heapsize=heapsize,
+        flash=flash,
+        cut_after=cut_after,
+        new_journal=new_journal,
+    ) as session:
         return session.send_text(keys)
 
 
@@ -30,6 +45,7 @@ def build_parser():
     keys.add_argument("--keys-file", metavar="FILE", help="read the key script from FILE (- for stdin)")
     parser.add_argument("--runtime", choices=("cpython", "micropython"), default="cpython")
     parser.add_argument("--config", metavar="FILE", help="JSON configuration (docs/engine.md)")
+    parser.add_argument("--heap", metavar="SIZE", help="the MicroPython VM's heap, e.g. 96K (default %s)" % HEAPSIZE)
     parser.add_argument("--board", metavar="FILE", default=BOARD_JSON, help="board description (hardware/board.json)")
     parser.add_argument("--svg", metavar="FILE", help="also draw the lit board into FILE")
     parser.add_argument("--pretty", action="store_true", help="indent the JSON")
@@ -53,6 +69,18 @@ def build_parser():
     return parser
 
 
+def heap_option(text, runtime_name):
+    """--heap SIZE checked for `runtime_name`: the VM's heapsize, or None when not given."""
+    if text is None:
+        return None
+    if runtime_name != "micropython":
+        raise CommandError("--heap sets the MicroPython VM's heap: use it with --runtime micropython")
+    try:
+        return runtime.heap_size(text)
+    except ValueError as e:
+        raise CommandError(str(e))
+
+
 def _script(args):
     if args.keys is not None:
         return args.keys
@@ -66,6 +94,7 @@ def _script(args):
 
 def main(argv):
     args = build_parser().parse_args(argv)
+    heapsize = heap_option(args.heap, args.runtime)
     config_text = load_config_text(args.config) if args.config else None
     read_text(args.board, "board description")  # missing, a directory, not UTF-8: said here
     if args.flash is None and (args.cut_after_writes or args.new_journal):
@@ -74,7 +103,14 @@ def main(argv):
         raise CommandError("--cut-after-writes must be 1 or more")
     try:
         text = run(
-            _script(args), args.runtime, config_text, args.board, args.flash, args.cut_after_writes, args.new_journal
+            _script(args),
+            args.runtime,
+            config_text,
+            args.board,
+            heapsize,
+            args.flash,
+            args.cut_after_writes,
+            args.new_journal,
         )
     except (KeyScriptError, SessionError, lay.LayoutError, runtime.RuntimeMissing) as e:
         raise CommandError(str(e))

@@ -8,6 +8,7 @@ absolute imports (`from sim.portable.keyscript import steps`,
 """
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -18,8 +19,32 @@ from sim.paths import FIRMWARE_LIB, ROOT
 HEAPSIZE = "128K"
 
 
+# What --heap accepts: the ESP32 runs in ~56-110 KB; far below, nothing
+# imports; far above, the figure means nothing for the board.
+HEAP_MIN = 16 * 1024
+HEAP_MAX = 64 * 1024 * 1024
+
+
 class RuntimeMissing(RuntimeError):
     pass
+
+
+def heap_size(text):
+    """`--heap SIZE` ("96K", "1M" or bytes) as the VM's -X heapsize value;
+    ValueError with a one-line reason for anything else."""
+    match = re.fullmatch(r"([0-9]+)([kKmM]?)", text.strip())
+    if not match:
+        raise ValueError("--heap %s: not a size (e.g. 96K, 1M or a number of bytes)" % json_string(text))
+    size = int(match.group(1)) * {"": 1, "k": 1024, "m": 1024 * 1024}[match.group(2).lower()]
+    if not HEAP_MIN <= size <= HEAP_MAX:
+        raise ValueError("--heap %s: must be from 16K to 64M" % json_string(text))
+    return str(size)
+
+
+def json_string(text):
+    import json
+
+    return json.dumps(text)
 
 
 def micropython_binary():

@@ -45,18 +45,24 @@ class Session:
         config_text=None,
         board_path=BOARD_JSON,
         start_ms=0,
+        heapsize=None,
         flash=None,
         cut_after=0,
         new_journal=False,
     ):
-        """`flash`: a file keeping the board's flash image (created and
-        formatted on first use), so each session is a boot of one board with
-        its journal; `cut_after` K cuts the power after the K-th block program
-        or erase (half done); `new_journal`: power up with END HAND held and
-        the keyswitch on (a supervisor starts a new journal)."""
+        """`heapsize` (micropython only): the VM's heap, as runtime.heap_size
+        spells it. `flash`: a file keeping the board's flash image (created
+        and formatted on first use), so each session is a boot of one board
+        with its journal; `cut_after` K cuts the power after the K-th block
+        program or erase (half done); `new_journal`: power up with END HAND
+        held and the keyswitch on (a supervisor starts a new journal)."""
         if runtime not in RUNTIMES:
             raise ValueError("runtime must be one of " + ", ".join(RUNTIMES))
+        if heapsize is not None and runtime != "micropython":
+            raise ValueError("a heap size is for the MicroPython VM: use it with --runtime micropython")
         self.runtime = runtime
+        self._heapsize = heapsize or HEAPSIZE
+        self._heapsize_given = heapsize is not None
         self._driver = None
         self._proc = None
         self._config_file = None
@@ -106,7 +112,7 @@ class Session:
         self._proc = runtime.start(
             "sim/portable/mp_run.py",
             args,
-            FLASH_HEAPSIZE if "--flash" in args else HEAPSIZE,
+            self._heapsize if self._heapsize_given or "--flash" not in args else FLASH_HEAPSIZE,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -123,9 +129,13 @@ class Session:
         line = self._proc.stdout.readline()
         if not line.startswith("{"):
             self._proc.stdin.close()
-            rest = line + self._proc.stdout.read() + self._proc.stderr.read()
+            rest = (line + self._proc.stdout.read() + self._proc.stderr.read()).strip()
             self.close()
-            raise SessionError("micropython stopped: " + (rest.strip() or "no output"))
+            if rest.startswith("Traceback"):  # failed before vmmain could word it (an import)
+                rest = rest.splitlines()[-1]
+            if "MemoryError" in rest or "out of memory" in rest:
+                rest = "out of memory in a %s-byte heap (the default is %s)" % (self._heapsize, HEAPSIZE)
+            raise SessionError("micropython stopped: " + (rest or "no output"))
         return line.rstrip("\n")
 
     def _stream(self, keys):

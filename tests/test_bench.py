@@ -42,6 +42,12 @@ def test_quick_bench_writes_json(tmp_path, capsys):
     assert mp["matches_cpython"]  # same stream, same engine, same resolutions
     assert mp["quiet_bytes_per_roll"] is not None and mp["bytes_per_roll"] is not None
     assert data["odds_report_seconds"] > 0
+    board = data["board"]  # figures only: speed is never asserted
+    for key in ("idle_scan_us", "idle_render_us", "key_to_frame_us", "boot_heap_bytes", "smallest_heap_kb"):
+        assert board[key] > 0, key
+    assert board["frames_per_idle_s"] == 0 and board["frames_per_blinking_s"] == 2  # one frame per blink edge
+    assert board["idle_render_writes"] == 0
+    assert "board: frames written per idle second" in text and "smallest heap that boots and plays" in text
     assert data["targets"] == {"ratio_min": 30, "quiet_bytes_per_roll": 0}
     journal = data["journal"]["compact_records"]
     assert journal["rolls"] == 3000 and journal["rolls_restored"] == 3000

@@ -51,18 +51,20 @@ def test_run_scans_keys_renders_and_feeds_the_watchdog():
 def test_a_task_that_dies_stops_the_watchdog_feeds():
     layout, board = real_clock_board()
     app = App(board, layout)
-    show = board.show
+    render = app.lamps.render
+    renders = [0]
 
-    def failing_show(frame):
-        if board.frames == 3:
+    def failing_render(*args):  # the render task dies on its third frame
+        renders[0] += 1
+        if renders[0] == 3:
             raise RuntimeError("strip gone")
-        show(frame)
+        return render(*args)
 
-    board.show = failing_show
+    app.lamps.render = failing_render
 
     async def main():
         task = asyncio.create_task(app.run())
-        await until(lambda: board.frames == 3 and board.feeds >= 1)
+        await until(lambda: renders[0] == 3 and board.feeds >= 1)
         fed = board.feeds
         await asyncio.sleep(0.5)  # five watchdog rounds
         assert board.feeds <= fed + 1  # one feed may already have been earned

@@ -134,3 +134,16 @@ def test_every_segment_opens_with_the_table_state(image):
     assert len(firsts) == 3
     for first in firsts:
         assert by_seq[first].kind in (18, 19) and by_seq[first].state
+
+
+def test_usage_and_unreadable_files_are_one_line_with_status_2(tmp_path):
+    for args, words in [
+        (("log",), "the following arguments are required: --image"),
+        (("log", "--image", str(tmp_path / "missing.img")), "cannot read"),
+        (("log", "--image", str(tmp_path), "--format", "xml"), "invalid choice"),
+        (("roulette",), "invalid choice"),
+    ]:
+        result = host_tools(*args)
+        assert result.returncode == 2, (args, result.stderr)
+        assert result.stderr.count("\n") == 1 and words in result.stderr, result.stderr
+        assert result.stdout == ""

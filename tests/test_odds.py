@@ -170,7 +170,7 @@ def test_published_fire_figures_compared():
     table1 = rows[0]
     assert table1.published[0].text == "21.27%"
     assert round(float(table1.house_edge) * 100, 2) == 20.76
-    assert not odds_rows.Row(pt.ALL_SMALL, pt.ALL_SMALL_TABLES[0]).published
+    assert not odds_rows.Row(pt.ALL_SMALL, pt.tables(pt.ALL_SMALL)[0]).published
 
 
 def test_published_agreement_rule():

@@ -7,6 +7,12 @@
 - MicroPython unix port (sim/portable/mp_bench.py): rolls/s on the same stream, bytes
   allocated per roll (non-resolving rolls and overall, gc.mem_alloc deltas with
   the GC disabled), the heap a Table holds and the process's peak heap.
+- The board (sim/portable/mp_board_bench.py): the firmware deployed as .mpy
+  with layout.json (sim/devlayout.py) on the simulated board, under the VM: µs
+  per idle scan, per idle render and per key-to-frame (the scan that applies a
+  roll and the render that writes it), frames written per idle second (steady
+  and with a lamp blinking), the heap the app holds after boot, and the
+  smallest -X heapsize in which it boots and plays three rolls (bisection).
 - The time to compute and render the full exact odds report.
 
 The stream is xorshift32 (sim/portable/dice_stream.py), identical in both runtimes; a
@@ -20,12 +26,14 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 
 from crapsboard import paytables as pt
 from crapsboard.engine import Table
-from sim import runtime
+from sim import devlayout, runtime
 from sim.cli import ArgumentParser, CommandError, write_text
 from sim.paths import ROOT
 from sim.portable import dice_stream
@@ -105,6 +113,56 @@ def micropython(rolls, seed, reps, sample):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+BOARD_BENCH = "sim/portable/mp_board_bench.py"
+HEAP_LOW, HEAP_HIGH = 32, 160  # KB: the bisection's bounds
+
+
+def _compile_bench(dest):
+    """The board bench and the simulated board as .mpy beside the deploy, so
+    the heap figures are the firmware's, not the benchmark's compiler's."""
+    portable = os.path.join(dest, "lib", "sim", "portable")
+    os.makedirs(portable)
+    for name in ("simboard.py", "mp_board_bench.py"):
+        target = os.path.join(portable, name[:-3] + ".mpy")
+        subprocess.run([devlayout.mpy_cross(), "-o", target, os.path.join(ROOT, "sim", "portable", name)], check=True)
+    launcher = os.path.join(dest, "bench_main.py")
+    with open(launcher, "w", encoding="utf-8") as f:
+        f.write("import sim.portable.mp_board_bench  # noqa: F401  (runs on import)\n")
+    return launcher
+
+
+def _board_run(launcher, dest, heap_kb, boot_only):
+    args = [os.path.join(dest, devlayout.DEVICE_FILE)] + (["boot"] if boot_only else [])
+    done = runtime.run(
+        launcher, args, "%dK" % heap_kb, extra_paths=[os.path.join(dest, "lib")], capture_output=True, text=True
+    )
+    lines = done.stdout.strip().splitlines()
+    if done.returncode or not lines or not lines[-1].startswith("{"):
+        return None
+    return json.loads(lines[-1])
+
+
+def board(quick=False):
+    """The board figures (see the module doc), or {"error": ...}."""
+    with tempfile.TemporaryDirectory(prefix="bench-deploy-") as dest:
+        devlayout.write_device_files(dest)
+        launcher = _compile_bench(dest)
+        figures = _board_run(launcher, dest, 128, False)
+        if figures is None:
+            return {"error": "mp_board_bench.py failed in a 128K heap"}
+        low, high = HEAP_LOW, HEAP_HIGH  # low fails, high boots and plays
+        step = 8 if quick else 1
+        while high - low > step:
+            mid = (low + high) // 2
+            played = _board_run(launcher, dest, mid, True)
+            if played is not None and played["played"] == 3:  # three rolls, three events
+                high = mid
+            else:
+                low = mid
+        figures["smallest_heap_kb"] = high
+    return figures
+
+
 def odds_report_seconds(reps=5):
     from sim.analysis import odds, odds_exact, odds_rows
 
@@ -117,7 +175,7 @@ def odds_report_seconds(reps=5):
     return statistics.median(times)
 
 
-def measure(rolls, reps, mp_rolls, mp_reps, mp_sample, seed, skip_mp=False):
+def measure(rolls, reps, mp_rolls, mp_reps, mp_sample, seed, skip_mp=False, quick=False):
     stream = dice_pairs(seed, rolls)
     result = {
         "seed": seed,
@@ -159,6 +217,10 @@ def measure(rolls, reps, mp_rolls, mp_reps, mp_sample, seed, skip_mp=False):
             expected = engine_digest(stream if mp_rolls == rolls else dice_pairs(seed, mp_rolls))
             mp["matches_cpython"] = [mp["resolutions"], mp["digest"]] == list(expected)
             result["micropython"] = mp
+        try:
+            result["board"] = board(quick)
+        except (runtime.RuntimeMissing, OSError, subprocess.CalledProcessError) as e:
+            result["board"] = {"error": str(e)}
     result["odds_report_seconds"] = odds_report_seconds()
     return result
 
@@ -211,6 +273,21 @@ def render(r, write):
         ]
     elif mp:
         rows.append(("MicroPython", "skipped: " + mp["error"]))
+    b = r.get("board")
+    if b and "error" not in b:
+        rows += [
+            ("board (.mpy + layout.json, unix port): idle scan (us)", "%.1f" % b["idle_scan_us"]),
+            ("board: idle render, nothing written (us)", "%.1f" % b["idle_render_us"]),
+            ("board: key to frame, scan + render + write (us)", "%.0f" % b["key_to_frame_us"]),
+            (
+                "board: frames written per idle second",
+                "%.1f  (a lamp blinking: %.1f)" % (b["frames_per_idle_s"], b["frames_per_blinking_s"]),
+            ),
+            ("board: heap held after boot (bytes)", _n(b["boot_heap_bytes"])),
+            ("board: smallest heap that boots and plays (KB)", "%d" % b["smallest_heap_kb"]),
+        ]
+    elif b:
+        rows.append(("board", "skipped: " + b["error"]))
     rows.append(("exact odds report, all rows (ms)", "%.1f" % (r["odds_report_seconds"] * 1000)))
     width = max(len(name) for name, _ in rows)
     write(
@@ -242,7 +319,9 @@ def main(argv):
         args.rolls, args.reps, args.mp_rolls, args.mp_reps, args.mp_sample = 2000, 1, 4000, 1, 1000
     if min(args.rolls, args.reps, args.mp_rolls, args.mp_reps) < 1 or args.mp_sample < 0:
         raise CommandError("--rolls, --reps, --mp-rolls and --mp-reps must be at least 1")
-    result = measure(args.rolls, args.reps, args.mp_rolls, args.mp_reps, args.mp_sample, args.seed, args.no_micropython)
+    result = measure(
+        args.rolls, args.reps, args.mp_rolls, args.mp_reps, args.mp_sample, args.seed, args.no_micropython, args.quick
+    )
     result["offered_wagers"] = list(pt.WAGER_NAMES)
     render(result, sys.stdout.write)
     if not args.no_journal:  # the journal's flash figures (sim/analysis/journal_figures.py)

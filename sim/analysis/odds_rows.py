@@ -137,12 +137,13 @@ class Row:
 
 def all_rows(meter=None):
     """Every row, in issue order: Fire 1-6, Small/Tall/All under each table, MEA, Fired Up."""
-    rows = [Row(pt.FIRE, t, meter) for t in pt.FIRE_TABLES]
-    for i in range(len(pt.ALL_SMALL_TABLES)):
+    rows = [Row(pt.FIRE, t, meter) for t in pt.tables(pt.FIRE)]
+    bonus = {wager: pt.tables(wager) for wager in (pt.ALL_SMALL, pt.ALL_TALL, pt.MAKE_EM_ALL)}
+    for i in range(len(bonus[pt.ALL_SMALL])):
         for wager in (pt.ALL_SMALL, pt.ALL_TALL, pt.MAKE_EM_ALL):
-            rows.append(Row(wager, pt.TABLES[wager][i], meter))
-    rows += [Row(pt.MEA_PROGRESSIVE, t, meter) for t in pt.MEA_TABLES]
-    rows += [Row(pt.FIRED_UP, t, meter) for t in pt.FIRED_UP_TABLES]
+            rows.append(Row(wager, bonus[wager][i], meter))
+    rows += [Row(pt.MEA_PROGRESSIVE, t, meter) for t in pt.tables(pt.MEA_PROGRESSIVE)]
+    rows += [Row(pt.FIRED_UP, t, meter) for t in pt.tables(pt.FIRED_UP)]
     return rows
 
 

@@ -63,7 +63,7 @@ def groups_and_engines(rows):
             groups[key] = Group(row.wager, engine, [row])
     configs = [cfg.parse({})]
     for seqs in sequences[1:]:
-        ident = next(t.ident for t in pt.FIRED_UP_TABLES if t.sequences == seqs)
+        ident = next(t.ident for t in pt.tables(pt.FIRED_UP) if t.sequences == seqs)
         configs.append(cfg.parse({"offered": ["fired_up"], "paytables": {"fired_up": ident}}))
     return list(groups.values()), configs
 

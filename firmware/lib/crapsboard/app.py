@@ -1,6 +1,7 @@
 # The app: keypad and buttons -> entry -> engine -> lamps, with an event log.
 #
-# `step(now_ms)` is one input scan and `render(now_ms)` one lamp frame; both
+# `step(now_ms)` is one input scan and `render(now_ms)` one lamp frame (sent to
+# the strip only when it changed); both
 # are plain calls, so the simulator drives them on its own clock. `run()` is
 # the thin asyncio shell the board uses: scan, render and watchdog tasks.
 #
@@ -246,9 +247,11 @@ class App:
     # ---- one frame ------------------------------------------------------------
 
     def render(self, now_ms):
-        self.lamps.render(self.table, self.status(now_ms), now_ms)
-        self.board.show(self.lamps.frame)
-        self._shown = True
+        """Render the lamps; write the strip only when the frame changed (an
+        event, a blink edge, a celebration or lamp test step)."""
+        if self.lamps.render(self.table, self.status(now_ms), now_ms):
+            self.board.show(self.lamps.frame)
+        self._shown = True  # the strip shows the state now, changed or not
 
     def status(self, now_ms):
         """What the status lamp shows (entry.ST_*)."""

@@ -5,12 +5,15 @@
 # Each lamp has a colour, a blink rate and an `alt` colour it blinks to (off,
 # unless a win is being celebrated: then the lamp flashes white and its own
 # state in turn, so the celebration never hides the state). `frame` is a
-# preallocated bytearray in the strip's byte order, brightness-capped.
+# preallocated bytearray in the strip's byte order, brightness-capped;
+# `render` says whether it changed, so an idle board writes no frames (a
+# 47-pixel write blocks ~1.4 ms).
 from micropython import const
 
 from crapsboard import paytables as pt
 from crapsboard import ticks
 from crapsboard.engine import popcount
+from crapsboard.layout import LAMP_NAMES
 
 C_OFF = const(0)
 C_WHITE = const(1)
@@ -40,18 +43,7 @@ _TEST_COLORS = (C_RED, C_GREEN, C_BLUE, C_WHITE)
 _POINTS = (4, 5, 6, 8, 9, 10)
 _NUMBERS = (2, 3, 4, 5, 6, 8, 9, 10, 11, 12)
 
-# Logical lamps: the contract names, in this order.
-LAMP_NAMES = (
-    ("status", "alert.floor", "alert.manager", "point.off")
-    + tuple(["point." + str(n) for n in _POINTS])
-    + ("fire.open",)
-    + tuple(["fire." + str(n) for n in _POINTS])
-    + ("small.open", "tall.open", "all.open")
-    + tuple(["bonus." + str(n) for n in _NUMBERS])
-    + ("mea.open",)
-    + tuple(["mea." + str(n) for n in _NUMBERS])
-    + ("fired.open", "fired.1", "fired.2", "fired.3", "fired.4", "fired.5")
-)
+# Logical lamps (layout.LAMP_NAMES names them, in this order).
 L_STATUS = const(0)
 L_FLOOR = const(1)
 L_MANAGER = const(2)
@@ -99,6 +91,7 @@ class Lamps:
             for k in range(3):
                 shift = (16, 8, 0)["RGB".index(layout.order[k])]
                 self._palette[3 * c + k] = (((RGB[c] >> shift) & 0xFF) * top + 127) // 255
+        self._fresh = True  # the first frame is new whatever it shows
         self._testing = False
         self._test_t = 0
         self._cel_wagers = 0  # bit w: wager w's win is being celebrated
@@ -130,7 +123,8 @@ class Lamps:
     # ---- rendering ---------------------------------------------------------
 
     def render(self, table, status, now_ms):
-        """Fill color/alt/blink from the state, then the strip frame."""
+        """Fill color/alt/blink from the state, then the strip frame; True
+        when the frame's bytes differ from the last render's (or it is the first)."""
         color = self.color
         for i in range(LAMP_COUNT):
             color[i] = C_OFF
@@ -141,8 +135,7 @@ class Lamps:
             c = _TEST_COLORS[since // _TEST_STEP_MS]
             for i in range(LAMP_COUNT):
                 color[i] = c
-            self._write_frame(now_ms)
-            return
+            return self._write_frame(now_ms)
         self._testing = False
         color[L_STATUS] = STATUS_COLOR[status]
         self.blink[L_STATUS] = STATUS_BLINK[status]
@@ -166,7 +159,7 @@ class Lamps:
                 color[L_FIRED + i] = C_YELLOW
         if self._cel_wagers:
             self._celebration(now_ms)
-        self._write_frame(now_ms)
+        return self._write_frame(now_ms)
 
     def _fire(self, points):
         for i in range(6):
@@ -237,6 +230,8 @@ class Lamps:
         fast_off = (now_ms >> _FAST_SHIFT) & 1
         frame = self.frame
         palette = self._palette
+        changed = self._fresh
+        self._fresh = False
         for i in range(LAMP_COUNT):
             c = self.color[i]
             b = self.blink[i]
@@ -244,9 +239,12 @@ class Lamps:
                 c = self.alt[i]
             p = 3 * self.pixel[i]
             q = 3 * c
-            frame[p] = palette[q]
-            frame[p + 1] = palette[q + 1]
-            frame[p + 2] = palette[q + 2]
+            if frame[p] != palette[q] or frame[p + 1] != palette[q + 1] or frame[p + 2] != palette[q + 2]:
+                frame[p] = palette[q]
+                frame[p + 1] = palette[q + 1]
+                frame[p + 2] = palette[q + 2]
+                changed = True
+        return changed
 
     # ---- reading back ------------------------------------------------------
 

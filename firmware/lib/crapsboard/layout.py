@@ -1,5 +1,7 @@
-# The board's hardware description, read once from board.json (hardware/ in the
-# repo, /board.json on the device): pins, keypad labels and roles, buttons, lamps.
+# The board's hardware description: pins, keypad labels and roles, buttons,
+# lamps. Read once at power-up from /layout.json, the compact form a deploy
+# writes (sim/devlayout.py: "pixels" in LAMP_NAMES order, no drawing data),
+# or from a whole board.json (hardware/ in the repo; the simulator, old boards).
 #
 # Plain data, checked on load so a typo fails at power-up with the key named.
 # Everything that needs a pin or a pixel gets it from here.
@@ -9,25 +11,62 @@ import json
 ROLES = ("die", "digit", "clear", "enter", "undo", "end_hand", "lamp_test", "supervisor_pin")
 # Buttons (board.json "buttons"), in input-bitmap order after the 16 keypad keys.
 BUTTONS = ("undo", "end_hand", "lamp_test", "supervisor_key")
+# The logical lamps a layout maps to pixels, in crapsboard/lamps.py's order
+# (its L_* indexes). layout.json lists the pixels in this order, so the
+# device holds each name once, not once more for every name json reads.
+LAMP_NAMES = (
+    "status",
+    "alert.floor",
+    "alert.manager",
+    "point.off",
+    "point.4",
+    "point.5",
+    "point.6",
+    "point.8",
+    "point.9",
+    "point.10",
+    "fire.open",
+    "fire.4",
+    "fire.5",
+    "fire.6",
+    "fire.8",
+    "fire.9",
+    "fire.10",
+    "small.open",
+    "tall.open",
+    "all.open",
+    "bonus.2",
+    "bonus.3",
+    "bonus.4",
+    "bonus.5",
+    "bonus.6",
+    "bonus.8",
+    "bonus.9",
+    "bonus.10",
+    "bonus.11",
+    "bonus.12",
+    "mea.open",
+    "mea.2",
+    "mea.3",
+    "mea.4",
+    "mea.5",
+    "mea.6",
+    "mea.8",
+    "mea.9",
+    "mea.10",
+    "mea.11",
+    "mea.12",
+    "fired.open",
+    "fired.1",
+    "fired.2",
+    "fired.3",
+    "fired.4",
+    "fired.5",
+)
 
 
 class LayoutError(ValueError):
     pass
-
-
-def _need(obj, key, where):
-    if not isinstance(obj, dict) or key not in obj:
-        raise LayoutError(where + ': missing "' + key + '"')
-    return obj[key]
-
-
-def _ints(values, where):
-    if not isinstance(values, list) or not values:
-        raise LayoutError(where + ": must be a list of pin numbers")
-    for v in values:
-        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-            raise LayoutError(where + ": " + json.dumps(v) + " is not a pin number")
-    return tuple(values)
 
 
 class Layout:
@@ -35,103 +74,35 @@ class Layout:
 
     - `strip_pin`, `pixel_count`, `order` ("GRB"), `max_brightness` (0-255)
     - `rows`, `cols`: keypad pin numbers; `labels`, `roles`: per key, row-major
-      (key index = row * len(cols) + col); `scan_ms`, `debounce_ms`
+      (key index = row * len(cols) + col); `scan_ms`, `debounce_ms`, `settle_us`
     - `button_pins`, `button_active_low`, `button_pull` ("up"/"down"/"none"),
       indexed like BUTTONS and then one more: the normally-closed contact of a
       changeover keyswitch; a pin of None means the board has no such input
-    - `pixels`: lamp name -> pixel index (positions and labels stay in the
-      file: only drawings need them, and the device has no RAM to spare)
-    - `panel_mm`: (width, height) of the panel drawing
+    - `pixels`: lamp name -> pixel index (positions and labels stay in
+      board.json: only drawings need them, and the device has no RAM to spare)
     """
 
+    # Set by layout_parse.fill; declared here for the type checker (no cost at run time).
+    strip_pin: int
+    pixel_count: int
+    order: str
+    max_brightness: int
+    rows: tuple
+    cols: tuple
+    labels: list
+    roles: list
+    scan_ms: int
+    debounce_ms: int
+    settle_us: int
+    button_pins: list
+    button_active_low: list
+    button_pull: list
+    pixels: dict
+
     def __init__(self, data):
-        strip = _need(data, "strip", "board")
-        self.strip_pin = _ints([_need(strip, "pin", "strip")], "strip.pin")[0]
-        self.pixel_count = _need(strip, "count", "strip")
-        self.order = strip.get("order", "GRB")
-        if len(self.order) != 3 or sorted(self.order) != ["B", "G", "R"]:
-            raise LayoutError("strip.order: must be a permutation of RGB, got " + repr(self.order))
-        self.max_brightness = strip.get("max_brightness", 255)
-        if not isinstance(self.max_brightness, int) or not 0 < self.max_brightness <= 255:
-            raise LayoutError("strip.max_brightness: must be 1-255")
-        self._keypad(_need(data, "keypad", "board"), _need(data, "keys", "board"))
-        self._buttons(data.get("buttons", {}))
-        self._lamps(_need(data, "lamps", "board"))
-        panel = data.get("panel_mm", [640, 330])
-        self.panel_mm = (panel[0], panel[1])
+        from crapsboard import layout_parse
 
-    def _keypad(self, keypad, keys):
-        self.rows = _ints(_need(keypad, "rows", "keypad"), "keypad.rows")
-        self.cols = _ints(_need(keypad, "cols", "keypad"), "keypad.cols")
-        labels = _need(keypad, "labels", "keypad")
-        if len(labels) != len(self.rows) or len(self.rows) * len(self.cols) > 16:
-            raise LayoutError("keypad.labels: one row of labels per row pin, 16 keys at most")
-        self.labels = []
-        self.roles = []
-        for row in labels:
-            if len(row) != len(self.cols):
-                raise LayoutError("keypad.labels: one label per column pin in every row")
-            for label in row:
-                role = keys.get(label)
-                if role not in ROLES:
-                    raise LayoutError("keys." + str(label) + ": role must be one of " + ", ".join(ROLES))
-                if role in ("die", "digit") and (len(label) != 1 or label not in "0123456789"):
-                    raise LayoutError("keys." + label + ": a die or digit key must be labelled 0-9")
-                if role == "die" and label not in "123456":
-                    raise LayoutError("keys." + label + ": only 1-6 can be die keys")
-                self.labels.append(label)
-                self.roles.append(role)
-        self.scan_ms = keypad.get("scan_ms", 10)
-        self.debounce_ms = keypad.get("debounce_ms", 30)
-        # How long a column needs to settle after a row is driven (cable RC).
-        self.settle_us = keypad.get("settle_us", 0)
-
-    def _buttons(self, buttons):
-        for name in buttons:
-            if name not in BUTTONS:
-                raise LayoutError("buttons." + str(name) + ": unknown button (known: " + ", ".join(BUTTONS) + ")")
-        self.button_pins = []
-        self.button_active_low = []
-        self.button_pull = []
-        for name in BUTTONS:
-            spec = buttons.get(name)
-            if spec is None:
-                self.button_pins.append(None)
-                self.button_active_low.append(True)
-                self.button_pull.append("none")
-                continue
-            where = "buttons." + name
-            self.button_pins.append(_ints([_need(spec, "pin", where)], where + ".pin")[0])
-            active = spec.get("active", "low")
-            pull = spec.get("pull", "up" if active == "low" else "none")
-            if active not in ("low", "high") or pull not in ("up", "down", "none"):
-                raise LayoutError(where + ": active must be low/high and pull up/down/none")
-            self.button_active_low.append(active == "low")
-            self.button_pull.append(pull)
-        # A changeover keyswitch's normally-closed contact is one more input,
-        # after the buttons (keypad.KEYSWITCH_NC); None for a single contact.
-        key = buttons.get("supervisor_key") or {}
-        nc_pin = key.get("nc_pin")
-        if key.get("contact", "single") == "changeover":
-            nc_pin = _ints([_need(key, "nc_pin", "buttons.supervisor_key")], "buttons.supervisor_key.nc_pin")[0]
-        elif nc_pin is not None:
-            raise LayoutError('buttons.supervisor_key: an nc_pin needs "contact": "changeover"')
-        self.button_pins.append(nc_pin)
-        self.button_active_low.append(self.button_active_low[BUTTONS.index("supervisor_key")])
-        self.button_pull.append(self.button_pull[BUTTONS.index("supervisor_key")])
-
-    def _lamps(self, lamps):
-        self.pixels = {}
-        used = bytearray(self.pixel_count)
-        for lamp in lamps:
-            name = _need(lamp, "name", "lamps[]")
-            pixel = _need(lamp, "pixel", "lamps." + name)
-            if name in self.pixels:
-                raise LayoutError("lamps." + name + ": listed twice")
-            if not isinstance(pixel, int) or not 0 <= pixel < self.pixel_count or used[pixel]:
-                raise LayoutError("lamps." + name + ": pixel " + json.dumps(pixel) + " is out of range or used twice")
-            used[pixel] = 1
-            self.pixels[name] = pixel
+        layout_parse.fill(self, data)
 
     def key_index(self, label):
         """Keypad key index of `label`, or -1."""
@@ -149,10 +120,22 @@ class Layout:
 
 
 def load(path):
-    """The Layout of the board.json at `path`; LayoutError names a bad key."""
+    """The Layout of the layout.json or board.json at `path`; LayoutError names a bad key."""
     with open(path) as f:
         try:
             data = json.load(f)
         except ValueError as e:
             raise LayoutError(path + ": not valid JSON (" + str(e) + ")")
     return Layout(data)
+
+
+def release_parser():
+    """Let the GC take the parsing code (crapsboard/layout_parse.py) once the
+    board's Layout is built; a later Layout(data) loads it again."""
+    import sys
+
+    import crapsboard
+
+    sys.modules.pop("crapsboard.layout_parse", None)
+    if "layout_parse" in dir(crapsboard):
+        delattr(crapsboard, "layout_parse")

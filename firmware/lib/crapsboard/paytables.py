@@ -70,107 +70,118 @@ class Paytable:
         return OUT_PUSH if back == 1 else OUT_LOSS
 
 
-def _fire(ident, unit, three, four, five, six):
-    return Paytable(ident, unit, (0, 0, 0, three, four, five, six))
-
-
-def _bonus(ident, count, pay, envy_multiple):
-    pays = (0,) * count + (pay,)
-    envy = (None,) * count + ((envy_multiple, ENVY_PER_WAGER) if envy_multiple else None,)
-    return Paytable(ident, TO_1, pays, envy)
-
-
-def _mea(ident, pays5to9, envy=None):
-    # pays5to9: the pays for 5, 6, 7, 8, 9 numbers; 10 numbers is the meter.
-    pays = (0, 0, 0, 0, 0) + pays5to9 + (METER,)
-    return Paytable(ident, FOR_1, pays, envy)
-
-
-def _mea_envy(nine, eight=None, seven=None, six=None, ten=(1000, ENVY_PER_EVENT)):
-    return (None,) * 6 + (six, seven, eight, nine, ten)
-
-
+# The tables as constant tuples, built into Paytable objects only when asked
+# for: the board keeps the six in force, not all 27 (~10 KB of heap at boot).
+# A spec is (kind, ident, ...): "F" Fire (unit, pays for 3-6 points), "B"
+# bonus (marks needed, pay, envy multiple), "M" Make 'Em All Progressive
+# (pays for 5-9 numbers, envy per level 6-10 or None), "U" Fired Up (pays,
+# envy or None, sequences).
 _SMALL_TALL = ((6, 5, 4, 3, 2), (8, 9, 10, 11, 12))
 _TALL = ((8, 9, 10, 11, 12),)
 _SMALL_FOUR = ((5, 4, 3, 2),)
-_FUP_01_ENVY = (None, None, None, None, (100, ENVY_PER_EVENT), (1000, ENVY_PER_EVENT))
-
-FIRE_TABLES = (
-    _fire("1", FOR_1, 0, 25, 250, 1000),
-    _fire("2", TO_1, 0, 24, 249, 999),
-    _fire("3", FOR_1, 7, 30, 150, 300),
-    _fire("4", TO_1, 6, 29, 149, 299),
-    _fire("5", FOR_1, 0, 40, 200, 500),
-    _fire("6", TO_1, 0, 39, 199, 499),
-)
-
-# Seed 002 has no All Small row and no unit in either table; docs/rules.md settles All Small equal to All Tall, "to 1".
-ALL_SMALL_TABLES = (_bonus("PT1", 5, 34, 0), _bonus("PT2", 5, 30, 0), _bonus("PT-FLT-BC-03", 5, 30, 1))
-ALL_TALL_TABLES = (_bonus("PT1", 5, 34, 0), _bonus("PT2", 5, 30, 0), _bonus("PT-FLT-BC-03", 5, 30, 1))
-MAKE_EM_ALL_TABLES = (
-    _bonus("PT1", 10, 175, 0),
-    _bonus("PT2", 10, 150, 0),
-    _bonus("PT-FLT-BC-03", 10, 150, 5),
-)
-
-MEA_TABLES = (
-    _mea("PT-BJS-MEA-01", (2, 5, 10, 50, 300), _mea_envy(nine=(200, ENVY_PER_EVENT))),
-    _mea("PT-BJS-MEA-02", (2, 5, 10, 50, 300), _mea_envy(nine=(50, ENVY_PER_PLAYER))),
-    _mea(
-        "PT-BJS-MEA-03",
-        (2, 5, 10, 50, 300),
-        _mea_envy(
-            nine=(50, ENVY_PER_PLAYER),
-            eight=(5, ENVY_PER_PLAYER),
-            seven=(2, ENVY_PER_PLAYER),
-            six=(1, ENVY_PER_PLAYER),
+_EVENT_1000 = (1000, ENVY_PER_EVENT)
+_BONUS_SPECS = (("B", "PT1", 5, 34, 0), ("B", "PT2", 5, 30, 0), ("B", "PT-FLT-BC-03", 5, 30, 1))
+_SPECS = (
+    (
+        ("F", "1", FOR_1, 0, 25, 250, 1000),
+        ("F", "2", TO_1, 0, 24, 249, 999),
+        ("F", "3", FOR_1, 7, 30, 150, 300),
+        ("F", "4", TO_1, 6, 29, 149, 299),
+        ("F", "5", FOR_1, 0, 40, 200, 500),
+        ("F", "6", TO_1, 0, 39, 199, 499),
+    ),
+    # Seed 002 has no All Small row and no unit in either table; docs/rules.md
+    # settles All Small equal to All Tall, "to 1".
+    _BONUS_SPECS,
+    _BONUS_SPECS,
+    (("B", "PT1", 10, 175, 0), ("B", "PT2", 10, 150, 0), ("B", "PT-FLT-BC-03", 10, 150, 5)),
+    (
+        ("M", "PT-BJS-MEA-01", (2, 5, 10, 50, 300), (None, None, None, (200, ENVY_PER_EVENT), _EVENT_1000)),
+        ("M", "PT-BJS-MEA-02", (2, 5, 10, 50, 300), (None, None, None, (50, ENVY_PER_PLAYER), _EVENT_1000)),
+        (
+            "M",
+            "PT-BJS-MEA-03",
+            (2, 5, 10, 50, 300),
+            (
+                (1, ENVY_PER_PLAYER),
+                (2, ENVY_PER_PLAYER),
+                (5, ENVY_PER_PLAYER),
+                (50, ENVY_PER_PLAYER),
+                _EVENT_1000,
+            ),
         ),
+        ("M", "PT-BJS-MEA-04", (2, 5, 10, 50, 300), None),
+        ("M", "PT-BJS-MEA-05", (3, 6, 10, 40, 200), (None, None, None, (50, ENVY_PER_PLAYER), _EVENT_1000)),
+        ("M", "PT-BJS-MEA-06", (3, 6, 10, 40, 200), None),
     ),
-    _mea("PT-BJS-MEA-04", (2, 5, 10, 50, 300)),
-    _mea("PT-BJS-MEA-05", (3, 6, 10, 40, 200), _mea_envy(nine=(50, ENVY_PER_PLAYER))),
-    _mea("PT-BJS-MEA-06", (3, 6, 10, 40, 200)),
-)
-
-FIRED_UP_TABLES = (
-    Paytable("PT-BJS-FUP-01", FOR_1, (0, 1, 5, 40, 300, METER), _FUP_01_ENVY, _SMALL_TALL),
-    Paytable("PT-BJS-FUP-02", FOR_1, (0, 1, 5, 40, 300, METER), None, _SMALL_TALL),
-    Paytable(
-        "PT-BJS-FUP-03",
-        FOR_1,
-        (0, 2, 20, 200, METER),
-        (None, None, None, (200, ENVY_PER_EVENT), (1000, ENVY_PER_EVENT)),
-        _SMALL_FOUR,
+    (
+        (
+            "U",
+            "PT-BJS-FUP-01",
+            (0, 1, 5, 40, 300, METER),
+            (None, None, None, None, (100, ENVY_PER_EVENT), _EVENT_1000),
+            _SMALL_TALL,
+        ),
+        ("U", "PT-BJS-FUP-02", (0, 1, 5, 40, 300, METER), None, _SMALL_TALL),
+        (
+            "U",
+            "PT-BJS-FUP-03",
+            (0, 2, 20, 200, METER),
+            (None, None, None, (200, ENVY_PER_EVENT), _EVENT_1000),
+            _SMALL_FOUR,
+        ),
+        ("U", "PT-BJS-FUP-04", (0, 2, 20, 200, METER), None, _SMALL_FOUR),
+        (
+            "U",
+            "PT-BJS-FUP-05",
+            (0, 2, 20, 200, 1000, METER),
+            (None, None, None, None, (60, ENVY_PER_PLAYER), (2000, ENVY_PER_EVENT)),
+            _TALL,
+        ),
+        ("U", "PT-BJS-FUP-06", (0, 3, 6, 40, 200, METER), None, _TALL),
     ),
-    Paytable("PT-BJS-FUP-04", FOR_1, (0, 2, 20, 200, METER), None, _SMALL_FOUR),
-    Paytable(
-        "PT-BJS-FUP-05",
-        FOR_1,
-        (0, 2, 20, 200, 1000, METER),
-        (None, None, None, None, (60, ENVY_PER_PLAYER), (2000, ENVY_PER_EVENT)),
-        _TALL,
-    ),
-    Paytable("PT-BJS-FUP-06", FOR_1, (0, 3, 6, 40, 200, METER), None, _TALL),
-)
-
-# Indexed by wager index.
-TABLES = (
-    FIRE_TABLES,
-    ALL_SMALL_TABLES,
-    ALL_TALL_TABLES,
-    MAKE_EM_ALL_TABLES,
-    MEA_TABLES,
-    FIRED_UP_TABLES,
 )
 DEFAULT_IDS = ("1", "PT1", "PT1", "PT1", "PT-BJS-MEA-01", "PT-BJS-FUP-01")
 
 
+def _build(spec):
+    kind = spec[0]
+    ident = spec[1]
+    if kind == "F":
+        return Paytable(ident, spec[2], (0, 0, 0) + spec[3:7])
+    if kind == "B":
+        count = spec[2]
+        envy = (spec[4], ENVY_PER_WAGER) if spec[4] else None
+        return Paytable(ident, TO_1, (0,) * count + (spec[3],), (None,) * count + (envy,))
+    if kind == "M":
+        envy = None if spec[3] is None else (None,) * 6 + spec[3]
+        return Paytable(ident, FOR_1, (0, 0, 0, 0, 0) + spec[2] + (METER,), envy)
+    return Paytable(ident, FOR_1, spec[2], spec[3], spec[4])
+
+
+_built = {}  # (wager, ident) -> Paytable: one object per table however often asked for
+
+
+def _get(wager, spec):
+    key = (wager, spec[1])
+    table = _built.get(key)
+    if table is None:
+        table = _built[key] = _build(spec)
+    return table
+
+
+def tables(wager):
+    """Every paytable of wager index `wager`, in the seeds' order."""
+    return [_get(wager, spec) for spec in _SPECS[wager]]
+
+
 def find(wager, ident):
     """The paytable `ident` of wager index `wager`, or None."""
-    for table in TABLES[wager]:
-        if table.ident == ident:
-            return table
+    for spec in _SPECS[wager]:
+        if spec[1] == ident:
+            return _get(wager, spec)
     return None
 
 
 def ids(wager):
-    return [table.ident for table in TABLES[wager]]
+    return [spec[1] for spec in _SPECS[wager]]

@@ -1,9 +1,28 @@
 # Stand-in for the ESP32 `machine` module: pins read from fake_setup.HELD
-# (written by the test), a watchdog that ends the run after its third feed,
-# and reset() that ends the run too, counted.
+# (written by the test), a watchdog that ends the run after its third feed
+# (fake_setup.FEEDS, if set), and reset() that ends the run too, counted.
+# fake_setup.KEYS, if set, presses keypad keys once the watchdog starts (the
+# app is running): (row pin, column pin, from ms, to ms) each; a column reads
+# low while one of its keys is down and that key's row is driven low.
 import sys
+import time
 
 import fake_setup
+
+KEYS = getattr(fake_setup, "KEYS", ())
+FEEDS = getattr(fake_setup, "FEEDS", 3)
+_started_ms = [None]
+
+
+def _key_down(row, col):
+    t0 = _started_ms[0]
+    if t0 is None:
+        return False
+    t = time.ticks_diff(time.ticks_ms(), t0)
+    for key in KEYS:
+        if key[0] == row and key[1] == col and key[2] <= t < key[3]:
+            return True
+    return False
 
 
 class Pin:
@@ -23,7 +42,13 @@ class Pin:
 
     def value(self, v=None):
         if v is None:
-            return 0 if self.id in fake_setup.HELD else self.level
+            if self.id in fake_setup.HELD:
+                return 0
+            if self.mode == Pin.IN and KEYS:
+                for row, pin in Pin.made.items():
+                    if pin.mode == Pin.OPEN_DRAIN and pin.level == 0 and _key_down(row, self.id):
+                        return 0
+            return self.level
         self.level = v
 
 
@@ -34,10 +59,11 @@ class WDT:
     def __init__(self, timeout=5000):
         WDT.started += 1
         WDT.timeout = timeout
+        _started_ms[0] = time.ticks_ms()
 
     def feed(self):
         WDT.feeds += 1
-        if WDT.feeds == 3:
+        if WDT.feeds == FEEDS:
             sys.exit(0)
 
 
