@@ -273,3 +273,25 @@ def test_on_the_vm_a_cut_at_a_sample_of_writes_loses_no_acknowledged_event(tmp_p
         with Session("micropython", flash=image) as s:
             after = s.send("")
         assert after["state"] in (replay(acked), replay(full[: len(acked) + 1])), k
+
+
+def test_a_configuration_change_while_running_is_journalled_and_restored(tmp_path):
+    from crapsboard import config as cfg
+
+    changed = '{"rebet_after_win": false, "fire_window": "first_roll"}'
+    driver = boot()
+    play(driver, "3 4")
+    second = Driver(BOARD_JSON, None, 0, _flash(driver.flash.data), False)
+    assert second.app.configure(cfg.loads(changed), 5) is True
+    play(second, "")
+    assert kinds_on(second.flash.data, tmp_path) == [18, 1, 17, 16]
+    # With config.json saying the same (the link writes it too), the restart restores it and adds nothing.
+    third = Driver(BOARD_JSON, changed, 0, _flash(second.flash.data), False)
+    play(third, "")
+    assert third.app.table.config.rebet_after_win is False
+    assert kinds_on(third.flash.data, tmp_path) == [18, 1, 17, 16, 17]
+    # A config.json that differs wins at power-up, and that change is recorded too.
+    fourth = Driver(BOARD_JSON, None, 0, _flash(third.flash.data), False)
+    play(fourth, "")
+    assert fourth.app.table.config.rebet_after_win is True
+    assert kinds_on(fourth.flash.data, tmp_path) == [18, 1, 17, 16, 17, 17, 16]

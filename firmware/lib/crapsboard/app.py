@@ -32,6 +32,7 @@ KEYSWITCH_BIT = const(0x80000)  # 1 << (keypad.BUTTON_SHIFT + layout.BUTTONS.ind
 KEYSWITCH_NC_BIT = const(0x100000)  # the changeover keyswitch's normally-closed contact, after the buttons
 _KEYSWITCH_BITS = const(0x180000)
 _BUTTON_KEYS = (en.K_UNDO, en.K_END_HAND, en.K_LAMP_TEST)  # layout.BUTTONS order
+_CONFIG = const(16)  # journal_record.CONFIG, without importing the journal
 _SCAN_ALIVE = const(1)
 _RENDER_ALIVE = const(2)
 
@@ -181,6 +182,20 @@ class App:
             if action == en.ACT_AUTH_ON:
                 self.restored = False  # a supervisor has seen the restored table
         self._log(action, arg, now_ms)
+
+    def configure(self, config, now_ms):
+        """A configuration change while running (for the serial link): applied
+        and, with a journal, made durable (a CONFIG record with the table
+        state) before any frame shows it. ConfigError: refused, nothing
+        changed; False: the journal could not record it, so it is not applied."""
+        table = self.table
+        old = table.config
+        table.configure(config)
+        if self.journal is not None and not self._append(_CONFIG, 0, now_ms):
+            table.configure(old)  # the cycles have not moved: going back is never refused
+            return False
+        self.entry.pin_record = config.supervisor_pin
+        return True
 
     # ---- the journal (only with one attached) ------------------------------------
 
