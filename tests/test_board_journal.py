@@ -76,7 +76,7 @@ def test_each_roll_is_on_flash_before_any_frame_shows_it():
 
     driver.board.show = show
     state = play(driver, "3 4 6 6 2 2 key:on end_hand key:off 5 5")
-    assert state["state"]["rolls"] == 4 and len(frames) > 20 and all(frames)
+    assert state["state"]["rolls"] == 4 and len(frames) >= 4 and all(frames)  # a frame per change at least
 
 
 def test_a_reboot_restores_the_table_and_shows_restored_until_a_supervisor_acknowledges():
