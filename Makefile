@@ -33,7 +33,7 @@ proof: proof-journal proof-link
 
 # The journal cut at every flash write of its scripted session (`make test` runs a sample).
 proof-journal: venv
-	JOURNAL_PROOF=all $(PY) -m pytest -q -s tests/test_journal_proof.py
+	JOURNAL_PROOF=all $(PY) -m pytest -q -s tests/test_journal_proof.py tests/test_board_journal.py -k "proof or cut_after"
 
 check: venv
 	@command -v node >/dev/null || { echo "make check: pyright needs Node.js on PATH (apt-get install nodejs)" >&2; exit 2; }

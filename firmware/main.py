@@ -13,6 +13,12 @@
 # with the supervisor keyswitch on while powering up: the status lamp goes
 # violet and the REPL stays free (no app, no watchdog, which once started
 # cannot be stopped).
+#
+# The journal (crapsboard/journal_boot.py): the table is restored from it and
+# the status lamp shows "restored — verify" until a supervisor acknowledges; a
+# journal that will not mount or verify is a start-up failure like any other.
+# A supervisor starts a new journal by holding END HAND with the keyswitch on
+# while powering up (the old one is kept as journal.old).
 import micropython
 
 micropython.alloc_emergency_exception_buf(100)
@@ -49,7 +55,13 @@ def safe_mode_held(board, lay):
     )
 
 
-def build_app(board, layout):
+def new_journal_held(board, lay):
+    return board.held_at_power_up(lay.BUTTONS.index("end_hand")) and board.held_at_power_up(
+        lay.BUTTONS.index("supervisor_key")
+    )
+
+
+def build_app(board, layout, new_journal=False):
     config = load_config("config.json")
     # Compiling from source leaves the parser's garbage scattered through the
     # heap; collecting before the largest import keeps a contiguous block for it.
@@ -57,7 +69,17 @@ def build_app(board, layout):
     from crapsboard.app import App
 
     gc.collect()  # loading the modules left holes: close them before the app's buffers
-    return App(board, layout, config)
+    app = App(board, layout, config)
+    gc.collect()
+    from crapsboard import journal as jn
+    from crapsboard import journal_boot
+
+    journal = jn.Journal("", hw.board_id())
+    gc.collect()  # the journal's imports left holes: the restore's 2 KB read buffer needs a piece
+    journal_boot.open_journal(app, journal, hw.reset_cause(), board.ticks_ms(), new_journal)
+    if new_journal:
+        app.ignore_held_keys()  # the END HAND of the gesture ends no hand
+    return app
 
 
 def main():
@@ -75,7 +97,7 @@ def main():
             board.safe_mode()
             print("crapsboard: safe mode (lamp test + keyswitch at power-up); app not started")
             return
-        app = build_app(board, layout)
+        app = build_app(board, layout, new_journal_held(board, lay))
     except Exception as e:  # MemoryError, OSError, ValueError, ...: all alike
         if board is not None:
             board.fault()

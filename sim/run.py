@@ -15,9 +15,26 @@ from sim.paths import BOARD_JSON
 from sim.session import HEAPSIZE, KeyScriptError, Session, SessionError
 
 
-def run(keys, runtime_name="cpython", config_text=None, board_path=BOARD_JSON, heapsize=None):
+def run(
+    keys,
+    runtime_name="cpython",
+    config_text=None,
+    board_path=BOARD_JSON,
+    heapsize=None,
+    flash=None,
+    cut_after=0,
+    new_journal=False,
+):
     """The state JSON text after the key script (KeyScriptError: nothing run)."""
-    with Session(runtime_name, config_text, board_path, heapsize=heapsize) as session:
+    with Session(
+        runtime_name,
+        config_text,
+        board_path,
+        heapsize=heapsize,
+        flash=flash,
+        cut_after=cut_after,
+        new_journal=new_journal,
+    ) as session:
         return session.send_text(keys)
 
 
@@ -32,6 +49,23 @@ def build_parser():
     parser.add_argument("--board", metavar="FILE", default=BOARD_JSON, help="board description (hardware/board.json)")
     parser.add_argument("--svg", metavar="FILE", help="also draw the lit board into FILE")
     parser.add_argument("--pretty", action="store_true", help="indent the JSON")
+    parser.add_argument(
+        "--flash",
+        metavar="FILE",
+        help="keep the board's flash (its journal) in FILE: each run is a reboot of one board",
+    )
+    parser.add_argument(
+        "--cut-after-writes",
+        metavar="K",
+        type=int,
+        default=0,
+        help="with --flash: cut the power after the K-th block program or erase (left half done); the run ends there",
+    )
+    parser.add_argument(
+        "--new-journal",
+        action="store_true",
+        help="with --flash: power up with END HAND held and the keyswitch on (a supervisor starts a new journal)",
+    )
     return parser
 
 
@@ -63,8 +97,21 @@ def main(argv):
     heapsize = heap_option(args.heap, args.runtime)
     config_text = load_config_text(args.config) if args.config else None
     read_text(args.board, "board description")  # missing, a directory, not UTF-8: said here
+    if args.flash is None and (args.cut_after_writes or args.new_journal):
+        raise CommandError("--cut-after-writes and --new-journal need --flash FILE")
+    if args.cut_after_writes < 0:
+        raise CommandError("--cut-after-writes must be 1 or more")
     try:
-        text = run(_script(args), args.runtime, config_text, args.board, heapsize)
+        text = run(
+            _script(args),
+            args.runtime,
+            config_text,
+            args.board,
+            heapsize,
+            args.flash,
+            args.cut_after_writes,
+            args.new_journal,
+        )
     except (KeyScriptError, SessionError, lay.LayoutError, runtime.RuntimeMissing) as e:
         raise CommandError(str(e))
     state = json.loads(text)

@@ -26,6 +26,7 @@ RUNTIMES = ("cpython", "micropython")
 # The firmware app alone runs in runtime.HEAPSIZE (tests/test_board_memory.py);
 # the simulator's key scripts, simulated board and JSON need ~40 KB more.
 HEAPSIZE = "192K"
+FLASH_HEAPSIZE = "4M"  # with --flash the VM also holds the 2 MiB flash image
 TOKENS_PER_LINE = 64  # a script reaches the VM in lines this long
 
 
@@ -38,28 +39,71 @@ class SessionError(RuntimeError):
 
 
 class Session:
-    def __init__(self, runtime="cpython", config_text=None, board_path=BOARD_JSON, start_ms=0, heapsize=None):
-        """`heapsize` (micropython only): the VM's heap, as runtime.heap_size spells it."""
+    def __init__(
+        self,
+        runtime="cpython",
+        config_text=None,
+        board_path=BOARD_JSON,
+        start_ms=0,
+        heapsize=None,
+        flash=None,
+        cut_after=0,
+        new_journal=False,
+    ):
+        """`heapsize` (micropython only): the VM's heap, as runtime.heap_size
+        spells it. `flash`: a file keeping the board's flash image (created
+        and formatted on first use), so each session is a boot of one board
+        with its journal; `cut_after` K cuts the power after the K-th block
+        program or erase (half done); `new_journal`: power up with END HAND
+        held and the keyswitch on (a supervisor starts a new journal)."""
         if runtime not in RUNTIMES:
             raise ValueError("runtime must be one of " + ", ".join(RUNTIMES))
         if heapsize is not None and runtime != "micropython":
             raise ValueError("a heap size is for the MicroPython VM: use it with --runtime micropython")
         self.runtime = runtime
         self._heapsize = heapsize or HEAPSIZE
+        self._heapsize_given = heapsize is not None
         self._driver = None
         self._proc = None
         self._config_file = None
+        self.flash_path = flash
         if runtime == "cpython":
-            from sim.portable.run_core import Driver
+            from sim.portable.run_core import BootError, Driver
 
-            self._driver = Driver(board_path, config_text, start_ms)
+            device = None
+            if flash is not None:
+                from sim.portable.run_core import open_flash
+
+                device = _checked(open_flash, flash, cut_after)
+            try:
+                self._driver = Driver(
+                    board_path,
+                    config_text,
+                    start_ms,
+                    device,
+                    flash is not None and not os.path.exists(flash),
+                    new_journal,
+                )
+            except BootError as e:
+                raise SessionError(str(e))
             self._layout = self._driver.layout
+            self._save()
             return
         self._layout = lay.load(board_path)
-        self._start_micropython(board_path, config_text, start_ms)
+        extra = []
+        if flash is not None:
+            _checked(lambda path, cut: None, flash, cut_after)
+            extra = ["--flash", flash, "--cut-after-writes", str(cut_after)]
+            extra += ["--fresh"] if not os.path.exists(flash) else []
+            extra += ["--new-journal"] if new_journal else []
+        self._start_micropython(board_path, config_text, start_ms, extra)
 
-    def _start_micropython(self, board_path, config_text, start_ms):
-        args = [board_path, "--start", str(start_ms)]
+    def _save(self):
+        if self._driver is not None and self._driver.flash is not None:
+            self._driver.flash.save(self.flash_path)
+
+    def _start_micropython(self, board_path, config_text, start_ms, extra=()):
+        args = [board_path, "--start", str(start_ms), *extra]
         if config_text:
             fd, self._config_file = tempfile.mkstemp(prefix="sim-config-", suffix=".json")
             with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -68,7 +112,7 @@ class Session:
         self._proc = runtime.start(
             "sim/portable/mp_run.py",
             args,
-            self._heapsize,
+            self._heapsize if self._heapsize_given or "--flash" not in args else FLASH_HEAPSIZE,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -120,6 +164,7 @@ class Session:
         if self._driver is not None:
             parts = []
             self._driver.send(keys, parts.append)
+            self._save()
             return "".join(parts)
         if self._proc is None:
             raise SessionError("session is closed")
@@ -140,6 +185,8 @@ class Session:
         return self.send("wait:%d" % ms)
 
     def close(self):
+        if self._driver is not None:
+            self._driver.close()
         proc, self._proc = self._proc, None
         if proc is not None:
             proc.stdin.close()
@@ -159,6 +206,22 @@ class Session:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _checked(opener, path, cut_after):
+    # The image file must be one flash's worth; a missing one is a new board.
+    if cut_after < 0:
+        raise SessionError("--cut-after-writes must be 1 or more")
+    if os.path.isdir(path):
+        raise SessionError(path + " is a directory, not a flash image")
+    if os.path.exists(path):
+        from sim.portable.norflash import BLOCK_COUNT, BLOCK_SIZE
+
+        if os.path.getsize(path) != BLOCK_COUNT * BLOCK_SIZE:
+            raise SessionError(
+                "%s is not a flash image (%d bytes, not %d)" % (path, os.path.getsize(path), BLOCK_COUNT * BLOCK_SIZE)
+            )
+    return opener(path, cut_after)
 
 
 def lit(state):

@@ -217,3 +217,23 @@ def test_one_for_one_is_called_a_push_not_a_win():
         }
     ]
     assert event_text(event)[1] == "  WIN MEA 10 pays the meter for 1"
+
+
+def test_the_terminal_board_with_flash_survives_a_restart(tmp_path):
+    image = str(tmp_path / "board.img")
+
+    async def go(keys):
+        app = tui.build("cpython", seed=1, flash=image)
+        try:
+            async with app.run_test(size=(80, 24)) as pilot:
+                for key in keys:
+                    await pilot.press(key)
+                await pilot.pause()
+                return text_of(app, "#hand")
+        finally:
+            app.session.close()
+
+    first = asyncio.run(go(["2", "2", "3", "3"]))
+    assert "point 4" in first
+    again = asyncio.run(go([]))  # a restart of the same board: the hand is back
+    assert "shooter 1 · point 4" in again and "RESTORED" in again

@@ -312,6 +312,7 @@ def main(argv):
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-micropython", action="store_true", help="skip the MicroPython measurements")
     parser.add_argument("--quick", action="store_true", help="tiny run (a smoke test, not a measurement)")
+    parser.add_argument("--no-journal", action="store_true", help="skip the journal's flash figures")
     parser.add_argument("--out", default=DEFAULT_OUT, help="JSON file to write (default build/bench.json)")
     args = parser.parse_args(argv)
     if args.quick:
@@ -323,6 +324,12 @@ def main(argv):
     )
     result["offered_wagers"] = list(pt.WAGER_NAMES)
     render(result, sys.stdout.write)
+    if not args.no_journal:  # the journal's flash figures (sim/analysis/journal_figures.py)
+        from sim.analysis import journal_figures
+
+        rolls = journal_figures.QUICK_ROLLS if args.quick else journal_figures.FULL_JOURNAL_ROLLS
+        result["journal"] = journal_figures.measure(rolls)
+        journal_figures.render(result["journal"], sys.stdout.write)
     if args.out == DEFAULT_OUT:  # build/ is ours to make; another folder must exist
         os.makedirs(os.path.dirname(DEFAULT_OUT), exist_ok=True)
     write_text(args.out, json.dumps(result, indent=1) + "\n", "benchmark results")

@@ -1,5 +1,6 @@
 # MicroPython side of sim/session.py (and `python -m sim run --runtime micropython`).
-# argv: BOARD_JSON [--config FILE] [--start MS]. Prints {"ready": true} (or
+# argv: BOARD_JSON [--config FILE] [--start MS] [--flash FILE [--fresh]
+# [--cut-after-writes K] [--new-journal]]. Prints {"ready": true} (or
 # {"error": ...} and exits 2), then reads stdin line by line:
 #   k TOKENS   run these key-script tokens (a long script comes as many lines)
 #   .          end of the script: the reply's events are closed and the state written
@@ -9,12 +10,16 @@ import sys
 
 from sim.portable import vmmain
 from sim.portable.keyscript import KeyScriptError, check
-from sim.portable.run_core import Driver, error_json
+from sim.portable.run_core import BootError, Driver, error_json, open_flash
 
 
 def start(argv):
     config_text = None
     start_ms = 0
+    flash = None
+    flash_path = None
+    fresh = new_journal = False
+    cut = 0
     args = list(argv)
     if not args:
         raise ValueError("usage: mp_run.py BOARD_JSON [--config FILE] [--start MS]")
@@ -26,12 +31,31 @@ def start(argv):
                 config_text = f.read()
         elif flag == "--start" and args:
             start_ms = int(args.pop(0))
+        elif flag == "--flash" and args:
+            flash_path = args.pop(0)
+        elif flag == "--fresh":
+            fresh = True
+        elif flag == "--new-journal":
+            new_journal = True
+        elif flag == "--cut-after-writes" and args:
+            cut = int(args.pop(0))
         else:
             raise ValueError("unknown argument " + flag)
+    if flash_path is not None:
+        flash = open_flash(flash_path, cut)
     try:
-        return Driver(board_path, config_text, start_ms)
+        driver = Driver(board_path, config_text, start_ms, flash, fresh, new_journal)
     except OSError as e:
         raise ValueError("cannot read " + board_path + ": error " + str(e.args[0]))
+    except BootError as e:
+        raise ValueError(str(e.args[0]))
+    driver.flash_path = flash_path
+    return driver
+
+
+def save_flash(driver):
+    if driver.flash is not None:
+        driver.flash.save(driver.flash_path)
 
 
 def serve(driver):
@@ -57,6 +81,7 @@ def serve(driver):
                 driver.begin(write)
             driver.end()
             replying = False
+            save_flash(driver)
             write("\n")
         else:
             raise ValueError("mp_run.py: unknown request " + line[:20])

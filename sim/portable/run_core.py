@@ -12,6 +12,7 @@ from crapsboard import layout as lay
 from crapsboard.app import KEYSWITCH_BIT, KEYSWITCH_NC_BIT, RENDER_MS, App
 from crapsboard.engine import mask_numbers
 from crapsboard.lamps import LAMP_COUNT, LAMP_NAMES
+from crapsboard.paytables import WAGER_COUNT, WAGER_NAMES
 from crapsboard.report import dumps, or_null, printable
 from sim.portable.keyscript import (
     CHATTER,
@@ -27,6 +28,12 @@ from sim.portable.keyscript import (
 from sim.portable.simboard import SimBoard
 
 _CONTACTS = KEYSWITCH_BIT | KEYSWITCH_NC_BIT
+BOARD_ID = b"simboard"  # the simulated board's id in its journal head (an ESP32 uses its MAC)
+RESET_POWER_ON = 1  # machine.PWRON_RESET: every simulated boot follows a power-up
+
+
+class BootError(Exception):
+    """The board could not start (its journal would not mount): it shows the fault."""
 
 
 def error_json(message):
@@ -52,22 +59,62 @@ class Driver:
     one JSON object: the events as they happen, then the state after the last
     key. Nothing is kept between sends, so a script of any length fits."""
 
-    def __init__(self, board_path, config_text=None, start_ms=0):
+    def __init__(self, board_path, config_text=None, start_ms=0, flash=None, fresh=False, new_journal=False):
         self.layout = lay.load(board_path)
         config = cfg.loads(config_text) if config_text else None
         self.start_ms = start_ms & ticks.MASK
         self.board = SimBoard(self.layout, self.start_ms)
         self.app = App(self.board, self.layout, config)
+        self.flash = flash  # a NorFlash: the board keeps a journal on it
+        self.cut = False  # the power was cut: nothing more happens
+        self.elapsed = 0  # ms since start, unwrapped
+        if flash is not None:
+            self._boot(fresh, new_journal)
         self.app.on_event = self._on_event
         self._write = None
         self._events = 0
-        self.elapsed = 0  # ms since start, unwrapped
         self._next_scan = 0
         self._next_render = 0
         self.held = self._contacts(KEY_OFF)  # the inputs the script holds down
         self._chatter = []  # (bits, period_ms, start): inputs flipping on their own
 
+    def _boot(self, fresh, new_journal):
+        from crapsboard import journal as jn
+        from crapsboard import journal_boot
+        from sim.portable import flashfs
+
+        try:
+            root = flashfs.mount(self.flash, fresh)
+            self.journal = jn.Journal(root, BOARD_ID)
+            journal_boot.open_journal(self.app, self.journal, RESET_POWER_ON, self.now(), new_journal)
+        except Exception as e:  # MountError, JournalError; or the dead flash read back
+            if not self.flash.dead:
+                flashfs.unmount()
+                raise BootError(
+                    "start-up failed, the board shows the fault: " + (str(e.args[0]) if e.args else repr(e))
+                )
+        self.cut = self.flash.dead  # cut while starting: nothing was shown in this boot
+        self._acked = self._state_bytes()
+        self._acked_seq = self.journal.seq
+
+    def _state_bytes(self):
+        from crapsboard import snapshot
+
+        return snapshot.dumps(self.app.table, 0)
+
+    def close(self):
+        if self.flash is not None:
+            from sim.portable import flashfs
+
+            flashfs.unmount()
+
     def _on_event(self, app, kind, arg, t):
+        if self.flash is not None and self.flash.dead:
+            self.cut = True  # the power failed while this event was written: never shown
+            return
+        if self.flash is not None:
+            self._acked = self._state_bytes()  # what the board showed last, for a cut
+            self._acked_seq = self.journal.seq
         if self._events:
             self._write(", ")
         self._write(events.event_json(app.table, app.seq, kind, arg, t, app.undone_seq))
@@ -84,7 +131,7 @@ class Driver:
         app = self.app
         while True:
             t = min(self._next_scan, self._next_render)
-            if t > target:
+            if t > target or self.cut:
                 break
             self.elapsed = t
             board.now = self.now()
@@ -92,6 +139,9 @@ class Driver:
                 board.down = self.held ^ self._flipped(t)
                 app.step(board.now)
                 self._next_scan += scan_ms
+                if self.flash is not None and self.flash.dead:
+                    self.cut = True  # the run ends with the power
+                    break
             if t == self._next_render:
                 app.render(board.now)
                 self._next_render += RENDER_MS
@@ -120,6 +170,8 @@ class Driver:
     def run(self, script):
         """Press the keys of a checked script."""
         for kind, bits, ms in steps(script, self.layout):
+            if self.cut:
+                return
             if kind == WAIT:
                 self.advance(ms)
             elif kind == KEYSWITCH:
@@ -167,8 +219,18 @@ class Driver:
         """The state now as JSON members (no braces), written in pieces."""
         app = self.app
         now = self.now()
-        app.render(now)
         table = app.table
+        if self.cut:
+            # The power is off: the table the lamps last showed (an event cut
+            # while being written was never shown, whatever the runtime's
+            # littlefs made of the dropped writes).
+            from crapsboard import snapshot
+            from crapsboard.engine import Table
+
+            table = Table(table.config)
+            snapshot.loads(self._acked, table, app.table.config)
+        else:
+            app.render(now)
         entry = app.entry
         hand = OrderedDict()
         hand["shooter"] = table.shooter
@@ -177,14 +239,65 @@ class Driver:
         hand["rolls"] = table.rolls
         state = OrderedDict()
         state["t"] = now
-        state["status"] = en.STATUS_NAMES[entry.status(now)]
+        status = app.status(now)  # the journal's statuses; a keyswitch fault is in the lamps
+        status = entry.status(now) if status == en.ST_ERROR else status
+        state["status"] = "off" if self.cut else en.STATUS_NAMES[status]
         state["pending"] = or_null(entry.first)
         state["supervisor"] = entry.authorised(now)
         state["hand"] = hand
+        state["state"] = table_state(table)
+        if self.flash is not None:
+            state["flash"] = self.flash_state()
         _write_members(state, write)
         write(', "lamps": {')
         write_lamps(app.lamps, write)
         write("}")
+
+    def flash_state(self):
+        flash = self.flash
+        info = OrderedDict()
+        info["writes"] = flash.writes
+        info["power_cut"] = self.cut
+        info["restored"] = self.app.restored
+        info["journal_seq"] = self._acked_seq if self.cut else self.journal.seq
+        error = None if self.cut else self.app.journal_error  # after a cut: an artefact of the dead flash
+        info["journal_fault"] = or_null(str(error.args[0]) if error is not None and error.args else None)
+        return info
+
+
+def open_flash(path, cut):
+    """The NorFlash kept in image file `path` (erased when there is none), set
+    to cut the power after its `cut`-th program or erase (0: never), half done."""
+    from sim.portable.norflash import BLOCK_COUNT, BLOCK_SIZE, NorFlash
+
+    data = None
+    try:
+        with open(path, "rb") as f:
+            data = bytearray(BLOCK_COUNT * BLOCK_SIZE)  # read in place: the VM holds one copy
+            n = f.readinto(data)
+            if n != len(data) or f.read(1):
+                raise ValueError(path + " is not a flash image of " + str(len(data)) + " bytes")
+    except OSError:
+        data = None
+    flash = NorFlash(data, copy=False)
+    flash.raise_cut = False  # littlefs calls the device with the heap locked: it cannot raise there
+    flash.cut_mode = "half"
+    flash.cut_at = cut
+    return flash
+
+
+def table_state(table):
+    """The rule state a journal restores: rolls, shooter, point, Fire points, each wager's marks."""
+    state = OrderedDict()
+    state["rolls"] = table.rolls
+    state["shooter"] = table.shooter
+    state["point"] = or_null(table.point)
+    state["fire_points"] = mask_numbers(table.fire_points)
+    marks = OrderedDict()
+    for w in range(WAGER_COUNT):
+        marks[WAGER_NAMES[w]] = mask_numbers(table.marks(w))
+    state["marks"] = marks
+    return state
 
 
 def write_lamps(lamps, write):

@@ -176,12 +176,14 @@ class BoardApp(App):
         self.query_one("#footer").update(Text(self.message or bindings.footer(self.board)))
 
 
-def build(runtime="cpython", config_text=None, seed=None, snapshot_dir=".", heapsize=None):
+def build(
+    runtime="cpython", config_text=None, seed=None, snapshot_dir=".", heapsize=None, flash=None, new_journal=False
+):
     with open(BOARD_JSON, encoding="utf-8") as f:
         board = json.load(f)
     from crapsboard import config as cfg
 
-    session = Session(runtime, config_text, heapsize=heapsize)
+    session = Session(runtime, config_text, heapsize=heapsize, flash=flash, new_journal=new_journal)
     app = BoardApp(session, board, seed, snapshot_dir)
     app.windows = tui_text.windows_text(cfg.loads(config_text) if config_text else None)
     return app
@@ -201,13 +203,21 @@ def main(argv):
     parser.add_argument("--seed", type=int, help="seed for the auto-roll key, for repeatable sessions")
     parser.add_argument("--snapshot-dir", default=".", metavar="DIR", help="where the s key saves SVG snapshots")
     parser.add_argument("--heap", metavar="SIZE", help="the MicroPython VM's heap, e.g. 96K (--runtime micropython)")
+    parser.add_argument(
+        "--flash", metavar="FILE", help="keep the board's flash (its journal) in FILE: the board survives restarts"
+    )
+    parser.add_argument(
+        "--new-journal", action="store_true", help="with --flash: power up with END HAND held and the keyswitch on"
+    )
     args = parser.parse_args(argv)
     heapsize = heap_option(args.heap, args.runtime)
+    if args.new_journal and not args.flash:
+        raise CommandError("--new-journal needs --flash FILE")
     config_text = load_config_text(args.config) if args.config else None
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise CommandError("the board needs a terminal; for scripts use `python -m sim run` or `python -m sim play`")
     try:
-        app = build(args.runtime, config_text, args.seed, args.snapshot_dir, heapsize)
+        app = build(args.runtime, config_text, args.seed, args.snapshot_dir, heapsize, args.flash, args.new_journal)
     except (SessionError, runtime.RuntimeMissing) as e:
         raise CommandError(str(e))
     try:

@@ -8,6 +8,11 @@
 # The board is passed in (crapsboard/board.py on the ESP32, sim/portable/simboard.py on
 # the desktop): `rows`, `cols` (keypad pins), `buttons` (pins in layout.BUTTONS
 # order, None where absent), `show(frame)`, `feed()`, `ticks_ms()`.
+#
+# With a journal (crapsboard/journal.py) every table event (roll, undo, end
+# hand, supervisor on/off) is appended before the next frame can show it; an
+# event the journal refuses is taken back and the board shows the journal
+# fault. Without one the hot path allocates nothing (tests/test_board_memory.py).
 import asyncio
 
 from micropython import const
@@ -27,6 +32,7 @@ KEYSWITCH_BIT = const(0x80000)  # 1 << (keypad.BUTTON_SHIFT + layout.BUTTONS.ind
 KEYSWITCH_NC_BIT = const(0x100000)  # the changeover keyswitch's normally-closed contact, after the buttons
 _KEYSWITCH_BITS = const(0x180000)
 _BUTTON_KEYS = (en.K_UNDO, en.K_END_HAND, en.K_LAMP_TEST)  # layout.BUTTONS order
+_CONFIG = const(16)  # journal_record.CONFIG, without importing the journal
 _SCAN_ALIVE = const(1)
 _RENDER_ALIVE = const(2)
 
@@ -39,7 +45,7 @@ except ImportError:  # CPython: the simulator's smoke test of run()
 
 
 class App:
-    def __init__(self, board, layout, config=None):
+    def __init__(self, board, layout, config=None, journal=None):
         self.board = board
         self.layout = layout
         self.table = Table(config)
@@ -62,6 +68,11 @@ class App:
         # Hook for a journal or the simulator: on_event(app, kind, arg, t) is
         # called after each event, while the table holds its resolutions.
         self.on_event = None
+        self.journal = journal  # mounted by crapsboard.journal_boot before the app runs
+        self.journal_error = None  # the exception that stopped the journal: no table event is taken after it
+        self.restored = False  # restored from the journal: shown until a supervisor acknowledges
+        self._maintain_due = False  # an appended event waits for the journal's slow part
+        self._shown = False  # a frame was sent since the last append
         self.running = False
         self._alive = 0
         self._changeover = layout.button_pins[-1] is not None  # the keyswitch's NC contact, last
@@ -81,6 +92,8 @@ class App:
             action = entry.tick(now_ms)
         if debouncer.changed & _KEYSWITCH_BITS:
             self._keyswitch(debouncer.stable, now_ms)
+        if self._maintain_due and self._shown and not (debouncer.stable & _KEYS_MASK) and not entry.first:
+            self._maintain(now_ms)
         pressed &= _KEYS_MASK
         if pressed:
             down = debouncer.stable & _KEYS_MASK
@@ -93,6 +106,13 @@ class App:
                 else:
                     key = _BUTTON_KEYS[bit - keypad.BUTTON_SHIFT]
                 self._apply(entry.press(key, now_ms), now_ms)
+
+    def ignore_held_keys(self):
+        """Keys and buttons held now (a power-up gesture) are not presses: each
+        counts again once released and pressed. The keyswitch is read as usual."""
+        held = (self.matrix.scan() | self.buttons.read()) & _KEYS_MASK
+        self.debouncer.stable |= held
+        self.debouncer._raw |= held
 
     def _keyswitch(self, stable, now_ms):
         """The keyswitch's contacts, debounced. A changeover switch must show one
@@ -116,13 +136,23 @@ class App:
         entry = self.entry
         table = self.table
         lamps = self.lamps
+        journal = self.journal
+        if journal is not None and action <= en.ACT_END_HAND and self.journal_error is not None:
+            return  # the journal is stopped: no table event can be made durable, so none is taken
         if action == en.ACT_ROLL:
             table.roll(entry.die1, entry.die2)
-            lamps.celebrate(table, now_ms)
             arg = entry.die1 * 8 + entry.die2
+            if journal is not None and not self._append(action, arg, now_ms):
+                table.undo()
+                return
+            lamps.celebrate(table, now_ms)
             self._table_event()
         elif action == en.ACT_UNDO:
+            before = None if journal is None else self._state()
             if table.undo():
+                if journal is not None and not self._append(action, entry.via, now_ms):
+                    self._put_back(before)
+                    return
                 lamps.stop_celebration()
                 arg = entry.via
                 self._table_events -= 1
@@ -132,8 +162,11 @@ class App:
                 arg = entry.error
         elif action == en.ACT_END_HAND:
             table.end_hand()
-            lamps.celebrate(table, now_ms)
             arg = entry.via
+            if journal is not None and not self._append(action, arg, now_ms):
+                table.undo()
+                return
+            lamps.celebrate(table, now_ms)
             self._table_event()
         elif action == en.ACT_LAMP_TEST:
             lamps.lamp_test(now_ms)
@@ -144,7 +177,66 @@ class App:
             arg = entry.dropped
         else:  # supervisor on / off
             arg = entry.via
+            if journal is not None:
+                self._append(action, arg, now_ms)  # the switch has turned all the same
+            if action == en.ACT_AUTH_ON:
+                self.restored = False  # a supervisor has seen the restored table
         self._log(action, arg, now_ms)
+
+    def configure(self, config, now_ms):
+        """A configuration change while running (for the serial link): applied
+        and, with a journal, made durable (a CONFIG record with the table
+        state) before any frame shows it. ConfigError: refused, nothing
+        changed; False: the journal could not record it, so it is not applied."""
+        table = self.table
+        old = table.config
+        table.configure(config)
+        if self.journal is not None and not self._append(_CONFIG, 0, now_ms):
+            table.configure(old)  # the cycles have not moved: going back is never refused
+            return False
+        self.entry.pin_record = config.supervisor_pin
+        return True
+
+    # ---- the journal (only with one attached) ------------------------------------
+
+    def _append(self, kind, arg, now_ms):
+        """Make the event durable before any frame shows it; False (and the
+        journal stopped) if it could not be."""
+        journal = self.journal
+        if journal is None or self.journal_error is not None:
+            return False
+        try:
+            journal.append(kind, arg, now_ms, self.table)
+        except Exception as e:  # JournalError (full, ...) or OSError: not durable, so not shown
+            self.journal_error = e
+            return False
+        self._maintain_due = True
+        self._shown = False
+        return True
+
+    def _maintain(self, now_ms):
+        # The journal's slow part (block copies and erases, 45-400 ms on a
+        # real chip): after the event is on the lamps and no key is down.
+        self._maintain_due = False
+        journal = self.journal
+        if journal is None:
+            return
+        try:
+            journal.maintain(self.table, now_ms)
+        except Exception as e:
+            self.journal_error = e
+
+    def _state(self):
+        from crapsboard import snapshot
+
+        return snapshot.dumps(self.table, 0)
+
+    def _put_back(self, state):
+        # An undo the journal refused: the table as it was (its undo history
+        # is gone, but the journal is stopped, so no table event follows).
+        from crapsboard import snapshot
+
+        snapshot.loads(state, self.table, self.table.config)
 
     def _table_event(self):
         # The event about to be logged gets seq + 1.
@@ -172,9 +264,20 @@ class App:
     def render(self, now_ms):
         """Render the lamps; write the strip only when the frame changed (an
         event, a blink edge, a celebration or lamp test step)."""
-        status = en.ST_ERROR if self.keyswitch_fault else self.entry.status(now_ms)
-        if self.lamps.render(self.table, status, now_ms):
+        if self.lamps.render(self.table, self.status(now_ms), now_ms):
             self.board.show(self.lamps.frame)
+        self._shown = True  # the strip shows the state now, changed or not
+
+    def status(self, now_ms):
+        """What the status lamp shows (entry.ST_*)."""
+        if self.journal_error is not None:
+            return en.ST_JOURNAL_FAULT
+        if self.keyswitch_fault:
+            return en.ST_ERROR
+        status = self.entry.status(now_ms)
+        if self.restored and status == en.ST_READY:
+            return en.ST_RESTORED
+        return status
 
     # ---- the asyncio shell ------------------------------------------------------
 

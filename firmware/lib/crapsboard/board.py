@@ -55,6 +55,11 @@ def reset_cause():
     return machine.reset_cause()
 
 
+def board_id():
+    """This chip's id (its MAC): the journal refuses a journal of another board."""
+    return machine.unique_id()
+
+
 class Board:
     def __init__(self, layout):
         Pin = machine.Pin

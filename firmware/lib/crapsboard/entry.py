@@ -78,7 +78,11 @@ ST_HALF = const(1)
 ST_PIN = const(2)
 ST_SUPERVISOR = const(3)
 ST_ERROR = const(4)
-STATUS_NAMES = ("ready", "half", "pin", "supervisor", "error")
+# Shown by the app, not entry: the table was restored from the journal and a
+# supervisor has not yet acknowledged it; the journal refused an event.
+ST_RESTORED = const(5)
+ST_JOURNAL_FAULT = const(6)
+STATUS_NAMES = ("ready", "half", "pin", "supervisor", "error", "restored", "journal_fault")
 
 HALF_MS = const(10000)  # a half-entered roll or PIN left this long is refused
 ERROR_MS = const(2000)  # the status lamp shows an error this long (or to the next key)

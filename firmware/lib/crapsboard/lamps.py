@@ -64,8 +64,10 @@ _OPEN_LAMP = (L_FIRE_OPEN, L_SMALL_OPEN, L_TALL_OPEN, L_ALL_OPEN, L_MEA_OPEN, L_
 
 # Status lamp: colour and blink for each entry status (entry.ST_*); the
 # printed key card (hardware/draw_cards.py) reads these too.
-STATUS_COLOR = (C_GREEN, C_YELLOW, C_BLUE, C_BLUE, C_RED)
-STATUS_BLINK = (BLINK_NONE, BLINK_SLOW, BLINK_SLOW, BLINK_NONE, BLINK_FAST)
+# Restored — verify: cyan, slow blink; journal fault: orange, fast blink (no
+# other status or start-up pattern uses those colours).
+STATUS_COLOR = (C_GREEN, C_YELLOW, C_BLUE, C_BLUE, C_RED, C_CYAN, C_ORANGE)
+STATUS_BLINK = (BLINK_NONE, BLINK_SLOW, BLINK_SLOW, BLINK_NONE, BLINK_FAST, BLINK_SLOW, BLINK_FAST)
 
 
 class Lamps:

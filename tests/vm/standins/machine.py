@@ -71,6 +71,10 @@ RESETS = []
 PWRON_RESET = 1
 
 
+def unique_id():
+    return b"\x24\x0a\xc4\x00\x00\x01"
+
+
 def reset_cause():
     return fake_setup.RESET_CAUSE
 
