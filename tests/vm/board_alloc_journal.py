@@ -2,10 +2,10 @@
 # model, a 64-block partition to keep the heap small): what a quiet scan +
 # render and a roll allocate. argv: BOARD_JSON.
 # Prints: rolls, journal seq, bytes over 5 quiet seconds, bytes per roll (over four).
-import gc
 import sys
 
 import vfs
+from alloc_probe import Probe  # beside this script
 
 from crapsboard import journal as jn
 from crapsboard import journal_boot
@@ -21,37 +21,5 @@ layout = lay.load(sys.argv[1])
 board = SimBoard(layout)
 app = App(board, layout)
 journal_boot.open_journal(app, jn.Journal("/flash", b"alloc"), 1, 0)
-t = 0
-
-
-def run(ms):
-    global t
-    for _ in range(ms // 10):
-        t += 10
-        board.now = t
-        app.step(t)
-        if t % 50 == 0:
-            app.render(t)
-
-
-def press(label):
-    board.down = 1 << layout.key_index(label)
-    run(100)
-    board.down = 0
-    run(100)
-
-
-for label in "2214":  # warm up: two rolls
-    press(label)
-run(1000)
-gc.collect()
-gc.disable()
-start = gc.mem_alloc()
-run(5000)
-quiet = gc.mem_alloc() - start
-start = gc.mem_alloc()
-for label in "14336622":  # four rolls: point 5 made, 6 (point), 4
-    press(label)
-rolls = gc.mem_alloc() - start
-gc.enable()
+quiet, rolls = Probe(app, board, layout).measure("2214", settle_ms=1000)  # warm up: two rolls
 print(app.table.rolls, app.journal.seq, quiet, rolls // 4)
