@@ -172,3 +172,32 @@ def test_a_fresh_debouncer_has_nothing_down_and_nothing_changed():
     d = keypad.Debouncer(DEBOUNCE_MS)
     assert d.stable == 0 and d.changed == 0
     assert d.update(0, 0) == 0 and d.stable == 0 and d.changed == 0
+
+
+def test_a_ready_change_waits_for_a_change_begun_within_the_window_after_the_youngest_ready_one():
+    # docs/keys.md: keys struck within 30 ms of each other arrive together.
+    # A (bit 0) at 0 ms, B (bit 1) at 20 ms, C (bit 2) at 45 ms: B began within
+    # 30 ms of A and C within 30 ms of B, so all three arrive as one chord once C
+    # has been steady for 30 ms (at 75 ms), not A and B first at 50 ms.
+    d = keypad.Debouncer(30)
+    seen = []
+    for t in range(0, 120, 5):
+        raw = 1 | (2 if t >= 20 else 0) | (4 if t >= 45 else 0)
+        seen.append((t, d.update(raw, t)))
+    presses = [(t, bits) for t, bits in seen if bits]
+    assert presses == [(75, 0b111)]
+
+
+def test_a_change_long_after_the_ready_one_does_not_hold_it_but_one_close_behind_does():
+    # A (bit 0) at 0 ms is ready at 30. D (bit 9) begins at 15 ms, within A's
+    # window, so A waits for D (ready at 45). C (bit 5) begins at 38 ms: under
+    # 30 ms after D, so the chord waits for C too (ready at 68), while at 40 ms,
+    # checked against A alone, C began 38 ms after it and held nothing; D did.
+    d = keypad.Debouncer(30)
+    presses = []
+    for t in range(0, 100, 1):
+        raw = 1 | (1 << 9 if t >= 15 else 0) | (1 << 5 if t >= 38 else 0)
+        bits = d.update(raw, t)
+        if bits:
+            presses.append((t, bits))
+    assert presses == [(68, 1 | 1 << 5 | 1 << 9)]

@@ -48,27 +48,34 @@ TEST_TIMEOUT_S = 20  # per test, inside the child
 BOARD_MP = ["tests/test_board_runtimes.py"]
 MODULE_TESTS = {
     "keypad.py": (
-        ["tests/test_keypad.py", "tests/test_keypad_contract.py", "tests/test_board_scripts.py"],
-        BOARD_MP,
+        [
+            "tests/test_keypad.py",
+            "tests/test_keypad_contract.py",
+            "tests/test_keyswitch_and_scan.py",
+            "tests/test_board_scripts.py",
+        ],
+        BOARD_MP + ["tests/test_chatter.py"],
     ),
     "entry.py": (
         [
             "tests/test_entry.py",
             "tests/test_entry_pin_mode.py",
             "tests/test_timing_pinned.py",
+            "tests/test_vocabularies.py",
             "tests/test_board_scripts.py",
             "tests/test_board_app.py",
         ],
-        BOARD_MP,
+        BOARD_MP + ["tests/test_pin_entry.py", "tests/test_keyswitch_and_scan.py"],
     ),
     "lamps.py": (
         [
             "tests/test_lamps.py",
             "tests/test_lamps_frames.py",
             "tests/test_timing_pinned.py",
+            "tests/test_vocabularies.py",
             "tests/test_board_scripts.py",
         ],
-        BOARD_MP,
+        BOARD_MP + ["tests/test_frames.py"],
     ),
     "engine.py": (
         [
@@ -77,7 +84,14 @@ MODULE_TESTS = {
             "tests/test_rules_properties.py",
             "tests/test_board_scripts.py",
         ],
-        ["tests/test_rules_vectors.py::test_vector_micropython_identical", "tests/test_engine_memory.py"],
+        [
+            "tests/test_rules_vectors.py::test_vector_micropython_identical",
+            "tests/test_engine_memory.py",
+            "tests/test_undo_depth.py",
+            "tests/test_fire_window.py",
+            "tests/test_bonus_window.py",
+            "tests/test_outcomes.py",
+        ],
     ),
 }
 # Modules mutated by a plain `make mutate` (journal and link join when they exist).
