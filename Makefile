@@ -29,11 +29,12 @@ test: venv
 	$(PY) -m pytest -n $(JOBS) -q tests
 
 # Long proofs, beyond `make test`'s samples; .ci/run calls this after `make test`.
+# They run long by design: a test may take up to 30 min here (120 s in make test).
 proof: proof-journal proof-link
 
 # The journal cut at every flash write of its scripted session (`make test` runs a sample).
 proof-journal: venv
-	JOURNAL_PROOF=all $(PY) -m pytest -q -s tests/test_journal_proof.py tests/test_board_journal.py -k "proof or cut_after"
+	JOURNAL_PROOF=all $(PY) -m pytest -q -s --timeout=1800 tests/test_journal_proof.py tests/test_board_journal.py -k "proof or cut_after"
 
 check: venv
 	@command -v node >/dev/null || { echo "make check: pyright needs Node.js on PATH (apt-get install nodejs)" >&2; exit 2; }
@@ -54,7 +55,7 @@ bench-link: venv
 
 # 10**6 random and mutated frames through the link core (`make test` runs 20,000).
 proof-link: venv
-	LINK_FUZZ_FRAMES=1000000 $(PY) -m pytest -n $(JOBS) -q tests/test_link_fuzz.py -k seeded_fuzz
+	LINK_FUZZ_FRAMES=1000000 $(PY) -m pytest -n $(JOBS) -q --timeout=1800 tests/test_link_fuzz.py -k seeded_fuzz
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .hypothesis .ruff_cache
