@@ -61,6 +61,22 @@ def new_journal_held(board, lay):
     )
 
 
+def forget(*names):
+    # Drop modules needed only at power-up: once nothing refers to them, the
+    # next collection frees their code (a later import would load them again).
+    import sys
+
+    import crapsboard
+
+    for name in names:
+        sys.modules.pop("crapsboard." + name, None)
+        try:
+            delattr(crapsboard, name)
+        except AttributeError:
+            pass
+    gc.collect()
+
+
 def build_app(board, layout, new_journal=False):
     config = load_config("config.json")
     # Compiling from source leaves the parser's garbage scattered through the
@@ -77,6 +93,8 @@ def build_app(board, layout, new_journal=False):
     journal = jn.Journal("", hw.board_id())
     gc.collect()  # the journal's imports left holes: the restore's 2 KB read buffer needs a piece
     journal_boot.open_journal(app, journal, hw.reset_cause(), board.ticks_ms(), new_journal)
+    del journal_boot
+    forget("journal_boot", "journal_restore")  # the verifying code runs once: free it for the app
     if new_journal:
         app.ignore_held_keys()  # the END HAND of the gesture ends no hand
     return app
