@@ -11,7 +11,7 @@ import os
 
 from crapsboard import journal_record as jr
 from crapsboard import snapshot
-from crapsboard.journal import CHAIN, CORRUPT, FOREIGN, HEAD, NONE, RESTORED, STATE_KINDS
+from crapsboard.journal import CHAIN, CORRUPT, FOREIGN, HEAD, NONE, RESTORED, STATE_KINDS, JournalError
 
 
 def mount(journal, table, base=None):
@@ -25,16 +25,16 @@ def mount(journal, table, base=None):
     except OSError:
         # A journal whose start was cut before its head was written is none.
         if journal._exists(journal.dir) and os.listdir(journal.dir):
-            journal._fail(CORRUPT, "journal directory without a head file")
+            _fail(journal, CORRUPT, "journal directory without a head file")
         return NONE
     try:
         board_id, journal_id, _ = jr.decode_head(head)
     except ValueError as e:
         if not head and os.listdir(journal.dir) == [HEAD]:
             return NONE  # its start was cut between creating and writing the head
-        journal._fail(CORRUPT, str(e))
+        _fail(journal, CORRUPT, str(e))
     if board_id != journal.board_id:
-        journal._fail(FOREIGN, "journal of board " + _hex(board_id) + ", this is " + _hex(journal.board_id))
+        _fail(journal, FOREIGN, "journal of board " + _hex(board_id) + ", this is " + _hex(journal.board_id))
     journal.journal_id = journal_id
     replay = _Replay(table, base)
     journal.hash = jr.genesis(head)
@@ -48,7 +48,7 @@ def mount(journal, table, base=None):
     try:
         replay.finish()
     except ValueError as e:
-        journal._fail(CORRUPT, str(e), journal.seq)
+        _fail(journal, CORRUPT, str(e), journal.seq)
     if journal._empty_segment:
         os.remove(journal._empty_segment)
     # A pending rotation goes ahead only if the staged batch opens with the
@@ -69,7 +69,7 @@ def _verify_segments(journal, replay):
             try:
                 names.append((int(name[1:]), name))
             except ValueError:
-                journal._fail(CORRUPT, "stray file " + name + " in the journal")
+                _fail(journal, CORRUPT, "stray file " + name + " in the journal")
     names.sort()
     buf = bytearray(2 * jr.MAX_RECORD)
     for i in range(len(names)):
@@ -85,15 +85,18 @@ def _verify_segments(journal, replay):
             try:
                 seg_first, prev = jr.decode_segment_header(buf[:n])
             except ValueError:
-                journal._fail(CORRUPT, "segment " + name + " has no header", first)
+                _fail(journal, CORRUPT, "segment " + name + " has no header", first)
             if seg_first != first:
-                journal._fail(CORRUPT, "segment " + name + " starts at " + str(seg_first), first)
+                _fail(journal, CORRUPT, "segment " + name + " starts at " + str(seg_first), first)
             if i == 0:
                 journal.hash = prev  # older segments were dropped (each drop is recorded)
                 journal.seq = first - 1
             elif first != journal.seq + 1:
-                journal._fail(
-                    CHAIN, "records " + str(journal.seq + 1) + " to " + str(first - 1) + " missing", journal.seq + 1
+                _fail(
+                    journal,
+                    CHAIN,
+                    "records " + str(journal.seq + 1) + " to " + str(first - 1) + " missing",
+                    journal.seq + 1,
                 )
             size = n
             pos = jr.SEGMENT_HEADER_SIZE
@@ -107,8 +110,11 @@ def _verify_segments(journal, replay):
                 got = f.readinto(memoryview(buf)[rest:])
                 if not got:
                     if rest:
-                        journal._fail(
-                            CORRUPT, "segment " + name + " ends inside record " + str(journal.seq + 1), journal.seq + 1
+                        _fail(
+                            journal,
+                            CORRUPT,
+                            "segment " + name + " ends inside record " + str(journal.seq + 1),
+                            journal.seq + 1,
                         )
                     break
                 size += got
@@ -131,14 +137,14 @@ def _verify_slots(journal, replay):
                 continue  # created, and power failed before its first record was written
             # Staging files are written whole, so even a stale one passes its CRC.
             if not jr.crc_ok(data, 0) or len(data) != _length(data, 0):
-                journal._fail(CORRUPT, "staging file " + name + " fails its CRC", jr.peek_seq(data, 0))
+                _fail(journal, CORRUPT, "staging file " + name + " fails its CRC", jr.peek_seq(data, 0))
             seq = jr.peek_seq(data, 0)
             if seq > last:
                 found[seq] = (name, data)
     for k in range(len(found)):
         item = found.get(last + 1 + k)
         if item is None or item[0] != "s" + str(k):
-            journal._fail(CHAIN, "staged records out of order after " + str(journal.seq), journal.seq + 1)
+            raise _failed(journal, CHAIN, "staged records out of order after " + str(journal.seq), journal.seq + 1)
         _accept(journal, item[1], 0, replay)
         journal._staged.append(item[1])
 
@@ -147,7 +153,7 @@ def _accept(journal, buf, pos, replay):
     try:
         r = jr.decode(buf, pos, journal.hash, journal.seq + 1)
     except jr.RecordError as e:
-        journal._fail(CHAIN if e.chain else CORRUPT, str(e), e.seq)
+        _fail(journal, CHAIN if e.chain else CORRUPT, str(e), e.seq)
     journal.seq = r.seq
     journal.hash = r.hash
     if r.kind == jr.DROP and len(r.payload) == 8:
@@ -155,7 +161,7 @@ def _accept(journal, buf, pos, replay):
     try:
         replay.add(r)
     except ValueError as e:
-        journal._fail(CORRUPT, "record " + str(r.seq) + ": " + str(e), r.seq)
+        _fail(journal, CORRUPT, "record " + str(r.seq) + ": " + str(e), r.seq)
     return r.size
 
 
@@ -200,6 +206,17 @@ def _hex(data):
 
 def _length(buf, pos):
     return buf[pos] | buf[pos + 1] << 8
+
+
+def _fail(journal, fault, message, seq=None):
+    raise _failed(journal, fault, message, seq)
+
+
+def _failed(journal, fault, message, seq=None):
+    # As Journal._fail: the journal refuses appends from now on.
+    journal.fault = fault
+    journal._ready = False
+    return JournalError(fault, message, seq)
 
 
 def _read(journal, name):
