@@ -47,11 +47,11 @@ def flash(tmp_path, board=None, config=None, compact=True):
         (tmp_path / "config.json").write_text(config)
 
 
-# The ESP32's budget (issue 12) was 96K for the app alone; with its journal
-# (about 25 KB of modules, and the restore's read buffer) the smallest heap that
-# boots, restores and plays is 124K, 120K on a first boot (docs/board.md,
-# Memory); 128K leaves the stand-ins' report room after a restore.
-PLAY_HEAP = "128K"
+# The ESP32's budget (issue 12) is 96K; with its journal the smallest heap
+# that boots and plays is 113K on a first boot and 118K on a boot that
+# restores a short journal (docs/board.md, Memory). 120K leaves the stand-ins'
+# report room after a restore. Not yet 96K: that is what remains of issue 12.
+PLAY_HEAP = "120K"
 
 
 def boot(tmp_path, held=(), heapsize=runtime.HEAPSIZE, keys=(), feeds=3):
@@ -234,7 +234,7 @@ def board_pixels():
     return {lamp["name"]: lamp["pixel"] for lamp in json.load(open(BOARD_JSON, encoding="utf-8"))["lamps"]}
 
 
-def test_main_boots_restores_and_plays_with_its_journal_in_a_128k_heap(tmp_path):
+def test_main_boots_restores_and_plays_with_its_journal_in_a_120k_heap(tmp_path):
     flash(tmp_path)  # .mpy and layout.json, as deployed
     script = PLAYED
     report = boot(tmp_path, heapsize=PLAY_HEAP, keys=keys_for(script), feeds=30)
