@@ -7,6 +7,7 @@
 # record carrying the table state and the rolls and hand ends after it are
 # replayed. A fault raises JournalError naming the first bad seq and writes
 # nothing; the journal then refuses appends until a new one is started.
+import gc
 import os
 
 from crapsboard import journal_record as jr
@@ -58,6 +59,12 @@ def mount(journal, table, base=None):
     journal._rotate = not journal._segments or (
         journal._segments[-1][2] >= journal.segment_bytes and bool(staged_state)
     )
+    # The staged records outlive the restore, but were read between its
+    # garbage, one every few hundred bytes through the heap: after a few
+    # hundred events no 640 bytes were left in one piece for the app's
+    # modules. Copied after a collection, they sit together low in the heap.
+    gc.collect()
+    journal._staged = [bytes(memoryview(r)) for r in journal._staged]
     journal._ready = True
     return RESTORED
 
