@@ -307,3 +307,27 @@ def test_end_hand_and_the_keyswitch_at_power_up_start_a_new_journal(tmp_path):
     assert (tmp_path / "journal" / "s1").read_bytes()[10] == 6  # kind: supervisor on
     assert sorted(os.listdir(tmp_path / "journal.old")) == ["head", "s0"]  # kept for the technician
     assert (tmp_path / "journal.old" / "s0").read_bytes() == b"torn"
+
+
+def test_a_journal_of_hundreds_of_events_restores_and_runs_in_the_same_heap(tmp_path):
+    # 300 rolls as the board journals them: one segment and 12 staged records,
+    # read between the restore's garbage. Kept scattered, they once left no
+    # 640 bytes in one piece for the app's modules (132K were needed).
+    from crapsboard import journal as jn
+    from crapsboard import journal_record as jr
+    from crapsboard.engine import Table
+
+    flash(tmp_path)
+    table = Table(None)
+    journal = jn.Journal(str(tmp_path), b"\x24\x0a\xc4\x00\x00\x01")  # the stand-in machine.unique_id()
+    journal.start_new(table, 0, 1)
+    for i in range(300):
+        die1, die2 = 1 + i % 6, 1 + (i * 5 + 2) % 6
+        table.roll(die1, die2)
+        journal.append(jr.ROLL, die1 * 8 + die2, i * 1000, table)
+        journal.maintain(table, i * 1000)
+    assert [s[:2] for s in journal.segments()] == [[1, 288]] and journal.seq == 301
+    report = boot(tmp_path, heapsize=PLAY_HEAP, feeds=30)
+    assert report["wdt"] == "1 30", report  # restored, ran 3 s: no MemoryError, no fault
+    assert "crapsboard:" not in report
+    assert report["status"] in (GRB_CYAN, "0 0 0")  # restored — verify
