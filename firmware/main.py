@@ -61,22 +61,42 @@ def new_journal_held(board, lay):
     )
 
 
+def forget(*names):
+    # Drop modules needed only at power-up: once nothing refers to them, the
+    # next collection frees their code (a later import would load them again).
+    import sys
+
+    import crapsboard
+
+    for name in names:
+        sys.modules.pop("crapsboard." + name, None)
+        try:
+            delattr(crapsboard, name)
+        except AttributeError:
+            pass
+    gc.collect()
+
+
 def build_app(board, layout, new_journal=False):
     config = load_config("config.json")
-    # Compiling from source leaves the parser's garbage scattered through the
-    # heap; collecting before the largest import keeps a contiguous block for it.
-    gc.collect()
+    # The table is restored before the app's modules are imported: the
+    # verifying code (journal_boot, journal_restore) and its read buffer use
+    # the heap the app will need, and are dropped before it is imported.
+    from crapsboard import journal as jn
+    from crapsboard import journal_boot
+    from crapsboard.engine import Table
+
+    table = Table(config)
+    journal = jn.Journal("", hw.board_id())
+    gc.collect()  # the imports left holes: the restore's 2 KB read buffer needs a piece
+    found = journal_boot.open_table_journal(table, journal, hw.reset_cause(), board.ticks_ms(), new_journal)
+    del journal_boot
+    forget("journal_boot", "journal_restore")  # run once: their code is freed for the app
     from crapsboard.app import App
 
     gc.collect()  # loading the modules left holes: close them before the app's buffers
-    app = App(board, layout, config)
-    gc.collect()
-    from crapsboard import journal as jn
-    from crapsboard import journal_boot
-
-    journal = jn.Journal("", hw.board_id())
-    gc.collect()  # the journal's imports left holes: the restore's 2 KB read buffer needs a piece
-    journal_boot.open_journal(app, journal, hw.reset_cause(), board.ticks_ms(), new_journal)
+    app = App(board, layout, config, journal, table)
+    app.restored = found == jn.RESTORED  # shown as "restored — verify" until acknowledged
     if new_journal:
         app.ignore_held_keys()  # the END HAND of the gesture ends no hand
     return app

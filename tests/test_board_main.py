@@ -47,11 +47,11 @@ def flash(tmp_path, board=None, config=None, compact=True):
         (tmp_path / "config.json").write_text(config)
 
 
-# The ESP32's budget (issue 12) was 96K for the app alone; with its journal
-# (about 25 KB of modules, and the restore's read buffer) the smallest heap that
-# boots, restores and plays is 124K, 120K on a first boot (docs/board.md,
-# Memory); 128K leaves the stand-ins' report room after a restore.
-PLAY_HEAP = "128K"
+# The ESP32's budget (issue 12) is 96K; with its journal the smallest heap
+# that boots and plays is 113K on a first boot and 118K on a boot that
+# restores a short journal (docs/board.md, Memory). 120K leaves the stand-ins'
+# report room after a restore. Not yet 96K: that is what remains of issue 12.
+PLAY_HEAP = "120K"
 
 
 def boot(tmp_path, held=(), heapsize=runtime.HEAPSIZE, keys=(), feeds=3):
@@ -234,7 +234,7 @@ def board_pixels():
     return {lamp["name"]: lamp["pixel"] for lamp in json.load(open(BOARD_JSON, encoding="utf-8"))["lamps"]}
 
 
-def test_main_boots_restores_and_plays_with_its_journal_in_a_128k_heap(tmp_path):
+def test_main_boots_restores_and_plays_with_its_journal_in_a_120k_heap(tmp_path):
     flash(tmp_path)  # .mpy and layout.json, as deployed
     script = PLAYED
     report = boot(tmp_path, heapsize=PLAY_HEAP, keys=keys_for(script), feeds=30)
@@ -307,3 +307,27 @@ def test_end_hand_and_the_keyswitch_at_power_up_start_a_new_journal(tmp_path):
     assert (tmp_path / "journal" / "s1").read_bytes()[10] == 6  # kind: supervisor on
     assert sorted(os.listdir(tmp_path / "journal.old")) == ["head", "s0"]  # kept for the technician
     assert (tmp_path / "journal.old" / "s0").read_bytes() == b"torn"
+
+
+def test_a_journal_of_hundreds_of_events_restores_and_runs_in_the_same_heap(tmp_path):
+    # 300 rolls as the board journals them: one segment and 12 staged records,
+    # read between the restore's garbage. Kept scattered, they once left no
+    # 640 bytes in one piece for the app's modules (132K were needed).
+    from crapsboard import journal as jn
+    from crapsboard import journal_record as jr
+    from crapsboard.engine import Table
+
+    flash(tmp_path)
+    table = Table(None)
+    journal = jn.Journal(str(tmp_path), b"\x24\x0a\xc4\x00\x00\x01")  # the stand-in machine.unique_id()
+    journal.start_new(table, 0, 1)
+    for i in range(300):
+        die1, die2 = 1 + i % 6, 1 + (i * 5 + 2) % 6
+        table.roll(die1, die2)
+        journal.append(jr.ROLL, die1 * 8 + die2, i * 1000, table)
+        journal.maintain(table, i * 1000)
+    assert [s[:2] for s in journal.segments()] == [[1, 288]] and journal.seq == 301
+    report = boot(tmp_path, heapsize=PLAY_HEAP, feeds=30)
+    assert report["wdt"] == "1 30", report  # restored, ran 3 s: no MemoryError, no fault
+    assert "crapsboard:" not in report
+    assert report["status"] in (GRB_CYAN, "0 0 0")  # restored — verify

@@ -45,10 +45,10 @@ except ImportError:  # CPython: the simulator's smoke test of run()
 
 
 class App:
-    def __init__(self, board, layout, config=None, journal=None):
+    def __init__(self, board, layout, config=None, journal=None, table=None):
         self.board = board
         self.layout = layout
-        self.table = Table(config)
+        self.table = Table(config) if table is None else table  # `table`: one restored before the app was built
         self.entry = en.Entry(self.table.config.supervisor_pin)
         self.lamps = Lamps(layout)
         self.matrix = keypad.Matrix(board.rows, board.cols, layout.settle_us, getattr(board, "sleep_us", None))

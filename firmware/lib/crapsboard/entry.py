@@ -11,7 +11,6 @@
 from micropython import const
 
 from crapsboard import ticks
-from crapsboard.hmac256 import pbkdf2_sha256
 
 # Key codes: 0-9 are the digit keys themselves.
 K_CLEAR = const(10)
@@ -102,7 +101,15 @@ def key_code(role, label):
 def pin_record(pin, salt, iterations):
     """(salt, iterations, digest) of a PIN given as a string of digits: the
     form config.supervisor_pin holds."""
-    return (salt, iterations, pbkdf2_sha256(pin.encode(), salt, iterations))
+    return (salt, iterations, _pbkdf2(pin.encode(), salt, iterations))
+
+
+def _pbkdf2(password, salt, iterations):
+    # Imported when a PIN is checked, not at boot: a board without a PIN (or
+    # one never in PIN mode) keeps about 2 KB of heap free for the journal.
+    from crapsboard.hmac256 import pbkdf2_sha256
+
+    return pbkdf2_sha256(password, salt, iterations)
 
 
 class Entry:
@@ -286,9 +293,7 @@ class Entry:
         if key != K_ENTER:
             return self.fail(ERR_UNEXPECTED_KEY, now_ms)
         record = self.pin_record  # (salt, iterations, digest); PIN mode needs one
-        good = (
-            record is not None and pbkdf2_sha256(bytes(self._pin[: self._pin_len]), record[0], record[1]) == record[2]
-        )
+        good = record is not None and _pbkdf2(bytes(self._pin[: self._pin_len]), record[0], record[1]) == record[2]
         self._end_pin_mode()
         if not good:
             self._fails += 1

@@ -15,31 +15,64 @@ from micropython import const
 
 from crapsboard import journal_record as jr
 from crapsboard import snapshot
-from crapsboard.journal_restore import (  # noqa: F401  (the journal's API)
-    CHAIN,
-    CORRUPT,
-    DIR,
-    FAULT_NAMES,
-    FOREIGN,
-    FULL,
-    HEAD,
-    NONE,
-    RESTORED,
-    STATE_KINDS,
-    JournalError,
-    Restore,
-)
+
+DIR = "journal"
+HEAD = "head"
+
+# Faults: the journal refuses appends until a supervisor starts a new one.
+CORRUPT = const(1)  # a record fails its CRC or a file is not what it should be
+CHAIN = const(2)  # a record is missing, out of order or breaks the hash chain
+FULL = const(3)  # the filesystem has no room for the next record
+FOREIGN = const(4)  # the journal belongs to another board
+FAULT_NAMES = ("none", "corrupt", "chain", "full", "foreign")
+
+# What mount found.
+NONE = const(0)  # no journal on this filesystem (first use)
+RESTORED = const(1)
+
+STATE_KINDS = (jr.UNDO, jr.CONFIG, jr.JOURNAL_START, jr.SNAPSHOT)
+
+
+class JournalError(Exception):
+    def __init__(self, fault, message, seq=None):
+        super().__init__(FAULT_NAMES[fault] + ": " + message)
+        self.fault = fault
+        self.seq = seq
+
 
 SLOT_MAX = const(128)  # littlefs keeps a file this small inline in its directory
 
 _ENOSPC = const(28)
 
 
-class Journal(Restore):
+class Journal:
     def __init__(self, root, board_id, batch=32, segment_bytes=32768, max_segments=24):
-        super().__init__(root, board_id, segment_bytes)
+        self.dir = root + "/" + DIR if root else DIR
+        self.board_id = board_id
+        self.segment_bytes = segment_bytes
+        self.fault = 0
+        self.journal_id = 0
+        self.seq = 0  # last record written
+        self.hash = b""  # chain hash after it
+        self._staged = []  # encoded records in s0.. not yet in a segment
+        self._segments = []  # [first seq, last seq, bytes] oldest first
+        self._rotate = True  # the next flush starts a new segment
+        self._dropped_upto = 0
+        self._batch_prev = b""  # chain hash before the first staged record
+        self._empty_segment = None
+        self._ready = False
         self.batch = batch
         self.max_segments = max_segments
+
+    def mount(self, table, base=None):
+        """Verify the journal and restore `table` to the state after its last
+        record. NONE when there is no journal; RESTORED; JournalError on a
+        fault (nothing is written then, and appends are refused). `base`: the
+        board's configuration, for the keys a snapshot does not hold (the PIN).
+        The verifying code (journal_restore.py) is imported only here."""
+        from crapsboard import journal_restore
+
+        return journal_restore.mount(self, table, base)
 
     # ---- a new journal -------------------------------------------------
 
@@ -153,6 +186,19 @@ class Journal(Restore):
         # old or all new, and no handle stays open across a rename or remove.
         with open(self.dir + "/" + name, "wb") as f:
             f.write(data)
+
+    def _fail(self, fault, message, seq=None):
+        self.fault = fault
+        self._ready = False
+        raise JournalError(fault, message, seq)
+
+    @staticmethod
+    def _exists(path):
+        try:
+            os.stat(path)
+            return True
+        except OSError:
+            return False
 
     def segments(self):
         """[first seq, last seq, bytes] of each segment, oldest first."""

@@ -20,7 +20,16 @@ def open_journal(app, journal, reset_cause, now_ms, new_journal=False):
     """Mount `journal` on `app.table` and attach it to the app. Returns
     jn.RESTORED (the table is as it was; the app shows restored — verify) or
     jn.NONE (a journal was started). JournalError: a fault, nothing written."""
-    table = app.table
+    found = open_table_journal(app.table, journal, reset_cause, now_ms, new_journal)
+    app.restored = found == jn.RESTORED
+    app.journal = journal
+    return found
+
+
+def open_table_journal(table, journal, reset_cause, now_ms, new_journal=False):
+    """open_journal for a table the app is not built around yet: the board
+    restores before it imports the app, so the verifying code and its buffers
+    are freed before the app's modules need the heap. The same results."""
     base = table.config  # the board's configuration: the PIN the snapshot leaves out
     try:
         found = journal.mount(table, base)
@@ -37,10 +46,8 @@ def open_journal(app, journal, reset_cause, now_ms, new_journal=False):
     else:
         # Undo never reaches back across a restart: mount left no undo history.
         journal.append(jr.RESTART, reset_cause & 0xFFFF, now_ms, table)
-        app.restored = True
         _take_config(journal, table, base, now_ms)
     journal.maintain(table, now_ms)
-    app.journal = journal
     return found
 
 

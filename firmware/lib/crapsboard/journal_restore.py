@@ -1,216 +1,175 @@
 # Mounting the journal: verify every record, then restore the table.
 #
-# Part of crapsboard.journal (Journal inherits Restore). Segments oldest
+# Used only at power-up (Journal.mount imports it), so a board can drop it
+# from memory once the table is restored. Segments oldest
 # first, then the staging files past the last segment in slot order: each
 # record's length, CRC, seq and hash chain. The table is set from the last
 # record carrying the table state and the rolls and hand ends after it are
 # replayed. A fault raises JournalError naming the first bad seq and writes
 # nothing; the journal then refuses appends until a new one is started.
+import gc
 import os
-
-from micropython import const
 
 from crapsboard import journal_record as jr
 from crapsboard import snapshot
-
-DIR = "journal"
-HEAD = "head"
-
-# Faults: the journal refuses appends until a supervisor starts a new one.
-CORRUPT = const(1)  # a record fails its CRC or a file is not what it should be
-CHAIN = const(2)  # a record is missing, out of order or breaks the hash chain
-FULL = const(3)  # the filesystem has no room for the next record
-FOREIGN = const(4)  # the journal belongs to another board
-FAULT_NAMES = ("none", "corrupt", "chain", "full", "foreign")
-
-# What mount found.
-NONE = const(0)  # no journal on this filesystem (first use)
-RESTORED = const(1)
-
-STATE_KINDS = (jr.UNDO, jr.CONFIG, jr.JOURNAL_START, jr.SNAPSHOT)
+from crapsboard.journal import CHAIN, CORRUPT, FOREIGN, HEAD, NONE, RESTORED, STATE_KINDS, JournalError
 
 
-class JournalError(Exception):
-    def __init__(self, fault, message, seq=None):
-        super().__init__(FAULT_NAMES[fault] + ": " + message)
-        self.fault = fault
-        self.seq = seq
+def mount(journal, table, base=None):
+    """Verify the journal and restore `table` to the state after its last
+    record. NONE when there is no journal; RESTORED; JournalError on a
+    fault (nothing is written then, and appends are refused). `base`: the
+    board's configuration, for the keys a snapshot does not hold (the PIN)."""
+    journal._ready = False
+    try:
+        head = _read(journal, HEAD)
+    except OSError:
+        # A journal whose start was cut before its head was written is none.
+        if journal._exists(journal.dir) and os.listdir(journal.dir):
+            _fail(journal, CORRUPT, "journal directory without a head file")
+        return NONE
+    try:
+        board_id, journal_id, _ = jr.decode_head(head)
+    except ValueError as e:
+        if not head and os.listdir(journal.dir) == [HEAD]:
+            return NONE  # its start was cut between creating and writing the head
+        _fail(journal, CORRUPT, str(e))
+    if board_id != journal.board_id:
+        _fail(journal, FOREIGN, "journal of board " + _hex(board_id) + ", this is " + _hex(journal.board_id))
+    journal.journal_id = journal_id
+    replay = _Replay(table, base)
+    journal.hash = jr.genesis(head)
+    journal.seq = 0
+    journal._segments = []
+    journal._empty_segment = None
+    _verify_segments(journal, replay)
+    _verify_slots(journal, replay)
+    if journal.seq == 0:
+        return NONE  # cut before its first record: never acknowledged
+    try:
+        replay.finish()
+    except ValueError as e:
+        _fail(journal, CORRUPT, str(e), journal.seq)
+    if journal._empty_segment:
+        os.remove(journal._empty_segment)
+    # A pending rotation goes ahead only if the staged batch opens with the
+    # table state; otherwise the batch joins the full segment and maintain
+    # rotates after it, so every segment still starts with the state.
+    staged_state = journal._staged and journal._staged[0][jr.HEADER_SIZE - 1] != 0
+    journal._rotate = not journal._segments or (
+        journal._segments[-1][2] >= journal.segment_bytes and bool(staged_state)
+    )
+    # The staged records outlive the restore, but were read between its
+    # garbage, one every few hundred bytes through the heap: after a few
+    # hundred events no 640 bytes were left in one piece for the app's
+    # modules. Copied after a collection, they sit together low in the heap.
+    gc.collect()
+    journal._staged = [bytes(memoryview(r)) for r in journal._staged]
+    journal._ready = True
+    return RESTORED
 
 
-class Restore:
-    def __init__(self, root, board_id, segment_bytes):
-        self.dir = root + "/" + DIR if root else DIR
-        self.board_id = board_id
-        self.segment_bytes = segment_bytes
-        self.fault = 0
-        self.journal_id = 0
-        self.seq = 0  # last record written
-        self.hash = b""  # chain hash after it
-        self._staged = []  # encoded records in s0.. not yet in a segment
-        self._segments = []  # [first seq, last seq, bytes] oldest first
-        self._rotate = True  # the next flush starts a new segment
-        self._dropped_upto = 0
-        self._batch_prev = b""  # chain hash before the first staged record
-        self._empty_segment = None
-        self._ready = False
-
-    # ---- start-up --------------------------------------------------------
-
-    def mount(self, table, base=None):
-        """Verify the journal and restore `table` to the state after its last
-        record. NONE when there is no journal; RESTORED; JournalError on a
-        fault (nothing is written then, and appends are refused). `base`: the
-        board's configuration, for the keys a snapshot does not hold (the PIN)."""
-        self._ready = False
-        try:
-            head = self._read(HEAD)
-        except OSError:
-            # A journal whose start was cut before its head was written is none.
-            if self._exists(self.dir) and os.listdir(self.dir):
-                self._fail(CORRUPT, "journal directory without a head file")
-            return NONE
-        try:
-            board_id, journal_id, _ = jr.decode_head(head)
-        except ValueError as e:
-            if not head and os.listdir(self.dir) == [HEAD]:
-                return NONE  # its start was cut between creating and writing the head
-            self._fail(CORRUPT, str(e))
-        if board_id != self.board_id:
-            self._fail(FOREIGN, "journal of board " + _hex(board_id) + ", this is " + _hex(self.board_id))
-        self.journal_id = journal_id
-        replay = _Replay(table, base)
-        self.hash = jr.genesis(head)
-        self.seq = 0
-        self._segments = []
-        self._empty_segment = None
-        self._verify_segments(replay)
-        self._verify_slots(replay)
-        if self.seq == 0:
-            return NONE  # cut before its first record: never acknowledged
-        try:
-            replay.finish()
-        except ValueError as e:
-            self._fail(CORRUPT, str(e), self.seq)
-        if self._empty_segment:
-            os.remove(self._empty_segment)
-        # A pending rotation goes ahead only if the staged batch opens with the
-        # table state; otherwise the batch joins the full segment and maintain
-        # rotates after it, so every segment still starts with the state.
-        staged_state = self._staged and self._staged[0][jr.HEADER_SIZE - 1] != 0
-        self._rotate = not self._segments or (self._segments[-1][2] >= self.segment_bytes and bool(staged_state))
-        self._ready = True
-        return RESTORED
-
-    def _verify_segments(self, replay):
-        names = []
-        for name in os.listdir(self.dir):
-            if name[0] == "g":
-                try:
-                    names.append((int(name[1:]), name))
-                except ValueError:
-                    self._fail(CORRUPT, "stray file " + name + " in the journal")
-        names.sort()
-        buf = bytearray(2 * jr.MAX_RECORD)
-        for i in range(len(names)):
-            first, name = names[i]
-            path = self.dir + "/" + name
-            with open(path, "rb") as f:
-                n = f.readinto(buf)
-                if n == 0 and i == len(names) - 1:
-                    # Created but power failed before its first flush: not data,
-                    # removed once everything else has verified.
-                    self._empty_segment = path
+def _verify_segments(journal, replay):
+    names = []
+    for name in os.listdir(journal.dir):
+        if name[0] == "g":
+            try:
+                names.append((int(name[1:]), name))
+            except ValueError:
+                _fail(journal, CORRUPT, "stray file " + name + " in the journal")
+    names.sort()
+    buf = bytearray(2 * jr.MAX_RECORD)
+    for i in range(len(names)):
+        first, name = names[i]
+        path = journal.dir + "/" + name
+        with open(path, "rb") as f:
+            n = f.readinto(buf)
+            if n == 0 and i == len(names) - 1:
+                # Created but power failed before its first flush: not data,
+                # removed once everything else has verified.
+                journal._empty_segment = path
+                break
+            try:
+                seg_first, prev = jr.decode_segment_header(buf[:n])
+            except ValueError:
+                _fail(journal, CORRUPT, "segment " + name + " has no header", first)
+            if seg_first != first:
+                _fail(journal, CORRUPT, "segment " + name + " starts at " + str(seg_first), first)
+            if i == 0:
+                journal.hash = prev  # older segments were dropped (each drop is recorded)
+                journal.seq = first - 1
+            elif first != journal.seq + 1:
+                _fail(
+                    journal,
+                    CHAIN,
+                    "records " + str(journal.seq + 1) + " to " + str(first - 1) + " missing",
+                    journal.seq + 1,
+                )
+            size = n
+            pos = jr.SEGMENT_HEADER_SIZE
+            while True:
+                while pos < n:
+                    if n - pos < jr.HEADER_SIZE + jr.TRAILER_SIZE or n - pos < _length(buf, pos):
+                        break  # the rest of this record is in the next read
+                    pos += _accept(journal, buf, pos, replay)
+                rest = n - pos
+                buf[:rest] = buf[pos:n]
+                got = f.readinto(memoryview(buf)[rest:])
+                if not got:
+                    if rest:
+                        _fail(
+                            journal,
+                            CORRUPT,
+                            "segment " + name + " ends inside record " + str(journal.seq + 1),
+                            journal.seq + 1,
+                        )
                     break
-                try:
-                    seg_first, prev = jr.decode_segment_header(buf[:n])
-                except ValueError:
-                    self._fail(CORRUPT, "segment " + name + " has no header", first)
-                if seg_first != first:
-                    self._fail(CORRUPT, "segment " + name + " starts at " + str(seg_first), first)
-                if i == 0:
-                    self.hash = prev  # older segments were dropped (each drop is recorded)
-                    self.seq = first - 1
-                elif first != self.seq + 1:
-                    self._fail(
-                        CHAIN, "records " + str(self.seq + 1) + " to " + str(first - 1) + " missing", self.seq + 1
-                    )
-                size = n
-                pos = jr.SEGMENT_HEADER_SIZE
-                while True:
-                    while pos < n:
-                        if n - pos < jr.HEADER_SIZE + jr.TRAILER_SIZE or n - pos < _length(buf, pos):
-                            break  # the rest of this record is in the next read
-                        pos += self._accept(buf, pos, replay)
-                    rest = n - pos
-                    buf[:rest] = buf[pos:n]
-                    got = f.readinto(memoryview(buf)[rest:])
-                    if not got:
-                        if rest:
-                            self._fail(
-                                CORRUPT, "segment " + name + " ends inside record " + str(self.seq + 1), self.seq + 1
-                            )
-                        break
-                    size += got
-                    n = rest + got
-                    pos = 0
-            self._segments.append([first, self.seq, size])
+                size += got
+                n = rest + got
+                pos = 0
+        journal._segments.append([first, journal.seq, size])
 
-    def _verify_slots(self, replay):
-        # Slot files hold one record each; those past the last segment, in
-        # order from slot 0, are the records staged since the last flush.
-        last = self.seq
-        self._batch_prev = self.hash
-        self._staged = []
-        found = {}
-        for name in os.listdir(self.dir):
-            if name[0] == "s":
-                data = self._read(name)
-                if not data:
-                    continue  # created, and power failed before its first record was written
-                # Staging files are written whole, so even a stale one passes its CRC.
-                if not jr.crc_ok(data, 0) or len(data) != _length(data, 0):
-                    self._fail(CORRUPT, "staging file " + name + " fails its CRC", jr.peek_seq(data, 0))
-                seq = jr.peek_seq(data, 0)
-                if seq > last:
-                    found[seq] = (name, data)
-        for k in range(len(found)):
-            item = found.get(last + 1 + k)
-            if item is None or item[0] != "s" + str(k):
-                self._fail(CHAIN, "staged records out of order after " + str(self.seq), self.seq + 1)
-            self._accept(item[1], 0, replay)
-            self._staged.append(item[1])
 
-    def _accept(self, buf, pos, replay):
-        try:
-            r = jr.decode(buf, pos, self.hash, self.seq + 1)
-        except jr.RecordError as e:
-            self._fail(CHAIN if e.chain else CORRUPT, str(e), e.seq)
-        self.seq = r.seq
-        self.hash = r.hash
-        if r.kind == jr.DROP and len(r.payload) == 8:
-            self._dropped_upto = int.from_bytes(r.payload[4:8], "little")
-        try:
-            replay.add(r)
-        except ValueError as e:
-            self._fail(CORRUPT, "record " + str(r.seq) + ": " + str(e), r.seq)
-        return r.size
+def _verify_slots(journal, replay):
+    # Slot files hold one record each; those past the last segment, in
+    # order from slot 0, are the records staged since the last flush.
+    last = journal.seq
+    journal._batch_prev = journal.hash
+    journal._staged = []
+    found = {}
+    for name in os.listdir(journal.dir):
+        if name[0] == "s":
+            data = _read(journal, name)
+            if not data:
+                continue  # created, and power failed before its first record was written
+            # Staging files are written whole, so even a stale one passes its CRC.
+            if not jr.crc_ok(data, 0) or len(data) != _length(data, 0):
+                _fail(journal, CORRUPT, "staging file " + name + " fails its CRC", jr.peek_seq(data, 0))
+            seq = jr.peek_seq(data, 0)
+            if seq > last:
+                found[seq] = (name, data)
+    for k in range(len(found)):
+        item = found.get(last + 1 + k)
+        if item is None or item[0] != "s" + str(k):
+            raise _failed(journal, CHAIN, "staged records out of order after " + str(journal.seq), journal.seq + 1)
+        _accept(journal, item[1], 0, replay)
+        journal._staged.append(item[1])
 
-    def _fail(self, fault, message, seq=None):
-        self.fault = fault
-        self._ready = False
-        raise JournalError(fault, message, seq)
 
-    @staticmethod
-    def _exists(path):
-        try:
-            os.stat(path)
-            return True
-        except OSError:
-            return False
-
-    def _read(self, name):
-        with open(self.dir + "/" + name, "rb") as f:
-            return f.read()
+def _accept(journal, buf, pos, replay):
+    try:
+        r = jr.decode(buf, pos, journal.hash, journal.seq + 1)
+    except jr.RecordError as e:
+        _fail(journal, CHAIN if e.chain else CORRUPT, str(e), e.seq)
+    journal.seq = r.seq
+    journal.hash = r.hash
+    if r.kind == jr.DROP and len(r.payload) == 8:
+        journal._dropped_upto = int.from_bytes(r.payload[4:8], "little")
+    try:
+        replay.add(r)
+    except ValueError as e:
+        _fail(journal, CORRUPT, "record " + str(r.seq) + ": " + str(e), r.seq)
+    return r.size
 
 
 class _Replay:
@@ -254,3 +213,19 @@ def _hex(data):
 
 def _length(buf, pos):
     return buf[pos] | buf[pos + 1] << 8
+
+
+def _fail(journal, fault, message, seq=None):
+    raise _failed(journal, fault, message, seq)
+
+
+def _failed(journal, fault, message, seq=None):
+    # As Journal._fail: the journal refuses appends from now on.
+    journal.fault = fault
+    journal._ready = False
+    return JournalError(fault, message, seq)
+
+
+def _read(journal, name):
+    with open(journal.dir + "/" + name, "rb") as f:
+        return f.read()
