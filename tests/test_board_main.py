@@ -49,9 +49,12 @@ def flash(tmp_path, board=None, config=None, compact=True):
 
 # The ESP32's budget (issue 12) is 96K; with its journal the smallest heap
 # that boots and plays is 113K on a first boot and 118K on a boot that
-# restores a short journal (docs/board.md, Memory). 120K leaves the stand-ins'
-# report room after a restore. Not yet 96K: that is what remains of issue 12.
-PLAY_HEAP = "120K"
+# restores a short journal (docs/board.md, Memory). The tests run at 128K: 120K
+# was too close to the edge and failed now and then on a loaded machine (a
+# longer working directory, other garbage); 128K still refuses the fragmented
+# restore of 300 events, which needed 132K. Not yet 96K: that is what remains
+# of issue 12.
+PLAY_HEAP = "128K"
 
 
 def boot(tmp_path, held=(), heapsize=runtime.HEAPSIZE, keys=(), feeds=3):
@@ -234,7 +237,7 @@ def board_pixels():
     return {lamp["name"]: lamp["pixel"] for lamp in json.load(open(BOARD_JSON, encoding="utf-8"))["lamps"]}
 
 
-def test_main_boots_restores_and_plays_with_its_journal_in_a_120k_heap(tmp_path):
+def test_main_boots_restores_and_plays_with_its_journal_in_a_128k_heap(tmp_path):
     flash(tmp_path)  # .mpy and layout.json, as deployed
     script = PLAYED
     report = boot(tmp_path, heapsize=PLAY_HEAP, keys=keys_for(script), feeds=30)
