@@ -245,3 +245,12 @@ def test_a_won_wager_waiting_for_a_seven_is_neither_open_nor_in_action():
     assert table.in_progress(pt.ALL_SMALL) is False
     table.configure(cfg.parse({"rebet_after_win": False, "paytables": {"all_small": "PT2"}}))
     assert table.config.paytables[pt.ALL_SMALL].ident == "PT2"
+
+
+def test_a_refused_change_names_the_wager_with_the_right_article():
+    # docs/architecture.md: messages read as English ("an all_small ...", "a fire ...").
+    table = fed([(2, 2)])  # point 4: Fire in action, All Small closed under after_seven
+    with pytest.raises(cfg.ConfigError, match="^paytables.fire: a fire cycle is in progress"):
+        table.configure(cfg.parse({"paytables": {"fire": "3"}}, table.config))
+    with pytest.raises(cfg.ConfigError, match="^paytables.all_small: an all_small cycle is in progress"):
+        table.configure(cfg.parse({"paytables": {"all_small": "PT2"}}, table.config))

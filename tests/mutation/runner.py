@@ -81,6 +81,7 @@ MODULE_TESTS = {
         [
             "tests/test_rules_vectors.py::test_vector_cpython",
             "tests/test_engine_checkpoints.py",
+            "tests/test_snapshot.py",
             "tests/test_rules_properties.py",
             "tests/test_board_scripts.py",
         ],
