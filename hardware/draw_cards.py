@@ -113,18 +113,19 @@ def draw_keymap(board):
         s.text(px, py, "%d  %s" % (n, head), size=3.8, weight="bold")
         py = s.lines(px + 5, py + 4.6, wrap(body, 92, 3.2), size=3.2, gap=1.3) + 1.8
     legend = status_legend()
-    s.rect(px - 2, py - 1, 98, 22, rx=2, fill="#f5f5f5", stroke="#999", stroke_width=0.3)
+    rows = (len(legend) + 1) // 2
+    s.rect(px - 2, py - 1, 98, 8.6 + 3.6 * rows, rx=2, fill="#f5f5f5", stroke="#999", stroke_width=0.3)
     s.text(px + 1, py + 4.5, "STATUS LAMP  (check it before every entry)", size=3.6, weight="bold")
     for i, (meaning, rgb, looks) in enumerate(legend):
-        x = px + 1 + 48 * (i // 3)
-        y = py + 9.8 + 4.4 * (i % 3)
-        s.circle(x + 1.6, y - 1.1, 1.6, fill=rgb, stroke="#333", stroke_width=0.3)
-        s.text(x + 4.4, y, looks + " · " + meaning, size=3.0)
+        x = px + 1 + 48 * (i // rows)
+        y = py + 8.8 + 3.6 * (i % rows)
+        s.circle(x + 1.5, y - 1.0, 1.4, fill=rgb, stroke="#333", stroke_width=0.3)
+        s.text(x + 4.0, y, looks + " · " + meaning, size=2.8)
     return s.render()
 
 
-# Indexed by entry.ST_*: ready, half-entered, PIN entry, supervisor, error.
-STATUS_MEANINGS = ("ready", "half roll", "typing PIN", "supervisor", "refused")
+# Indexed by entry.ST_* (a test holds them the same length as lamps.STATUS_COLOR).
+STATUS_MEANINGS = ("ready", "half roll", "typing PIN", "supervisor", "refused", "restored: verify", "journal fault")
 
 
 def status_legend():

@@ -112,3 +112,10 @@ def test_every_computer_key_reaches_a_keypad_label_or_a_button():
     for key, token in bindings.key_tokens().items():
         assert token in labels or token.startswith("btn:"), key
     assert labels <= set(bindings.key_tokens().values())
+
+
+def test_the_key_card_has_words_for_every_status_the_lamp_can_show():
+    import draw_cards
+
+    assert len(draw_cards.STATUS_MEANINGS) == len(lamps.STATUS_COLOR) == len(en.STATUS_NAMES)
+    assert len(draw_cards.status_legend()) == len(en.STATUS_NAMES)
