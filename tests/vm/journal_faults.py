@@ -30,6 +30,16 @@ def play(journal, table, rolls, start=0):
         journal.maintain(table, i)
 
 
+def started(rolls, board=BOARD, blocks=512):
+    """(flash, journal, table): a fresh flash with a journal started and `rolls` played."""
+    dev = fresh(blocks)
+    table = Table()
+    journal = jn.Journal("/f", board, **OPTIONS)
+    journal.start_new(table, 0, 1)
+    play(journal, table, rolls)
+    return dev, journal, table
+
+
 def remount(dev):
     vfs.umount("/f")
     vfs.mount(vfs.VfsLfs2(dev), "/f")
@@ -48,11 +58,7 @@ def mount_fault(dev, board=BOARD):
 
 
 def case_foreign():
-    dev = fresh()
-    table = Table()
-    journal = jn.Journal("/f", OTHER, **OPTIONS)
-    journal.start_new(table, 0, 1)
-    play(journal, table, 20)
+    dev, journal, table = started(20, board=OTHER)
     remount(dev)
     print("foreign:", mount_fault(dev))
     vfs.umount("/f")
@@ -60,11 +66,7 @@ def case_foreign():
 
 def case_flipped_bytes():
     # Every byte of the records in the middle segment, one at a time.
-    dev = fresh()
-    table = Table()
-    journal = jn.Journal("/f", BOARD, **OPTIONS)
-    journal.start_new(table, 0, 1)
-    play(journal, table, 100)
+    dev, journal, table = started(100)
     first, last, _ = journal.segments()[1]
     path = "/f/journal/g" + str(first)
     with open(path, "rb") as f:
@@ -91,11 +93,7 @@ def case_flipped_bytes():
 
 def case_stale_slot_truncation():
     # The last staged record's seq rewritten lower (CRC not fixed): a truncation attempt.
-    dev = fresh()
-    table = Table()
-    journal = jn.Journal("/f", BOARD, **OPTIONS)
-    journal.start_new(table, 0, 1)
-    play(journal, table, 12)
+    dev, journal, table = started(12)
     name = "/f/journal/s" + str(len(journal._staged) - 1)
     with open(name, "rb") as f:
         data = bytearray(f.read())
@@ -108,11 +106,7 @@ def case_stale_slot_truncation():
 
 def case_full():
     # A 40-block filesystem filled by another file: the event is refused as "full".
-    dev = fresh(40)
-    table = Table()
-    journal = jn.Journal("/f", BOARD, **OPTIONS)
-    journal.start_new(table, 0, 1)
-    play(journal, table, 5)
+    dev, journal, table = started(5, blocks=40)
     seq = journal.seq
     fillers = 0
     try:
@@ -150,11 +144,7 @@ def case_full():
 
 
 def case_start_new_is_recorded():
-    dev = fresh()
-    table = Table()
-    journal = jn.Journal("/f", BOARD, **OPTIONS)
-    journal.start_new(table, 0, 1)
-    play(journal, table, 30)
+    dev, journal, table = started(30)
     old_seq, old_hash = journal.seq, journal.hash
     remount(dev)
     journal = jn.Journal("/f", BOARD, **OPTIONS)
