@@ -110,9 +110,7 @@ class App:
     def ignore_held_keys(self):
         """Keys and buttons held now (a power-up gesture) are not presses: each
         counts again once released and pressed. The keyswitch is read as usual."""
-        held = (self.matrix.scan() | self.buttons.read()) & _KEYS_MASK
-        self.debouncer.stable |= held
-        self.debouncer._raw |= held
+        self.debouncer.hold((self.matrix.scan() | self.buttons.read()) & _KEYS_MASK)
 
     def _keyswitch(self, stable, now_ms):
         """The keyswitch's contacts, debounced. A changeover switch must show one

@@ -102,6 +102,12 @@ class Debouncer:
         self._raw = 0
         self._since = [0] * inputs  # when each bit's raw reading last changed
 
+    def hold(self, bits):
+        """Take `bits` as already down and steady: they report no press until
+        released and pressed again (a power-up gesture's keys)."""
+        self.stable |= bits
+        self._raw |= bits
+
     def update(self, raw, now_ms):
         since = self._since
         moved = raw ^ self._raw
