@@ -11,7 +11,6 @@ import os
 import subprocess
 import sys
 
-import pytest
 from conftest import ROOT
 
 from crapsboard import journal_record as jr
@@ -365,7 +364,7 @@ def test_selftest_starts_the_lamp_walk_and_names_held_and_chattering_inputs(tmp_
             "raw %d" % undo,
             "wait 100",
             "raw %d" % (undo | key1),
-            "wait 5",
+            "wait 12",
             request(1, "selftest"),
             "wait 600",
             request(2, "status"),
