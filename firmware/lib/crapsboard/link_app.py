@@ -81,7 +81,7 @@ class Handlers:
         self.reset = reset
         self.files = files
         self.task = None  # the LinkTask, for pushed events
-        self.link = None
+        self.link: Link | None = None
         self.keep = {}  # outlives a forgotten link (LinkTask.keep): "unix", the clock set
         self.cursor = None  # where the last events page ended (link_events)
 

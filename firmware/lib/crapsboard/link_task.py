@@ -75,8 +75,12 @@ class LinkTask:
 
     def _take(self, byte):
         if self.link is None:
+            load = self.load
+            if load is None:  # built without a link or a way to load one
+                return
+            gc.collect()  # the link's modules load into whole pieces, not the scan's crumbs
             try:
-                self.link = self.load(self)
+                self.link = load(self)
             except Exception:  # MemoryError above all: the table plays on, the host is told
                 self.link = None
                 gc.collect()
