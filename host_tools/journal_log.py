@@ -10,7 +10,7 @@ import json
 import sys
 
 from crapsboard import journal_record as jr
-from host_tools import HostToolError
+from host_tools import HostToolError, littlefs_meta
 
 BLOCK_SIZE = 4096
 JOURNAL_DIR = "journal"
@@ -32,13 +32,38 @@ def run(args):
 
 def read_image(path):
     """(records, summary) of the journal in flash image `path`; HostToolError on any fault."""
-    return verify_files(read_journal_files(path))
+    return verify_image(_load(path), path)
 
 
-def read_journal_files(path):
-    """{name: bytes} of the journal directory in the image, read without writing to it."""
-    import littlefs
+def verify_image(image, name="the image"):
+    """read_image for the bytes of an image: the files as littlefs mounts them,
+    then the metadata littlefs passed over."""
+    records, summary = verify_files(read_journal_files(name, image))
+    return records, summary + check_metadata(image, records[-1].seq if records else 0)
 
+
+def check_metadata(image, last_seq):
+    """The staged records live in littlefs's directory metadata, where a
+    changed byte fails a commit CRC and littlefs mounts the directory as it
+    was before that commit: the records after `last_seq` would vanish
+    silently. HostToolError naming the first seq that cannot be proven when
+    the metadata shows damage; a note for the summary when it shows a power
+    cut's torn last write (littlefs_meta.py)."""
+    try:
+        findings = littlefs_meta.check_directory(image, JOURNAL_DIR)
+    except ValueError as e:
+        raise HostToolError("record %d: cannot be proven, littlefs metadata unreadable (%s)" % (last_seq + 1, e))
+    for f in findings:
+        if f.kind == littlefs_meta.DAMAGED:
+            raise HostToolError(
+                "record %d: cannot be proven, littlefs metadata damaged after record %d (%s)"
+                % (last_seq + 1, last_seq, f)
+            )
+    torn = [str(f) for f in findings if f.kind == littlefs_meta.TORN]
+    return "; torn last write discarded by littlefs (power cut): " + ", ".join(torn) if torn else ""
+
+
+def _load(path):
     try:
         with open(path, "rb") as f:
             image = bytearray(f.read())
@@ -46,7 +71,17 @@ def read_journal_files(path):
         raise HostToolError("cannot read " + path + ": " + e.strerror, 2)
     if not image or len(image) % BLOCK_SIZE:
         raise HostToolError(path + " is not a flash image of 4 KiB blocks")
-    context = littlefs.UserContext(buffer=image)
+    return image
+
+
+def read_journal_files(path, image=None):
+    """{name: bytes} of the journal directory in the image, read without writing to it."""
+    import littlefs
+
+    if image is None:
+        image = _load(path)
+    image = bytearray(image)  # littlefs-python's own copy: the caller's stays as read
+    context = _image_context()(buffer=image)
     # mount=False: littlefs-python formats an image it cannot mount otherwise.
     fs = littlefs.LittleFS(
         context=context,
@@ -70,6 +105,18 @@ def read_journal_files(path):
         with fs.open(JOURNAL_DIR + "/" + name, "rb") as f:
             files[name] = f.read()
     return files
+
+
+def _image_context():
+    import littlefs
+
+    class ImageContext(littlefs.UserContext):
+        # UserContext.read without its debug log line per 32-byte read (most of the time).
+        def read(self, cfg, block, off, size):
+            start = block * BLOCK_SIZE + off
+            return self.buffer[start : start + size]
+
+    return ImageContext
 
 
 def verify_files(files):
