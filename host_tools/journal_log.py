@@ -182,9 +182,24 @@ def _decode(data, pos, chain, seq):
         raise HostToolError(str(e))
 
 
-def record_dict(r):
-    """One record as plain data for JSON or CSV."""
-    item = {"seq": r.seq, "t": r.t, "kind": jr.KIND_NAMES.get(r.kind, str(r.kind)), "arg": r.arg}
+def unwrapped_times(records):
+    """Each record's t in ms, unwrapped: the board's journal clock never runs
+    backwards, so a t below the one before it has wrapped its 32 bits (49.7
+    days of the board being on). Counted from the oldest record kept."""
+    times = []
+    wraps = 0
+    previous = None
+    for r in records:
+        if previous is not None and r.t < previous:
+            wraps += 1
+        previous = r.t
+        times.append(r.t + (wraps << 32))
+    return times
+
+
+def record_dict(r, t=None):
+    """One record as plain data for JSON or CSV; `t` its unwrapped time (unwrapped_times)."""
+    item = {"seq": r.seq, "t": r.t if t is None else t, "kind": jr.KIND_NAMES.get(r.kind, str(r.kind)), "arg": r.arg}
     if r.kind == jr.ROLL:
         item["dice"] = [r.arg >> 3, r.arg & 7]
     if r.state:
@@ -198,14 +213,15 @@ def record_dict(r):
 
 
 def write_records(records, fmt, out):
+    times = unwrapped_times(records)
     if fmt == "jsonl":
-        for r in records:
-            out.write(json.dumps(record_dict(r)) + "\n")
+        for r, t in zip(records, times):
+            out.write(json.dumps(record_dict(r, t)) + "\n")
         return
     writer = csv.writer(out)
     writer.writerow(["seq", "t", "kind", "arg", "dice", "state", "payload"])
-    for r in records:
-        item = record_dict(r)
+    for r, t in zip(records, times):
+        item = record_dict(r, t)
         dice = item.get("dice")
         payload = item.get("payload", "")
         writer.writerow(

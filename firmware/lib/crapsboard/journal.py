@@ -14,7 +14,7 @@ import os
 from micropython import const
 
 from crapsboard import journal_record as jr
-from crapsboard import snapshot
+from crapsboard import snapshot, ticks
 
 DIR = "journal"
 HEAD = "head"
@@ -63,6 +63,15 @@ class Journal:
         self._ready = False
         self.batch = batch
         self.max_segments = max_segments
+        # The journal clock (each record's t): ms since the journal started,
+        # counting only time the board was on; `_ticks` is the board's tick
+        # count at the last record (None: the next record takes `clock` as it is).
+        self.clock = 0
+        self._ticks = None
+        # Set by mount: wrong PINs in a row (below the lockout) and the ms of
+        # a PIN lockout still to run, for the app's entry (crapsboard/entry.py).
+        self.pin_fails = 0
+        self.pin_lock_ms = 0
 
     def mount(self, table, base=None):
         """Verify the journal and restore `table` to the state after its last
@@ -98,20 +107,24 @@ class Journal:
         self._rotate = True
         self._dropped_upto = 0
         self._ready = True
+        self.clock = 0
+        self._ticks = None
         self.append(jr.JOURNAL_START, reason, t, table, previous)
 
     # ---- appending -------------------------------------------------------
 
-    def append(self, kind, arg, t, table, payload=b""):
+    def append(self, kind, arg, now_ms, table, payload=b""):
         """Make one event durable: when this returns the event may be shown.
-        `table` is the table after the event (its state goes into undo,
-        configuration and snapshot records). Costs one small metadata commit;
-        call `maintain` once the event is shown."""
+        `now_ms` is the board's tick count (wrapping like time.ticks_ms; the
+        record gets the journal clock, see `_time`). `table` is the table
+        after the event (its state goes into undo, configuration and snapshot
+        records). Costs one small metadata commit; call `maintain` once the
+        event is shown."""
         if not self._ready:
             raise JournalError(self.fault or CORRUPT, "journal not mounted")
         seq = self.seq + 1
         state = snapshot.dumps(table, seq) if kind in STATE_KINDS else b""
-        record, digest = jr.encode(self.hash, seq, t, kind, arg, state, payload)
+        record, digest = jr.encode(self.hash, seq, self._time(now_ms), kind, arg, state, payload)
         try:
             if len(self._staged) >= self.batch:
                 self._flush()  # maintain was not called: make room first
@@ -158,6 +171,17 @@ class Journal:
                 self.append(jr.SNAPSHOT, 0, t, table)
         except OSError as e:
             self._os_error(e, self.seq + 1)
+
+    def _time(self, now_ms):
+        # The clock moves on by the ticks since the last record, taken modulo
+        # the tick period (2**30 ms, 12.4 days), so it never runs backwards
+        # and a tick wrap costs nothing; after a restart it carries on from
+        # the last record (mount), so the time the board was off is not counted.
+        # Stored as 32 bits: the host unwraps it in seq order (host_tools log).
+        if self._ticks is not None:
+            self.clock = (self.clock + ((now_ms - self._ticks) & ticks.MASK)) & 0xFFFFFFFF
+        self._ticks = now_ms
+        return self.clock
 
     def _os_error(self, e, seq):
         if e.args and e.args[0] == _ENOSPC:

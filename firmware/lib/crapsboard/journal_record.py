@@ -18,6 +18,8 @@ from micropython import const
 ROLL = const(1)  # arg: die1 * 8 + die2
 UNDO = const(2)  # carries the state after the undo
 END_HAND = const(3)
+ERROR = const(5)  # journalled for a wrong PIN only (arg ERR_WRONG_PIN): the PIN lockout survives a restart
+SUPERVISOR_ON = const(6)  # arg: entry.VIA_KEY or VIA_PIN
 CONFIG = const(16)  # a configuration change; carries the state after it
 RESTART = const(17)  # arg: reset cause
 JOURNAL_START = const(18)  # carries the fresh state; payload: the journal it replaces
@@ -39,6 +41,12 @@ KIND_NAMES = {
     19: "snapshot",
     20: "drop",
 }
+
+# entry.Entry's PIN rule, which the restore rebuilds (tests/test_journal_pin_lockout.py ties them).
+ERR_WRONG_PIN = const(7)  # entry.ERR_WRONG_PIN
+VIA_PIN = const(1)  # entry.VIA_PIN
+PIN_TRIES = const(3)  # entry.PIN_TRIES
+PIN_LOCK_MS = const(60000)  # entry.LOCK_MS
 
 HEADER = "<HIIBHB"
 HEADER_SIZE = const(14)

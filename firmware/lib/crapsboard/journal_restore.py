@@ -50,6 +50,16 @@ def mount(journal, table, base=None):
         replay.finish()
     except ValueError as e:
         _fail(journal, CORRUPT, str(e), journal.seq)
+    # The clock carries on from the last record; the PIN lockout is counted
+    # on that clock, so the time the board was off never shortens it.
+    journal.clock = replay.t
+    journal._ticks = None
+    journal.pin_fails = replay.pin_fails
+    journal.pin_lock_ms = 0
+    if replay.pin_lock_t is not None:
+        locked_for = (replay.t - replay.pin_lock_t) & 0xFFFFFFFF
+        if locked_for < jr.PIN_LOCK_MS:
+            journal.pin_lock_ms = jr.PIN_LOCK_MS - locked_for
     if journal._empty_segment:
         os.remove(journal._empty_segment)
     # A pending rotation goes ahead only if the staged batch opens with the
@@ -174,14 +184,27 @@ def _accept(journal, buf, pos, replay):
 
 class _Replay:
     # Rebuilds the table from the last state-bearing record and the rolls and
-    # hand ends after it, kept as one byte each (0 = hand end) until the end.
+    # hand ends after it, kept as one byte each (0 = hand end) until the end;
+    # and the PIN lockout from the wrong PINs (entry.Entry's rule: PIN_TRIES
+    # in a row lock the PIN key, a good PIN clears the count).
     def __init__(self, table, base):
         self.table = table
         self.base = base
         self.state = None
         self.codes = bytearray()
+        self.t = 0  # the last record's time
+        self.pin_fails = 0
+        self.pin_lock_t = None  # time of the wrong PIN that locked the PIN key
 
     def add(self, r):
+        self.t = r.t
+        if r.kind == jr.ERROR and r.arg == jr.ERR_WRONG_PIN:
+            self.pin_fails += 1
+            if self.pin_fails >= jr.PIN_TRIES:
+                self.pin_fails = 0
+                self.pin_lock_t = r.t
+        elif r.kind == jr.SUPERVISOR_ON and r.arg == jr.VIA_PIN:
+            self.pin_fails = 0
         if r.state:
             snapshot.decode(r.state)  # a bad snapshot is a fault found now, not at the end
             self.state = r.state
