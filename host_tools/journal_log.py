@@ -100,6 +100,9 @@ def read_journal_files(path, image=None):
         names = fs.listdir(JOURNAL_DIR)
     except littlefs.LittleFSError:
         raise HostToolError(path + " has no journal")
+    if jr.ODD_DIR in names:  # the odd staging slots' directory: its files as "odd/s1", ...
+        names.remove(jr.ODD_DIR)
+        names += [jr.ODD_DIR + "/" + name for name in fs.listdir(JOURNAL_DIR + "/" + jr.ODD_DIR)]
     files = {}
     for name in names:
         with fs.open(JOURNAL_DIR + "/" + name, "rb") as f:
@@ -152,14 +155,14 @@ def verify_files(files):
             chain, seq, pos = r.hash, r.seq, pos + r.size
     staged = {}
     for name, data in files.items():
-        if name.startswith("s") and data:
+        if name.rsplit("/", 1)[-1].startswith("s") and data:
             if not jr.crc_ok(data, 0):
                 raise HostToolError("record " + str(jr.peek_seq(data, 0)) + ": staging file " + name + " fails its CRC")
             if jr.peek_seq(data, 0) > seq:
                 staged[jr.peek_seq(data, 0)] = (name, data)
     for k in range(len(staged)):
         name, data = staged.get(seq + 1, ("", b""))
-        if name != "s" + str(k):
+        if name != jr.slot_name(k):
             raise HostToolError("record " + str(seq + 1) + ": staged records out of order")
         r = _decode(data, 0, chain, seq + 1)
         records.append(r)

@@ -284,7 +284,8 @@ def check_pair(image, pair):
 
 def check_directory(image, name):
     """[Finding] for the metadata pairs from the root to directory `name` and
-    those of `name` itself; ValueError when the directory is not found."""
+    those of `name` itself and of its subdirectories; ValueError when the
+    directory is not found."""
     findings = []
     pair = (0, 1)
     target = None
@@ -305,14 +306,17 @@ def check_directory(image, name):
             raise ValueError("no directory " + name)
         else:
             pair = tail
-    pair = target
-    while pair is not None:
-        if pair in seen:
-            raise ValueError("directory " + name + " loops")
-        seen.add(pair)
-        log, found = check_pair(image, pair)
-        findings.extend(found)
-        if log is None:
-            break
-        pair = log.entries()[1]
+    heads = [target]  # the directory's first pair, then those of its subdirectories
+    while heads:
+        pair = heads.pop(0)
+        while pair is not None:
+            if pair in seen:
+                raise ValueError("directory " + name + " loops")
+            seen.add(pair)
+            log, found = check_pair(image, pair)
+            findings.extend(found)
+            if log is None:
+                break
+            names, pair = log.entries()
+            heads += [e["dir"] for e in names.values() if e["type"] == _TYPE_DIR and "dir" in e]
     return findings

@@ -3,8 +3,9 @@
 # littlefs copies a file's tail block on every flushed append past 128 bytes
 # (about one 4 KiB erase per record), but rewrites a small inline file with a
 # single atomic metadata commit. So an event goes into its own small staging
-# file (journal/s0 .. s{batch-1}, one record each, rewritten in place) and is
-# acknowledged when that file is closed; every `batch` records are appended
+# file (journal/s0 .. s{batch-1}, one record each, rewritten in place; the odd
+# ones in journal/odd/, a second metadata pair) and is acknowledged when that
+# file is closed; every `batch` records are appended
 # to the current segment file (journal/g<first seq>) in one flush. Segments
 # are rotated at `segment_bytes`, each starting with a table snapshot, and
 # the oldest is removed (a DROP record first) beyond `max_segments`.
@@ -98,6 +99,7 @@ class Journal:
         os.mkdir(self.dir)
         head = jr.encode_head(self.board_id, journal_id, t)
         self._write(HEAD, head)
+        os.mkdir(self.dir + "/" + jr.ODD_DIR)
         self.journal_id = journal_id
         self.hash = jr.genesis(head)
         self.seq = 0
@@ -131,7 +133,7 @@ class Journal:
             if not self._staged:
                 self._batch_prev = self.hash  # a new segment's header starts the chain here
             if len(record) <= SLOT_MAX:
-                self._write("s" + str(len(self._staged)), record)
+                self._write(jr.slot_name(len(self._staged)), record)
                 self._staged.append(record)
             else:
                 # Too big for a staging file: straight into the segment with the batch.
@@ -235,5 +237,8 @@ def _remove_tree(path):
     except OSError:
         return
     for name in names:
-        os.remove(path + "/" + name)
+        if name == jr.ODD_DIR:
+            _remove_tree(path + "/" + name)
+        else:
+            os.remove(path + "/" + name)
     os.rmdir(path)

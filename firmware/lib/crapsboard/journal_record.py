@@ -61,6 +61,17 @@ SEGMENT_MAGIC = b"CBS1"
 SEGMENT_HEADER_SIZE = const(40)
 
 
+# Staging slot k's file in the journal directory: the odd slots live in a
+# subdirectory, a littlefs metadata pair of their own, so the staged records
+# alternate between two pairs and a commit littlefs rolls back in one leaves a
+# gap in seq against the other (docs/journal.md, "A damaged staged record").
+ODD_DIR = "odd"
+
+
+def slot_name(k):
+    return ("s" if k % 2 == 0 else "odd/s") + str(k)
+
+
 class RecordError(ValueError):
     """A record that fails its checks; `seq` is its sequence number when known,
     `chain` is True when the record is whole but missing or not the next link."""

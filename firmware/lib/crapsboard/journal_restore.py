@@ -2,7 +2,8 @@
 #
 # Used only at power-up (Journal.mount imports it), so a board can drop it
 # from memory once the table is restored. Segments oldest
-# first, then the staging files past the last segment in slot order: each
+# first, then the staging files past the last segment in slot order (the odd
+# slots in their own directory): each
 # record's length, CRC, seq and hash chain. The table is set from the last
 # record carrying the table state and the rolls and hand ends after it are
 # replayed. A fault raises JournalError naming the first bad seq and writes
@@ -147,20 +148,26 @@ def _verify_slots(journal, replay):
     journal._batch_prev = journal.hash
     journal._staged = []
     found = {}
-    for name in os.listdir(journal.dir):
-        if name[0] == "s":
-            data = _read(journal, name)
-            if not data:
-                continue  # created, and power failed before its first record was written
-            # Staging files are written whole, so even a stale one passes its CRC.
-            if not jr.crc_ok(data, 0) or len(data) != _length(data, 0):
-                _fail(journal, CORRUPT, "staging file " + name + " fails its CRC", jr.peek_seq(data, 0))
-            seq = jr.peek_seq(data, 0)
-            if seq > last:
-                found[seq] = (name, data)
+    names = [name for name in os.listdir(journal.dir) if name[0] == "s"]
+    try:
+        names += [jr.ODD_DIR + "/" + name for name in os.listdir(journal.dir + "/" + jr.ODD_DIR)]
+    except OSError:
+        pass  # a journal whose start was cut before its odd slots' directory: no records
+    for name in names:
+        data = _read(journal, name)
+        if not data:
+            continue  # created, and power failed before its first record was written
+        # Staging files are written whole, so even a stale one passes its CRC.
+        if not jr.crc_ok(data, 0) or len(data) != _length(data, 0):
+            _fail(journal, CORRUPT, "staging file " + name + " fails its CRC", jr.peek_seq(data, 0))
+        seq = jr.peek_seq(data, 0)
+        if seq > last:
+            found[seq] = (name, data)
+    # A gap here is a commit littlefs rolled back in one slots' directory
+    # (a changed byte fails its CRC) while the other kept its later records.
     for k in range(len(found)):
         item = found.get(last + 1 + k)
-        if item is None or item[0] != "s" + str(k):
+        if item is None or item[0] != jr.slot_name(k):
             raise _failed(journal, CHAIN, "staged records out of order after " + str(journal.seq), journal.seq + 1)
         _accept(journal, item[1], 0, replay)
         journal._staged.append(item[1])
