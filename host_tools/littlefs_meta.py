@@ -282,10 +282,24 @@ def check_pair(image, pair):
     return log, findings
 
 
+def disk_version(image):
+    """The on-disk version in the superblock (0x00020001 for 2.1); ValueError when there is none."""
+    log, _ = check_pair(image, (0, 1))
+    if log is not None:
+        for tag, off in reversed(log.tags):
+            if _type3(tag) == 0x201 and (tag >> 10) & 0x3FF == 0 and tag & 0x3FF >= 4:
+                return struct.unpack_from("<I", log.data, off + 4)[0]
+    raise ValueError("no littlefs superblock")
+
+
 def check_directory(image, name):
     """[Finding] for the metadata pairs from the root to directory `name` and
     those of `name` itself and of its subdirectories; ValueError when the
     directory is not found."""
+    if disk_version(image) < 0x00020001:
+        # Before 2.1 littlefs could append a commit after a torn one: what
+        # follows a bad commit would no longer be damage for certain.
+        raise ValueError("littlefs on-disk version before 2.1")
     findings = []
     pair = (0, 1)
     target = None

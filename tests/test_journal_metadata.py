@@ -79,6 +79,18 @@ def mounted_copy(image, offsets):
     raise AssertionError("no mounted copy")
 
 
+def test_both_runtimes_write_littlefs_disk_version_2_1(board_image):
+    # The walk relies on 2.1 (FCRC: littlefs never commits after a torn commit).
+    from sim.portable import flashfs
+    from sim.portable.norflash import NorFlash
+
+    assert littlefs_meta.disk_version(board_image) == 0x00020001  # MicroPython's VfsLfs2
+    dev = NorFlash()
+    flashfs.mount(dev, True)  # littlefs-python, as the simulator under CPython formats
+    flashfs.unmount()
+    assert littlefs_meta.disk_version(dev.data) == 0x00020001
+
+
 def test_the_board_image_verifies_clean(board_image):
     records, summary = journal_log.verify_image(board_image)
     assert records[-1].seq == STAGED_ROLLS + 1  # the journal start and every roll
