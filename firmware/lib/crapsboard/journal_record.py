@@ -1,7 +1,7 @@
 # The journal's record and file formats, shared by the board and the host tools.
 #
 # A record (little-endian):
-#   u16 length of the whole record    u32 seq    u32 t (ms)    u8 kind
+#   u16 length of the whole record    u32 seq    u32 t (journal clock, ms)    u8 kind
 #   u16 arg    u8 state length S      S bytes table snapshot (or none)
 #   payload (opaque bytes, the rest)  8 bytes link    u32 CRC32
 # link = the first 8 bytes of H(seq) = sha256(H(seq - 1) + record up to the
