@@ -45,6 +45,17 @@ START_S = 2.0
 _CONTACTS = KEYSWITCH_BIT | KEYSWITCH_NC_BIT
 
 
+def _die_with_parent():
+    # Linux: the VM gets SIGKILL when this process dies, even by SIGKILL: a
+    # killed device is a board without power, never a VM left running.
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 class Stop(Exception):
     """SIGINT or SIGTERM: stop serving."""
 
@@ -166,6 +177,7 @@ class Device:
             stderr=subprocess.STDOUT,  # the ESP32 has one UART for both
             pass_fds=(control_write,),
             start_new_session=True,  # a Ctrl-C at this terminal stops the device, not the VM behind its back
+            preexec_fn=_die_with_parent,
         )
         os.close(control_write)
         self.control_fd = control_read
