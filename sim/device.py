@@ -16,7 +16,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 import tty
@@ -435,7 +434,9 @@ def build_parser():
         help="the board's flash image (made and formatted when missing; kept between runs)",
     )
     parser.add_argument("--config", metavar="FILE", help="write this config.json onto the board at power-up")
-    parser.add_argument("--keys", metavar="SCRIPT", help='press keys once the app runs, e.g. "wait:2000 3 4" (docs/keys.md)')
+    parser.add_argument(
+        "--keys", metavar="SCRIPT", help='press keys once the app runs, e.g. "wait:2000 3 4" (docs/keys.md)'
+    )
     parser.add_argument("--board", metavar="FILE", default=BOARD_JSON, help="board description the keys are wired by")
     parser.add_argument("--link", metavar="PATH", help="also make PATH a symbolic link to the serial port")
     parser.add_argument("--heap", metavar="SIZE", help="the VM's heap, e.g. 192K (default %s)" % HEAPSIZE)

@@ -5,6 +5,7 @@ littlefs behind it. Times are the device's own measurements (its log lines),
 never wall-clock limits here."""
 
 import hashlib
+import json
 import os
 import re
 import signal
@@ -17,6 +18,7 @@ import pytest
 import serial
 from conftest import ROOT
 
+from sim import devlayout
 from sim.portable import flashfs
 from sim.portable.norflash import NorFlash
 
@@ -33,7 +35,14 @@ def image_with(path, files):
     fs = flashfs._lfs(dev)
     fs.format()
     fs.mount()
-    for name, data in files.items():
+    made = set()
+    for name, data in sorted(files.items()):
+        parts = name.split("/")
+        for depth in range(1, len(parts)):
+            folder = "/".join(parts[:depth])
+            if folder not in made:
+                fs.mkdir(folder)
+                made.add(folder)
         with fs.open(name, "wb") as f:
             f.write(data)
     fs.unmount()
@@ -94,9 +103,7 @@ class Device:
 
     def mpremote(self, *args, check=True):
         """Run the real mpremote CLI against the port; its stdout."""
-        done = subprocess.run(
-            [MPREMOTE, "connect", self.port, *args], capture_output=True, text=True, timeout=60
-        )
+        done = subprocess.run([MPREMOTE, "connect", self.port, *args], capture_output=True, text=True, timeout=60)
         if check:
             assert done.returncode == 0, (args, done.stdout, done.stderr)
         return done.stdout
@@ -148,7 +155,7 @@ def open_port(path):
 def test_mpremote_lists_copies_there_and_back_and_hashes(device, tmp_path):
     dev = device()
     assert dev.mpremote("resume", "fs", "ls").splitlines() == ["ls :"]  # a fresh flash: empty
-    data = os.urandom(20000) + bytes(range(256))  # every byte value, 0x03 and 0x04 among them
+    data = os.urandom(4000) + bytes(range(256))  # every byte value, 0x03 and 0x04 among them
     (tmp_path / "data.bin").write_bytes(data)
     dev.mpremote("resume", "fs", "cp", str(tmp_path / "data.bin"), ":data.bin")
     listing = dev.mpremote("resume", "fs", "ls")
@@ -245,33 +252,6 @@ def test_ctrl_c_breaks_into_a_running_main_py(device):
     assert dev.mpremote("resume", "exec", "print(n >= 3)") == "True\n"
 
 
-FED = b"""import machine, time
-print('cause', machine.reset_cause())
-dog = machine.WDT(timeout=%d)
-while True:
-    dog.feed()
-    time.sleep_ms(50)
-""" % WATCHDOG_MS
-
-
-def test_the_watchdog_resets_the_board_8_s_after_a_ctrl_c(device):
-    dev = device({"main.py": FED})
-    with open_port(dev.port) as port:
-        read_until(port, b"cause %d" % PWRON_RESET)
-        dev.wait_line(r"^sim device: watchdog started: %d ms$" % WATCHDOG_MS)
-        port.write(b"\r\x03")
-        read_until(port, b">>> ", "after Ctrl-C")
-        port.write(b"print('in the REPL')\r")
-        read_until(port, b"in the REPL\n>>> ")
-        mark = len(dev.lines)
-        # Nobody feeds it now: the watchdog, started by the app, cannot be stopped.
-        reset = dev.wait_line(r"^sim device: reset: watchdog: (\d+) ms without a feed \(timeout (\d+) ms\)$", mark)
-        starved, timeout = int(reset.group(1)), int(reset.group(2))
-        assert timeout == WATCHDOG_MS
-        assert WATCHDOG_MS <= starved < WATCHDOG_MS + 1000
-        read_until(port, b"cause %d" % WDT_RESET, "after the watchdog reset")  # main.py runs again
-
-
 def test_keys_press_the_keypad_and_buttons_once_the_app_runs(device):
     # Key "1" is row 0 (GPIO 32) x column 0 (GPIO 16), UNDO is GPIO 21, active
     # low (hardware/board.json); the script starts with the watchdog.
@@ -297,6 +277,71 @@ print('seen', ' '.join(seen))
         port.write(b"\r")
         assert b"idle 1 1" in read_until(port, b"seen key undo")
     dev.wait_line(r"^sim device: keys: started$")
+
+
+# ---- the real firmware -------------------------------------------------------------
+
+
+def deployed_files(mpy_lib):
+    """{path: bytes} of what a deploy puts on the board, as sim/devlayout.py
+    writes it: main.py, boot.py, the package as .mpy (conftest's mpy_lib, made
+    by devlayout.compile_package once per session) and layout.json."""
+    files = {}
+    for name in ("main.py", "boot.py"):
+        with open(os.path.join(ROOT, "firmware", name), "rb") as f:
+            files[name] = f.read()
+    package = os.path.join(mpy_lib, "crapsboard")
+    for name in os.listdir(package):
+        with open(os.path.join(package, name), "rb") as f:
+            files["lib/crapsboard/" + name] = f.read()
+    with open(os.path.join(ROOT, "hardware", "board.json"), encoding="utf-8") as f:
+        files[devlayout.DEVICE_FILE] = devlayout.compact_text(f.read()).encode()
+    return files
+
+
+def request(port, frame, request_id):
+    """Send one link frame; the reply with that id (pushed events and other output skipped)."""
+    port.write(json.dumps(frame).encode() + b"\n")
+    while True:
+        line = read_until(port, b"\n", "reply to %r" % frame)
+        try:
+            reply = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(reply, dict) and reply.get("id") == request_id:
+            return reply
+
+
+WATCHDOG_RESET = r"^sim device: reset: watchdog: (\d+) ms without a feed \(timeout (\d+) ms\)$"
+
+
+def test_the_deployed_firmware_answers_hello_and_its_watchdog_resets_it_after_a_ctrl_c(device, mpy_lib):
+    files = deployed_files(mpy_lib)
+    assert "main.py" in files and "lib/crapsboard/link_task.mpy" in files
+    dev = device(files)
+    started = dev.wait_line(r"^sim device: watchdog started: (\d+) ms$")  # the app runs
+    assert int(started.group(1)) == WATCHDOG_MS  # as crapsboard/board.py starts it
+    with open_port(dev.port) as port:
+        port.write(b"\n")  # the link at the start of a line
+        hello = request(port, {"id": 1, "cmd": "hello"}, 1)
+    assert hello["ok"] is True and hello["protocol"] == 1
+    assert hello["board"] == "240ac4000001"  # machine.unique_id() of the virtual board, as hex
+    assert (hello["reset_cause"], hello["boot_count"]) == (PWRON_RESET, 1)
+    assert hello["firmware"] is None  # no firmware.json: host_tools deploy did not put it there
+    # mpremote breaks into the running app (Ctrl-C) and finds the deployed files...
+    listing = dev.mpremote("resume", "exec", "import os; print(sorted(os.listdir('lib/crapsboard'))[:2])")
+    assert listing == "['app.mpy', 'board.mpy']\n"
+    mark = len(dev.lines)
+    # ...but the app's watchdog, once started, cannot be stopped: nobody feeds it now.
+    reset = dev.wait_line(WATCHDOG_RESET, mark)
+    starved, timeout = int(reset.group(1)), int(reset.group(2))
+    assert timeout == WATCHDOG_MS
+    assert WATCHDOG_MS <= starved < WATCHDOG_MS + 1000  # the device's own clock
+    dev.wait_line(r"^sim device: watchdog started: %d ms$" % WATCHDOG_MS, mark + 1)  # the app again
+    with open_port(dev.port) as port:
+        port.write(b"\n")
+        hello = request(port, {"id": 2, "cmd": "hello"}, 2)
+    assert (hello["reset_cause"], hello["boot_count"]) == (WDT_RESET, 2)
 
 
 # ---- the command line -------------------------------------------------------------
