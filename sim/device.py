@@ -339,7 +339,10 @@ class Device:
         return self.last_feed + self.watchdog_ms / 1000 - now
 
     def _vm_ended(self):
-        status = self.vm.poll()
+        try:
+            status = self.vm.wait(1)
+        except subprocess.TimeoutExpired:
+            status = None  # it closed its output and lives on: cut its power
         quick = time.monotonic() - self.started_at < START_S
         self.quick_deaths = self.quick_deaths + 1 if quick else 0
         if self.quick_deaths >= QUICK_DEATHS:
@@ -370,8 +373,8 @@ class Device:
             data = os.read(vm.stdout.fileno(), 65536)
             if data:
                 self._output(data)
-            elif vm.poll() is not None or vm.wait(1) is not None:
-                self._read_control()  # its last words (a reset) come first
+            else:  # the VM is gone (or going): its last words (a reset) come first
+                self._read_control()
                 if self.vm is vm:
                     self._vm_ended()
                 return
