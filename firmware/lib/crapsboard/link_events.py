@@ -1,6 +1,7 @@
 # The link's view of the journal (docs/link.md): `events` pages and pushed events.
 #
-# Loaded on the first `events` request or pushed event. Records are read from
+# Loaded for an `events` request (and kept while a host is subscribed, for
+# the pushed events; crapsboard/link_app.py). Records are read from
 # the journal's files on flash, a record at a time, and decoded and checked
 # (CRC, hash chain) by journal_record.decode, as the host tool reads an image.
 # Each goes out as the host tool's record (seq, t, kind, arg, dice, state,
@@ -81,6 +82,11 @@ class _Reader:
         self.f.close()
 
 
+def events(handlers, request):
+    """The `events` reply: records after `since`, at most `limit`."""
+    return page(handlers, request["since"], request.get("limit", PAGE_MAX))
+
+
 def page(handlers, since, limit):
     """The `events` reply: records after `since`, at most `limit`."""
     if not 1 <= limit <= PAGE_MAX:
@@ -122,13 +128,13 @@ def page(handlers, since, limit):
                 handlers.cursor = (journal.journal_id, reader.seq, start, reader.offset, reader.prev)
             finally:
                 reader.close()
-        # Staged records: s0 holds the one after the last segment's last.
+        # Staged records: slot 0 holds the one after the last segment's last.
         staged_first = last - staged + 1
         chain = journal._batch_prev
         for k in range(staged):
             if len(out) >= limit or seq > last:
                 break
-            with open(base + "/s" + str(k), "rb") as f:
+            with open(base + "/" + jr.slot_name(k), "rb") as f:
                 buf = f.read()
             r = jr.decode(buf, 0, chain, staged_first + k)
             if r.seq >= seq:
