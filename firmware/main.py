@@ -91,7 +91,8 @@ def build_app(board, layout, new_journal=False):
     gc.collect()  # the imports left holes: the restore's 2 KB read buffer needs a piece
     found = journal_boot.open_table_journal(table, journal, hw.reset_cause(), board.ticks_ms(), new_journal)
     del journal_boot
-    forget("journal_boot", "journal_restore")  # run once: their code is freed for the app
+    # run once: their code (and the paytables' data, the six in force built) is freed for the app
+    forget("journal_boot", "journal_restore", "paytable_specs")
     from crapsboard.app import App
 
     gc.collect()  # loading the modules left holes: close them before the app's buffers
