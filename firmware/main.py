@@ -72,7 +72,7 @@ def forget(*names):
         sys.modules.pop("crapsboard." + name, None)
         try:
             delattr(crapsboard, name)
-        except AttributeError:
+        except (AttributeError, KeyError):  # not imported (MicroPython raises KeyError)
             pass
     gc.collect()
 
@@ -91,8 +91,9 @@ def build_app(board, layout, new_journal=False):
     gc.collect()  # the imports left holes: the restore's 2 KB read buffer needs a piece
     found = journal_boot.open_table_journal(table, journal, hw.reset_cause(), board.ticks_ms(), new_journal)
     del journal_boot
-    # run once: their code (and the paytables' data, the six in force built) is freed for the app
-    forget("journal_boot", "journal_restore", "paytable_specs")
+    # Run once: their code is freed for the app, with the paytables' data (the
+    # tables in force are built) and the configuration parser a snapshot used.
+    forget("journal_boot", "journal_restore", "paytable_specs", "config_parse")
     from crapsboard.app import App
 
     gc.collect()  # loading the modules left holes: close them before the app's buffers
