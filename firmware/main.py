@@ -93,7 +93,7 @@ def build_app(board, layout, new_journal=False):
     del journal_boot
     # Run once: their code is freed for the app, with the paytables' data (the
     # tables in force are built) and the configuration parser a snapshot used.
-    forget("journal_boot", "journal_restore", "paytable_specs", "config_parse")
+    forget("journal_boot", "journal_restore", "journal_read", "paytable_specs", "config_parse")
     from crapsboard.app import App
 
     gc.collect()  # loading the modules left holes: close them before the app's buffers
