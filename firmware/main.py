@@ -91,9 +91,10 @@ def build_app(board, layout, new_journal=False):
     gc.collect()  # the imports left holes: the restore's 2 KB read buffer needs a piece
     found = journal_boot.open_table_journal(table, journal, hw.reset_cause(), board.ticks_ms(), new_journal)
     del journal_boot
-    # Run once: their code is freed for the app, with the paytables' data (the
-    # tables in force are built) and the configuration parser a snapshot used.
-    forget("journal_boot", "journal_restore", "journal_read", "paytable_specs", "config_parse")
+    # Run once: their code is freed for the app, with the journal's and the
+    # snapshot's reading side, the paytables' data (the tables in force are
+    # built) and the configuration parser a snapshot used.
+    forget("journal_boot", "journal_restore", "journal_read", "snapshot_read", "paytable_specs", "config_parse")
     from crapsboard.app import App
 
     gc.collect()  # loading the modules left holes: close them before the app's buffers
