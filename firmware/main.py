@@ -95,6 +95,12 @@ def build_app(board, layout, new_journal=False):
     # snapshot's reading side, the paytables' data (the tables in force are
     # built) and the configuration parser a snapshot used.
     forget("journal_boot", "journal_restore", "journal_read", "snapshot_read", "paytable_specs", "config_parse")
+    # The app's modules one at a time, each import's garbage collected before
+    # the next loads: what they keep then fills the holes instead of landing
+    # between garbage that leaves holes too small for the app's buffers.
+    for name in ("ticks", "keypad", "entry", "lamps", "app"):
+        __import__("crapsboard." + name)
+        gc.collect()
     from crapsboard.app import App
 
     gc.collect()  # loading the modules left holes: close them before the app's buffers
