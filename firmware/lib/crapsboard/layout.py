@@ -7,10 +7,11 @@
 # Everything that needs a pin or a pixel gets it from here.
 import json
 
-# Keypad key roles (board.json "keys").
-ROLES = ("die", "digit", "clear", "enter", "undo", "end_hand", "lamp_test", "supervisor_pin")
+# Keypad key roles (board.json "keys"). Tuples of names are built from lists:
+# see LAMP_NAMES.
+ROLES = tuple(["die", "digit", "clear", "enter", "undo", "end_hand", "lamp_test", "supervisor_pin"])
 # Buttons (board.json "buttons"), in input-bitmap order after the 16 keypad keys.
-BUTTONS = ("undo", "end_hand", "lamp_test", "supervisor_key")
+BUTTONS = tuple(["undo", "end_hand", "lamp_test", "supervisor_key"])
 # The logical lamps a layout maps to pixels, in crapsboard/lamps.py's order
 # (its L_* indexes). layout.json lists the pixels in this order, so the
 # device holds each name once, not once more for every name json reads.

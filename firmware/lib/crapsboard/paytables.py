@@ -8,24 +8,26 @@ from micropython import const
 
 FOR_1 = const(0)  # stake included in the pay
 TO_1 = const(1)  # stake returned on top of the pay
-UNIT_NAMES = ("for 1", "to 1")
+# Name tuples are built from lists so their strings load interned, not as heap
+# strings (see layout.LAMP_NAMES).
+UNIT_NAMES = tuple(["for 1", "to 1"])
 
 METER = const(-1)  # "100%": the progressive meter
 
 ENVY_PER_EVENT = const(0)  # fixed amount, once per winning event
 ENVY_PER_PLAYER = const(1)  # fixed amount for each winning player
 ENVY_PER_WAGER = const(2)  # multiple of each winning player's wager
-ENVY_PER_NAMES = ("event", "player", "wager")
+ENVY_PER_NAMES = tuple(["event", "player", "wager"])
 # What an envy amount counts: a fixed pay for a 1-unit base bet (scaled like
 # the progressive's pays), or a multiple of each winning wager (PT-FLT-BC-03).
-ENVY_UNIT_NAMES = ("units for a 1-unit base bet", "units for a 1-unit base bet", "times each winning wager")
+ENVY_UNIT_NAMES = tuple(["units for a 1-unit base bet", "units for a 1-unit base bet", "times each winning wager"])
 
 # Outcomes of a resolution (RULES "How a resolution is reported").
 OUT_LOSS = const(0)  # the stake is lost
 OUT_PUSH = const(1)  # the stake back, nothing more
 OUT_WIN = const(2)  # more than the stake back
 OUT_RETURNED = const(3)  # never in action: the stake returned (Fire Bet at an end hand in its window)
-OUTCOME_NAMES = ("loss", "push", "win", "returned")
+OUTCOME_NAMES = tuple(["loss", "push", "win", "returned"])
 
 # Wager indexes: the engine's bit positions, the order of every report.
 FIRE = const(0)
@@ -35,7 +37,7 @@ MAKE_EM_ALL = const(3)
 MEA_PROGRESSIVE = const(4)
 FIRED_UP = const(5)
 WAGER_COUNT = const(6)
-WAGER_NAMES = ("fire", "all_small", "all_tall", "make_em_all", "mea_progressive", "fired_up")
+WAGER_NAMES = tuple(["fire", "all_small", "all_tall", "make_em_all", "mea_progressive", "fired_up"])
 
 
 class Paytable:
