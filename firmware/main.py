@@ -98,8 +98,15 @@ def build_app(board, layout, new_journal=False):
     # The app's modules one at a time, each import's garbage collected before
     # the next loads: what they keep then fills the holes instead of landing
     # between garbage that leaves holes too small for the app's buffers.
-    for name in ("ticks", "keypad", "entry", "lamps", "app"):
-        __import__("crapsboard." + name)
+    for name in (
+        "asyncio",
+        "crapsboard.ticks",
+        "crapsboard.keypad",
+        "crapsboard.entry",
+        "crapsboard.lamps",
+        "crapsboard.app",
+    ):
+        __import__(name)
         gc.collect()
     from crapsboard.app import App
 
