@@ -78,6 +78,11 @@ def forget(*names):
 
 
 def build_app(board, layout, new_journal=False):
+    # Until the app is built, collect every 8 KB allocated: what the restore
+    # and the imports keep then lands in the holes their garbage left, not
+    # past it, where it would split the free heap into pieces too small for
+    # the app (30,000 records restore 15% slower).
+    gc.threshold(8192)
     config = load_config("config.json")
     # The table is restored before the app's modules are imported: the
     # verifying code (journal_boot, journal_restore) and its read buffer use
@@ -110,6 +115,7 @@ def build_app(board, layout, new_journal=False):
         gc.collect()
     from crapsboard.app import App
 
+    gc.threshold(-1)
     gc.collect()  # loading the modules left holes: close them before the app's buffers
     app = App(board, layout, config, journal, table)
     app.restored = found == jn.RESTORED  # shown as "restored — verify" until acknowledged
