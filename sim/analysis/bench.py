@@ -293,8 +293,8 @@ def render(r, write):
                 "board: frames written per idle second",
                 "%.1f  (a lamp blinking: %.1f)" % (b["frames_per_idle_s"], b["frames_per_blinking_s"]),
             ),
-            ("board: heap held after boot (bytes)", _n(b["boot_heap_bytes"])),
-            ("board: smallest heap that boots and plays (KB)", "%d" % b["smallest_heap_kb"]),
+            ("board: heap held after boot, journal started (bytes)", _n(b["boot_heap_bytes"])),
+            ("board: smallest heap that boots and plays, journal restored (KB)", "%d" % b["smallest_heap_kb"]),
         ]
     elif b:
         rows.append(("board", "skipped: " + b["error"]))
