@@ -73,10 +73,12 @@ def compile_package(lib):
     for name in sorted(os.listdir(package)):
         if name.endswith(".py"):
             # -s: tracebacks name crapsboard/x.py, not this machine's path (and the
-            # .mpy carries a short name, not a long one, into the board's qstrs)
+            # .mpy carries a short name, not a long one, into the board's qstrs).
+            # -O3: no line-number tables (the firmware has no asserts): ~1.5 KB
+            # of heap; a traceback still names the file and the function.
             source = "crapsboard/" + name
             target = os.path.join(out, name[:-3] + ".mpy")
-            subprocess.run([mpy_cross(), "-s", source, "-o", target, os.path.join(package, name)], check=True)
+            subprocess.run([mpy_cross(), "-O3", "-s", source, "-o", target, os.path.join(package, name)], check=True)
     return lib
 
 

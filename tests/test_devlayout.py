@@ -2,7 +2,9 @@
 holds only what the firmware reads, gives the same Layout as the whole
 board.json, and a board the firmware would refuse is refused at the desk."""
 
+import ast
 import json
+import os
 import subprocess
 import sys
 
@@ -10,7 +12,7 @@ import pytest
 
 from crapsboard import layout as lay
 from sim import devlayout
-from sim.paths import BOARD_JSON, ROOT
+from sim.paths import BOARD_JSON, FIRMWARE_LIB, ROOT
 
 
 def board():
@@ -99,3 +101,17 @@ def test_the_command_refuses_a_bad_board_in_one_line(tmp_path):
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("sim device-layout: ") and "not valid JSON" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_the_firmware_has_no_assert_the_deploy_would_strip():
+    # The deploy compiles with -O3 (no line-number tables, for the heap),
+    # which also drops every assert: a check written as one would vanish on the board.
+    package = os.path.join(FIRMWARE_LIB, "crapsboard")
+    sources = [os.path.join(package, name) for name in os.listdir(package) if name.endswith(".py")]
+    sources.append(os.path.join(ROOT, "firmware", "main.py"))
+    found = []
+    for path in sources:
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+        found += [(os.path.basename(path), node.lineno) for node in ast.walk(tree) if isinstance(node, ast.Assert)]
+    assert len(sources) > 20 and found == []

@@ -10,9 +10,11 @@
 - The board (sim/portable/mp_board_bench.py): the firmware deployed as .mpy
   with layout.json (sim/devlayout.py) on the simulated board, under the VM: µs
   per idle scan, per idle render and per key-to-frame (the scan that applies a
-  roll and the render that writes it), frames written per idle second (steady
-  and with a lamp blinking), the heap the app holds after boot, and the
-  smallest -X heapsize in which it boots and plays three rolls (bisection).
+  roll, its journal record and the render that writes it), frames written per
+  idle second (steady and with a lamp blinking), the heap the app holds after
+  boot, and the smallest -X heapsize in which it boots, restoring its journal,
+  and plays three rolls (bisection). The app is built as firmware/main.py
+  builds it, with its journal (in a folder on the host).
 - The time to compute and render the full exact odds report.
 
 The stream is xorshift32 (sim/portable/dice_stream.py), identical in both runtimes; a
@@ -25,6 +27,7 @@ import io
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -131,8 +134,8 @@ def _compile_bench(dest):
     return launcher
 
 
-def _board_run(launcher, dest, heap_kb, boot_only):
-    args = [os.path.join(dest, devlayout.DEVICE_FILE)] + (["boot"] if boot_only else [])
+def _board_run(launcher, dest, heap_kb, boot_only, journal):
+    args = [os.path.join(dest, devlayout.DEVICE_FILE), journal] + (["boot"] if boot_only else [])
     done = runtime.run(
         launcher, args, "%dK" % heap_kb, extra_paths=[os.path.join(dest, "lib")], capture_output=True, text=True
     )
@@ -147,14 +150,21 @@ def board(quick=False):
     with tempfile.TemporaryDirectory(prefix="bench-deploy-") as dest:
         devlayout.write_device_files(dest)
         launcher = _compile_bench(dest)
-        figures = _board_run(launcher, dest, 128, False)
+        # The full run is a first boot: it starts the journal the board keeps.
+        os.makedirs(os.path.join(dest, "flash"))
+        figures = _board_run(launcher, dest, 128, False, os.path.join(dest, "flash"))
         if figures is None:
             return {"error": "mp_board_bench.py failed in a 128K heap"}
         low, high = HEAP_LOW, HEAP_HIGH  # low fails, high boots and plays
         step = 8 if quick else 1
+        trial = 0
         while high - low > step:
             mid = (low + high) // 2
-            played = _board_run(launcher, dest, mid, True)
+            # Each trial restores a copy of that journal and plays three rolls.
+            trial += 1
+            journal = os.path.join(dest, "trial%d" % trial)
+            shutil.copytree(os.path.join(dest, "flash"), journal)
+            played = _board_run(launcher, dest, mid, True, journal)
             if played is not None and played["played"] == 3:  # three rolls, three events
                 high = mid
             else:
@@ -283,8 +293,8 @@ def render(r, write):
                 "board: frames written per idle second",
                 "%.1f  (a lamp blinking: %.1f)" % (b["frames_per_idle_s"], b["frames_per_blinking_s"]),
             ),
-            ("board: heap held after boot (bytes)", _n(b["boot_heap_bytes"])),
-            ("board: smallest heap that boots and plays (KB)", "%d" % b["smallest_heap_kb"]),
+            ("board: heap held after boot, journal started (bytes)", _n(b["boot_heap_bytes"])),
+            ("board: smallest heap that boots and plays, journal restored (KB)", "%d" % b["smallest_heap_kb"]),
         ]
     elif b:
         rows.append(("board", "skipped: " + b["error"]))

@@ -1,15 +1,19 @@
 # MicroPython side of `python -m sim bench`'s board figures (MicroPython subset).
-# argv: LAYOUT_JSON [boot]. The firmware comes from the deploy files bench.py
+# argv: LAYOUT_JSON JOURNAL_ROOT [boot]. The firmware comes from the deploy files bench.py
 # wrote (lib/crapsboard/*.mpy, layout.json) on MICROPYPATH; the board is the
 # simulator's SimBoard, its clock stepped here, so time is the app's own CPU.
+# The app is built as firmware/main.py builds it: its journal in JOURNAL_ROOT
+# (a folder on the host) mounted and the table restored first (or a journal
+# started), the restore's code dropped, then the app's modules imported.
 #
 # Prints one JSON object: the heap the app holds after boot (gc.mem_alloc
 # after a collection, less what was in use before the firmware was imported),
 # µs per idle scan (app.step), per idle render (app.render with no change, so
-# no strip write), per key-to-frame (the scan that applies a roll plus the
-# render that writes it), and frames written per idle second, steady and
-# with a lamp blinking. With `boot` it only boots, plays three rolls and
-# prints {"played": N}: bench.py looks for the smallest heap that does so.
+# no strip write), per key-to-frame (the scan that applies a roll, its journal
+# record included, plus the render that writes it), and frames written per
+# idle second, steady and with a lamp blinking. With `boot` it only boots,
+# plays three rolls and prints {"played": N}: bench.py looks for the smallest
+# heap that does so.
 import gc
 import json
 import sys
@@ -69,6 +73,45 @@ def roll(clock, d1, d2):
     return clock.press(str(d2))
 
 
+BOARD_ID = b"\x24\x0a\xc4\x00\x00\x01"
+
+
+def forget(*names):
+    # As firmware/main.py: modules run once at power-up, dropped for the app.
+    import crapsboard
+
+    for name in names:
+        sys.modules.pop("crapsboard." + name, None)
+        if name in dir(crapsboard):
+            delattr(crapsboard, name)
+    gc.collect()
+
+
+def build(layout, board, root):
+    """The App with its journal, built in firmware/main.py's order."""
+    gc.threshold(8192)
+    from crapsboard import journal as jn
+    from crapsboard import journal_boot
+    from crapsboard.engine import Table
+
+    table = Table()
+    journal = jn.Journal(root, BOARD_ID)
+    gc.collect()
+    found = journal_boot.open_table_journal(table, journal, 1, 0)
+    del journal_boot
+    forget("journal_boot", "journal_restore", "journal_read", "snapshot_read", "paytable_specs", "config_parse")
+    for name in ("asyncio", "crapsboard.ticks", "crapsboard.keypad", "crapsboard.entry", "crapsboard.lamps"):
+        __import__(name)
+        gc.collect()
+    from crapsboard.app import App
+
+    gc.threshold(-1)
+    gc.collect()
+    app = App(board, layout, None, journal, table)
+    app.restored = found == jn.RESTORED
+    return app
+
+
 def main(argv):
     gc.collect()
     base = gc.mem_alloc()
@@ -76,16 +119,14 @@ def main(argv):
 
     layout = lay.load(argv[0])
     lay.release_parser()
-    from crapsboard.app import App
-
+    gc.collect()
     board = SimBoard(layout)
-    gc.collect()  # as main.py does before it builds the app
-    app = App(board, layout)
+    app = build(layout, board, argv[1])
     gc.collect()
     out = {"boot_heap_bytes": gc.mem_alloc() - base}
     clock = Clock(app, board)
     clock.run(1000)
-    if len(argv) > 1 and argv[1] == "boot":
+    if len(argv) > 2 and argv[2] == "boot":
         for d1, d2 in ((3, 3), (2, 2), (1, 5)):
             roll(clock, d1, d2)
         print(json.dumps({"played": app.seq, "boot_heap_bytes": out["boot_heap_bytes"]}))

@@ -1,18 +1,14 @@
 # Boots firmware/main.py (copied into the test's flash folder, the working
-# directory) with the stand-ins in tests/vm/standins, then reports what it built.
-import asyncio
-import binascii
-import gc
+# directory) with the stand-ins in tests/vm/standins, then reports what it
+# built (tests/vm/boot_report.py, imported only then: while the board boots,
+# this module's own code is in the heap it measures, so it is kept short).
 import sys
 
 import fake_micropython
 
 sys.modules["micropython"] = fake_micropython
 
-import machine  # noqa: E402  (after the micropython stand-in is in place)
-import neopixel  # noqa: E402
-
-from crapsboard import startup  # noqa: E402
+from crapsboard import startup  # noqa: E402  (after the micropython stand-in is in place)
 
 startup.FAULT_RESET_MS = 0  # the real board waits 5 s before it resets
 
@@ -21,37 +17,5 @@ try:
 except SystemExit:
     pass
 
-
-def triple(data, pixel):
-    return " ".join([str(b) for b in data[3 * pixel : 3 * pixel + 3]])
-
-
-# The stopped app's tasks are still queued: a fresh event loop lets them go,
-# so the report has room even after a run in a small heap.
-asyncio.new_event_loop()
-gc.collect()
-P = machine.Pin.made
-np = neopixel.LAST
-print("emergency", fake_micropython.buffers[0])
-print("wdt", machine.WDT.started, machine.WDT.feeds)
-print("resets", len(machine.RESETS))
-print("writes", np.writes)
-print("first", triple(np.firsts[0], 0) if np.firsts else "none")
-print("status", triple(np.buf, 0))
-print("floor", triple(np.buf, 1))
-print("manager", triple(np.buf, 2))
-print("lit", len([i for i in range(len(np.buf)) if np.buf[i]]))
-print("strip", np.pin.id, len(np.buf))
-# Piece by piece: after a run in a small heap, 300 bytes in one piece may not be free.
-sys.stdout.write("frame ")
-for i in range(0, len(np.buf), 3):
-    sys.stdout.write(binascii.hexlify(np.buf[i : i + 3]).decode())
-print()
-if 32 in P:
-    print("rows", " ".join([str(P[p].mode) for p in (32, 33, 25, 26)]))
-    print("cols", " ".join([str(P[p].mode) + "/" + str(P[p].pull) for p in (16, 17, 18, 19)]))
-try:
-    with open("diag.json") as f:
-        print("diag", f.read())
-except OSError:
-    print("diag none")
+sys.path.pop(0)  # this folder, first on the path: the report comes compiled from the flash folder
+import boot_report  # noqa: E402, F401  (reports on import)

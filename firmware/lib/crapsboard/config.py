@@ -9,18 +9,20 @@ from micropython import const
 
 from crapsboard import paytables as pt
 
-KEYS = ("offered", "paytables", "rebet_after_win", "fire_window", "bonus_window", "supervisor_pin")
+# Built from a list so its strings load interned (see layout.LAMP_NAMES), as
+# are the *_NAMES below.
+KEYS = tuple(["offered", "paytables", "rebet_after_win", "fire_window", "bonus_window", "supervisor_pin"])
 
 # When Fire Bets are accepted (RULES: Fire Bet): until the new shooter
 # establishes a point (seed 000), or only before the shooter's first roll (seed 001).
 FIRE_UNTIL_POINT = const(0)
 FIRE_FIRST_ROLL = const(1)
-FIRE_WINDOW_NAMES = ("until_point", "first_roll")
+FIRE_WINDOW_NAMES = tuple(["until_point", "first_roll"])
 # When All Small / All Tall / Make 'Em All are accepted: only before the first
 # roll of a cycle (seed 002), or whenever the wager has no numbers marked.
 BONUS_AFTER_SEVEN = const(0)
 BONUS_IDLE = const(1)
-BONUS_WINDOW_NAMES = ("after_seven", "idle")
+BONUS_WINDOW_NAMES = tuple(["after_seven", "idle"])
 
 PIN_HASH_COMMAND = "python -m sim pin-hash"
 

@@ -65,7 +65,7 @@ def _keypad(layout, keypad, keys):
             if role == "die" and label not in "123456":
                 raise LayoutError("keys." + label + ": only 1-6 can be die keys")
             layout.labels.append(label)
-            layout.roles.append(role)
+            layout.roles.append(ROLES[ROLES.index(role)])  # the module's string, not json's copy
     layout.scan_ms = keypad.get("scan_ms", 10)
     layout.debounce_ms = keypad.get("debounce_ms", 30)
     # How long a column needs to settle after a row is driven (cable RC).

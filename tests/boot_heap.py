@@ -1,0 +1,113 @@
+"""The smallest -X heapsize in which firmware/main.py boots and plays (docs/board.md, Memory).
+
+    .venv/bin/python tests/boot_heap.py [BOOTS] [LOW] [HIGH] [REPEATS]
+
+BOOTS is a comma-separated list of: first (a first boot, then three rolls
+played), short (restoring the journal that left), shortplay (restoring it,
+then three rolls played), 300 (restoring 300 events, as
+test_a_journal_of_hundreds_of_events... builds them) and full (restoring a
+full journal: 24 segments; building it takes minutes). Default:
+first,short,shortplay,300 88 128 3. A heap passes when every one of REPEATS
+boots in it runs 3 s (30 watchdog feeds) with no fault; the bisection assumes
+HIGH passes. The flash folders are made as tests/test_board_main.py makes
+them, in a temporary folder. Not a test: a measurement, run by hand.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path[:0] = [HERE, ROOT] + [os.path.join(ROOT, p) for p in ("firmware/lib", "sim/shims", "hardware")]
+
+import test_board_main as tbm  # noqa: E402
+
+from sim import runtime  # noqa: E402
+
+BOARD_ID = b"\x24\x0a\xc4\x00\x00\x01"  # the stand-in machine.unique_id()
+
+
+def boots(folder, heap, keys):
+    """True when main.py in `folder` boots and runs 3 s in `heap` (e.g. "96K")."""
+    (folder / "fake_setup.py").write_text("HELD = ()\nRESET_CAUSE = 1\nKEYS = %r\nFEEDS = 30\n" % (tuple(keys),))
+    try:
+        done = runtime.run(
+            "tests/vm/boot_main.py",
+            heapsize=heap,
+            extra_paths=[".", "lib"],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except subprocess.TimeoutExpired:  # a task died after start-up: no more feeds
+        return False
+    report = dict(line.partition(" ")[::2] for line in done.stdout.splitlines())
+    return done.returncode == 0 and report.get("wdt") == "1 30" and "crapsboard:" not in report
+
+
+def journal_of(folder, rolls):
+    from crapsboard import journal as jn
+    from crapsboard import journal_record as jr
+    from crapsboard.engine import Table
+
+    table = Table(None)
+    journal = jn.Journal(str(folder), BOARD_ID)
+    journal.start_new(table, 0, 1)
+    for i in range(rolls):
+        die1, die2 = 1 + i % 6, 1 + (i * 5 + 2) % 6
+        table.roll(die1, die2)
+        journal.append(jr.ROLL, die1 * 8 + die2, i * 1000, table)
+        journal.maintain(table, i * 1000)
+
+
+def template(base, name):
+    """The flash folder each trial of boot `name` starts from (made once)."""
+    folder = base / name
+    if folder.exists():
+        return folder
+    folder.mkdir()
+    tbm.flash(folder)
+    if name in ("short", "shortplay"):
+        if not boots(folder, "256K", tbm.keys_for(tbm.PLAYED)):
+            raise SystemExit("the first boot failed in 256K")
+    elif name == "300":
+        journal_of(folder, 300)
+    elif name == "full":
+        journal_of(folder, 24 * 1290)
+    elif name != "first":
+        raise SystemExit("unknown boot " + name)
+    return folder
+
+
+def smallest(base, name, low, high, repeats):
+    keys = tbm.keys_for(tbm.PLAYED) if name in ("first", "shortplay") else ()
+    source = template(base, name)
+    while high - low > 1:
+        mid = (low + high) // 2
+        good = True
+        for _ in range(repeats):
+            trial = base / "trial"
+            shutil.rmtree(trial, ignore_errors=True)
+            shutil.copytree(source, trial)
+            if not boots(trial, "%dK" % mid, keys):
+                good = False
+                break
+        low, high = (low, mid) if good else (mid, high)
+    return high
+
+
+def main(argv):
+    names = (argv[0] if argv else "first,short,shortplay,300").split(",")
+    low, high, repeats = [int(a) for a in argv[1:4]] if len(argv) >= 4 else (88, 128, 3)
+    with tempfile.TemporaryDirectory(prefix="boot-heap-") as tmp:
+        for name in names:
+            print("%-10s %d KB" % (name, smallest(Path(tmp), name, low, high, repeats)), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,45 @@
+# The report of tests/vm/boot_main.py, once main.py has returned: what the
+# board built and showed, one "key value" line each (tests/test_board_main.py).
+import asyncio
+import binascii
+import gc
+import sys
+
+import fake_micropython
+import machine
+import neopixel
+
+
+def triple(data, pixel):
+    return " ".join([str(b) for b in data[3 * pixel : 3 * pixel + 3]])
+
+
+# The stopped app's tasks are still queued: a fresh event loop lets them go,
+# so the report has room even after a run in a small heap.
+asyncio.new_event_loop()
+gc.collect()
+P = machine.Pin.made
+np = neopixel.LAST
+print("emergency", fake_micropython.buffers[0])
+print("wdt", machine.WDT.started, machine.WDT.feeds)
+print("resets", len(machine.RESETS))
+print("writes", np.writes)
+print("first", triple(np.firsts[0], 0) if np.firsts else "none")
+print("status", triple(np.buf, 0))
+print("floor", triple(np.buf, 1))
+print("manager", triple(np.buf, 2))
+print("lit", len([i for i in range(len(np.buf)) if np.buf[i]]))
+print("strip", np.pin.id, len(np.buf))
+# Piece by piece: after a run in a small heap, 300 bytes in one piece may not be free.
+sys.stdout.write("frame ")
+for i in range(0, len(np.buf), 3):
+    sys.stdout.write(binascii.hexlify(np.buf[i : i + 3]).decode())
+print()
+if 32 in P:
+    print("rows", " ".join([str(P[p].mode) for p in (32, 33, 25, 26)]))
+    print("cols", " ".join([str(P[p].mode) + "/" + str(P[p].pull) for p in (16, 17, 18, 19)]))
+try:
+    with open("diag.json") as f:
+        print("diag", f.read())
+except OSError:
+    print("diag none")
