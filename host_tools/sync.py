@@ -1,0 +1,231 @@
+"""`log`: the board's journal, from a flash image (`--image`, host_tools/journal_log.py)
+or downloaded over the link (`--port`) with `events` paging, verified as it comes.
+
+Every record travels as its raw bytes (`raw`, hex) and is checked here with the
+firmware's own codec (journal_record.decode: CRC, sequence, hash chain), the
+same check `--image` makes; the output is journal_log's, so a download and the
+image of the same flash print the same lines. With `--out FILE` the download
+is resumable: FILE.state keeps the last record saved, its chain hash and
+FILE's length, and the next run continues from there (after a cut, FILE is
+first trimmed back to the last whole page).
+"""
+
+import io
+import json
+import os
+import sys
+
+from crapsboard import journal_record as jr
+from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError, journal_log
+
+PAGE = 16  # records asked for per request; the board caps it at its own page size
+
+
+def add_arguments(parser):
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--image", help="flash image of the vfs partition (4 KiB blocks)")
+    source.add_argument("--port", "-p", help="download from the board on this serial port")
+    parser.add_argument("--verify", action="store_true", help="print only a one-line summary of the verified journal")
+    parser.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
+    parser.add_argument("--since", type=int, default=0, help="records after this sequence number (--port)")
+    parser.add_argument("--out", metavar="FILE", help="append to FILE and resume from where it ends (--port)")
+    parser.add_argument("--page", type=int, default=PAGE, help="records per request (--port, default %d)" % PAGE)
+    parser.add_argument("--timeout", type=float, default=3.0, help="seconds to wait for each reply (--port)")
+
+
+def run(args):
+    _run(args)
+
+
+def _run(args):
+    if args.image:
+        for name in ("out",):
+            if getattr(args, name):
+                raise HostToolError("--%s goes with --port" % name, EXIT_USAGE)
+        journal_log.run(args)
+        return
+    from host_tools.link import BoardLink
+
+    if args.page < 1:
+        raise HostToolError("--page must be at least 1", EXIT_USAGE)
+    with BoardLink(args.port, timeout=args.timeout) as link:
+        if args.out:
+            summary = download_to_file(link, args.out, args.format, args.since, args.page)
+            print(summary, file=sys.stderr if not args.verify else sys.stdout)
+            return
+        records = []
+        sink = None if args.verify else _StdoutSink(args.format)
+        summary = download(link, args.since, args.page, records.extend if sink is None else sink.write)[0]
+    if args.verify:
+        print(summary)
+
+
+class _StdoutSink:
+    def __init__(self, fmt):
+        self.fmt = fmt
+        self.first = True
+
+    def write(self, records):
+        sys.stdout.write(format_records(records, self.fmt, self.first))
+        sys.stdout.flush()
+        self.first = False
+
+
+def format_records(records, fmt, header):
+    """journal_log's output for `records`; the CSV header only when `header`."""
+    out = io.StringIO()
+    journal_log.write_records(records, fmt, out)
+    text = out.getvalue()
+    if fmt == "csv" and not header:
+        text = text.split("\n", 1)[1]
+    return text
+
+
+def pages(link, since, page=PAGE):
+    """Yield (prev, events) for each page of `events` after `since` until the
+    board says there are no more; refuses a page that does not move on."""
+    while True:
+        reply = link.request("events", since=since, limit=page)
+        events = reply.get("events")
+        if not isinstance(events, list):
+            raise HostToolError("the board's events reply has no events list", EXIT_FAILED)
+        yield reply.get("prev"), events
+        more, nxt = reply.get("more"), reply.get("next")
+        if not more:
+            return
+        if not isinstance(nxt, int) or nxt <= since:
+            raise HostToolError(
+                "the board's events paging does not move on (next %r after %d)" % (nxt, since), EXIT_FAILED
+            )
+        since = nxt
+
+
+def verify_page(events, chain, expect_seq):
+    """The decoded, verified Records of one page, continuing the chain hash
+    `chain` at sequence number `expect_seq` (None: take the first record's,
+    as at the start of a download older records may have been dropped)."""
+    records = []
+    for event in events:
+        raw = event.get("raw") if isinstance(event, dict) else None
+        seq = event.get("seq") if isinstance(event, dict) else None
+        if not isinstance(raw, str):
+            raise HostToolError("record %s came without its raw bytes: cannot verify it" % seq, EXIT_FAILED)
+        try:
+            data = bytes.fromhex(raw)
+        except ValueError:
+            raise HostToolError("record %s: its raw bytes are not hex" % seq, EXIT_FAILED)
+        want = jr.peek_seq(data, 0) if expect_seq is None else expect_seq
+        r = journal_log._decode(data, 0, chain, want)
+        if r.size != len(data):
+            raise HostToolError("record %d: %d bytes after its end" % (r.seq, len(data) - r.size), EXIT_FAILED)
+        records.append(r)
+        chain, expect_seq = r.hash, r.seq + 1
+    return records, chain
+
+
+def download(link, since=0, page=PAGE, on_page=None, chain=None):
+    """(summary, last seq, chain head) of the records after `since`, verified page
+    by page; `on_page(records)` receives each page's Records. `chain` (bytes):
+    the hash after record `since`, known from an earlier download: the board's
+    records must continue it, with none missing in between."""
+    expect = None if chain is None else since + 1
+    first = last = None
+    for prev, events in pages(link, since, page):
+        if not events:
+            continue
+        if chain is None:
+            if not isinstance(prev, str):
+                raise HostToolError("the board's events reply has no prev hash: cannot verify the chain", EXIT_FAILED)
+            chain = _hex32(prev)
+        elif isinstance(prev, str) and _hex32(prev) != chain:
+            seq = expect if expect is not None else "?"
+            raise HostToolError("record %s: does not continue the chain already downloaded" % seq, EXIT_FAILED)
+        records, chain = verify_page(events, chain, expect)
+        if first is None:
+            first = records[0].seq
+        last = records[-1].seq
+        expect = last + 1
+        if on_page:
+            on_page(records)
+    if last is None:
+        return "no records after %d" % since, since, chain
+    return "records %d-%d verified, chain head %s" % (first, last, chain.hex()), last, chain
+
+
+def _hex32(text):
+    try:
+        value = bytes.fromhex(text)
+    except ValueError:
+        value = b""
+    if len(value) != 32:
+        raise HostToolError("the board's chain hash %r is not 32 bytes of hex" % text[:80], EXIT_FAILED)
+    return value
+
+
+# ---- resumable download to a file ----------------------------------------------------
+
+
+def read_state(out):
+    """FILE.state of an earlier download, or None (no earlier download)."""
+    try:
+        with open(out + ".state", encoding="utf-8") as f:
+            state = json.load(f)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        raise HostToolError("cannot read %s.state: %s" % (out, getattr(e, "strerror", None) or e), EXIT_USAGE)
+    if not all(k in state for k in ("board", "seq", "chain", "length", "format")):
+        raise HostToolError(out + ".state is not a download state: remove it and FILE to start again", EXIT_USAGE)
+    return state
+
+
+def write_state(out, state):
+    tmp = out + ".state.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(state, f, sort_keys=True)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, out + ".state")
+
+
+def download_to_file(link, out, fmt="jsonl", since=0, page=PAGE):
+    """Append the records after the last one in `out` (or after `since` on a
+    first download) to `out`, verified; returns the summary line."""
+    board = link.hello().get("board")
+    state = read_state(out)
+    chain = None
+    if state is not None:
+        if state["board"] != board:
+            raise HostToolError(
+                "%s holds board %s's journal, not board %s's" % (out, state["board"], board), EXIT_USAGE
+            )
+        if state["format"] != fmt:
+            raise HostToolError("%s is %s: give --format %s" % (out, state["format"], state["format"]), EXIT_USAGE)
+        since, chain = state["seq"], bytes.fromhex(state["chain"]) if state["chain"] else None
+        with open(out, "r+b") as f:  # a cut after writing a page, before saving the state: drop that page
+            f.truncate(state["length"])
+    elif os.path.exists(out) and os.path.getsize(out):
+        raise HostToolError(out + " exists without its .state: not appended to (move it away)", EXIT_USAGE)
+    header = state is None or state["length"] == 0
+
+    def save(records):
+        nonlocal header
+        with open(out, "a", encoding="utf-8", newline="") as f:
+            f.write(format_records(records, fmt, header))
+            f.flush()
+            os.fsync(f.fileno())
+            length = f.tell()
+        header = False
+        write_state(
+            out,
+            {"board": board, "seq": records[-1].seq, "chain": records[-1].hash.hex(), "length": length, "format": fmt},
+        )
+
+    if state is None:  # chain None: no record saved yet, a rerun starts again after `since`
+        open(out, "a").close()
+        write_state(out, {"board": board, "seq": since, "chain": None, "length": 0, "format": fmt})
+    summary, _, _ = download(link, since, page, save, chain)
+    return summary
+
+
+COMMANDS = {"log": (add_arguments, run, "the board's journal: from a flash image or over the link, verified")}

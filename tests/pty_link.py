@@ -1,0 +1,98 @@
+"""The firmware's link core (crapsboard.link.Link, the real one) served on a
+pseudo-terminal from a thread, so host_tools talks to it through real pyserial.
+
+This is not the virtual board (python -m sim device runs the whole app under
+the MicroPython VM); it is the protocol core alone, for the host's framing,
+signing, paging and error paths. `journal_events(records)` is an `events`
+handler over records made with the firmware's record codec.
+"""
+
+import os
+import pty
+import select
+import threading
+import tty
+
+from crapsboard import journal_record as jr
+from crapsboard import link as lk
+
+
+class PtyLink:
+    def __init__(self, link, before_reply=b""):
+        self.link = link
+        self.before_reply = before_reply  # bytes written before every reply (boot text, events)
+        self.master, self.slave = pty.openpty()
+        tty.setraw(self.slave)
+        self.port = os.ttyname(self.slave)
+        self.received = bytearray()
+        self.silent = False  # True: read requests, answer nothing
+        self._stop = False
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self):
+        while not self._stop:
+            ready, _, _ = select.select([self.master], [], [], 0.05)
+            if not ready:
+                continue
+            try:
+                data = os.read(self.master, 4096)
+            except OSError:
+                continue  # the host closed its end; it may open it again
+            self.received += data
+            if self.silent:
+                continue
+            out = self.link.feed(data)
+            if out:
+                os.write(self.master, self.before_reply + out)
+
+    def push(self, data):
+        os.write(self.master, data)
+
+    def close(self):
+        self._stop = True
+        self._thread.join()
+        os.close(self.master)
+        os.close(self.slave)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def make_records(n, head=b"CBJ1\x01\x02ab\x01\x00\x00\x00\x00\x00\x00\x00", first=1):
+    """[(seq, record bytes, chain hash before it)] of `n` rolls, a chain from `head`."""
+    chain = jr.genesis(head)
+    out = []
+    for seq in range(first, first + n):
+        dice = (seq % 6 + 1) * 8 + (seq * 5 % 6 + 1)
+        data, digest = jr.encode(chain, seq, 1000 * seq, jr.ROLL, dice, b"", b"")
+        out.append((seq, data, chain))
+        chain = digest
+    return out
+
+
+def journal_events(records, page_max=8):
+    """An `events` handler over `records` (a list that may grow) as docs/link.md's
+    reply: events after `since`, at most `limit` (capped at `page_max`), each with
+    its raw bytes, the chain hash before the page, `next` and `more`."""
+
+    def handler(request):
+        since = request["since"]
+        limit = min(request.get("limit", page_max), page_max)
+        if limit < 1:
+            raise lk.LinkError("limit must be at least 1")
+        after = [r for r in records if r[0] > since]
+        page = after[:limit]
+        reply = {
+            "events": [{"seq": seq, "raw": data.hex()} for seq, data, _ in page],
+            "next": page[-1][0] if page else since,
+            "more": len(after) > limit,
+        }
+        if page:
+            reply["prev"] = page[0][2].hex()
+        return reply
+
+    return handler
