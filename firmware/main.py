@@ -19,6 +19,15 @@
 # journal that will not mount or verify is a start-up failure like any other.
 # A supervisor starts a new journal by holding END HAND with the keyswitch on
 # while powering up (the old one is kept as journal.old).
+#
+# The serial link (crapsboard/link_app.py, docs/link.md) runs beside the app
+# on standard input and output, with the key in link_key and the counter in
+# link_ctr. Maintenance mode: a file `maintenance` in the root, checked before
+# anything of crapsboard beyond board and startup is imported, boots with no
+# app and no watchdog (REPL free; status and alert lamps violet). Holding
+# `once` (the link's maintenance command) it is removed at that boot, so the
+# next reset plays again; holding `deploy` (written by host_tools deploy
+# before it copies anything) it stays until the deploy has finished.
 import micropython
 
 micropython.alloc_emergency_exception_buf(100)
@@ -27,6 +36,33 @@ import gc  # noqa: E402
 
 from crapsboard import board as hw  # noqa: E402
 from crapsboard import startup  # noqa: E402
+
+
+def maintenance_marker(path="maintenance"):
+    """The maintenance marker's content, or None when there is none; a `once`
+    marker is removed now, so only this boot is in maintenance."""
+    try:
+        with open(path) as f:
+            mode = f.read().strip()
+    except OSError:
+        return None
+    if mode == "once":
+        import os
+
+        os.remove(path)
+    return mode
+
+
+def start_link(app, diag):
+    # A link that cannot start (out of memory, ...) must not stop the table.
+    try:
+        from crapsboard import link_app
+
+        gc.collect()
+        return link_app.start(app, diag, hw.board_id(), hw.machine.reset)
+    except Exception as e:
+        print("crapsboard: link not started:", startup.describe(e))
+        return None
 
 
 def load_config(path):
@@ -105,6 +141,14 @@ def build_app(board, layout, new_journal=False):
 def main():
     diag = startup.begin(hw.reset_cause())
     board = app = None
+    mode = maintenance_marker()
+    if mode is not None:
+        try:
+            hw.show_maintenance()
+        except Exception:  # the lamps are a courtesy: the REPL must be free whatever happens
+            pass
+        print("crapsboard: maintenance mode (" + mode[:16] + "); app not started, REPL free")
+        return
     try:
         from crapsboard import layout as lay
 
@@ -129,11 +173,17 @@ def main():
             hw.reset_after(startup.FAULT_RESET_MS)
         return
     startup.started(diag)
+    task = start_link(app, diag)
     board.start_watchdog()
     import asyncio
 
     try:
-        asyncio.run(app.run())
+        if task is None:
+            asyncio.run(app.run())
+        else:
+            from crapsboard import link_app
+
+            asyncio.run(link_app.serve(app, task))
     except Exception as e:  # the watchdog, no longer fed, resets the board
         board.fault()
         startup.crashed(diag, e)

@@ -195,16 +195,21 @@ class App:
         self.entry.pin_record = config.supervisor_pin
         return True
 
+    def record(self, kind, arg, now_ms, payload=b""):
+        """A journal record that is not a table event (the link's clock set):
+        True once durable; False (the journal stopped) if it could not be."""
+        return self._append(kind, arg, now_ms, payload)
+
     # ---- the journal (only with one attached) ------------------------------------
 
-    def _append(self, kind, arg, now_ms):
+    def _append(self, kind, arg, now_ms, payload=b""):
         """Make the event durable before any frame shows it; False (and the
         journal stopped) if it could not be."""
         journal = self.journal
         if journal is None or self.journal_error is not None:
             return False
         try:
-            journal.append(kind, arg, now_ms, self.table)
+            journal.append(kind, arg, now_ms, self.table, payload)
         except Exception as e:  # JournalError (full, ...) or OSError: not durable, so not shown
             self.journal_error = e
             return False

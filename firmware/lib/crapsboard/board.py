@@ -24,6 +24,7 @@ FALLBACK_FAULT_PIXELS = (0, 1, 2)  # status, alert.floor, alert.manager
 BOOTING_RGB = (64, 64, 64)  # white: starting
 SAFE_RGB = (40, 0, 64)  # violet: safe mode, app not started
 FAULT_RGB = (64, 0, 0)  # red, steady: could not start
+MAINTENANCE_RGB = (40, 0, 64)  # violet on the status and both alert lamps: maintenance mode
 
 _PULLS = {"up": machine.Pin.PULL_UP, "down": machine.Pin.PULL_DOWN, "none": None}
 
@@ -38,11 +39,18 @@ def pattern(pixel_count, order, lit, rgb):
     return frame
 
 
-def show_fault_without_layout():
+def show_fault_without_layout(rgb=FAULT_RGB):
     """The fault pattern on the shipped strip, for when board.json cannot be used."""
     strip = neopixel.NeoPixel(machine.Pin(FALLBACK_STRIP_PIN, machine.Pin.OUT), FALLBACK_PIXEL_COUNT)
-    strip.buf[:] = pattern(FALLBACK_PIXEL_COUNT, FALLBACK_ORDER, FALLBACK_FAULT_PIXELS, FAULT_RGB)
+    strip.buf[:] = pattern(FALLBACK_PIXEL_COUNT, FALLBACK_ORDER, FALLBACK_FAULT_PIXELS, rgb)
     strip.write()
+
+
+def show_maintenance():
+    """Maintenance mode on the shipped strip: shown before the layout is read,
+    since in maintenance (a deploy cut halfway) no module beyond this one and
+    startup may be trusted to load."""
+    show_fault_without_layout(MAINTENANCE_RGB)
 
 
 def reset_after(ms):

@@ -63,6 +63,7 @@ class Journal:
         self._ready = False
         self.batch = batch
         self.max_segments = max_segments
+        self.on_append = None  # on_append(record, chain hash before it): the link's pushed events
 
     def mount(self, table, base=None):
         """Verify the journal and restore `table` to the state after its last
@@ -130,8 +131,11 @@ class Journal:
                     raise
         except OSError as e:
             self._os_error(e, seq)
+        prev = self.hash
         self.seq = seq
         self.hash = digest
+        if self.on_append is not None:
+            self.on_append(record, prev)
 
     def maintain(self, table, t):
         """The slow part, after the event is shown: every `batch` records the

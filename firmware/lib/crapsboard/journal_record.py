@@ -23,6 +23,7 @@ RESTART = const(17)  # arg: reset cause
 JOURNAL_START = const(18)  # carries the fresh state; payload: the journal it replaces
 SNAPSHOT = const(19)  # the first record of every segment
 DROP = const(20)  # payload: u32 first, u32 last seq of the segment removed
+TIME = const(21)  # the wall clock set over the link; payload: u64 unix seconds at t
 
 KIND_NAMES = {
     1: "roll",
@@ -38,6 +39,7 @@ KIND_NAMES = {
     18: "journal_start",
     19: "snapshot",
     20: "drop",
+    21: "time",
 }
 
 HEADER = "<HIIBHB"

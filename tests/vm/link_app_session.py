@@ -1,0 +1,111 @@
+# The link's handlers on a running app, under either runtime: the firmware App
+# on a SimBoard with its journal in a directory (argv[1], also where config.json,
+# link_ctr, maintenance and firmware.json live), the Link that
+# crapsboard.link_app builds, and a LinkTask whose output is standard output.
+#
+# Reads commands on standard input, one a line, and prints what the board sends:
+#   > JSON        a request line fed to the link; its reply (and any pushed events)
+#   keys SCRIPT   keys pressed on a simulated clock (sim/portable/keyscript.py)
+#   raw BITS      inputs held down from now on (an int: keypad.py's bitmap)
+#   wait MS       the clock runs on (scan and render as the board does)
+#   state         one line: the table's snapshot, the journal's seq, config.json
+#   settle        lets the asyncio tasks a handler started run (the maintenance reset)
+import asyncio
+import sys
+
+from crapsboard import journal as jn
+from crapsboard import journal_boot, link_app, snapshot
+from crapsboard import layout as lay
+from crapsboard.app import RENDER_MS, App
+from crapsboard.link_auth import CounterFile
+from crapsboard.link_task import LinkTask, sleep_ms
+from sim.portable.keyscript import WAIT, steps
+from sim.portable.simboard import SimBoard
+
+BOARD_ID = b"simboard"
+KEY = b"k" * 32  # the tests' board key
+FILES = sys.argv[1]
+
+
+def out(data):
+    sys.stdout.write(data.decode() if isinstance(data, (bytes, bytearray)) else data)
+
+
+class Session:
+    def __init__(self):
+        self.layout = lay.load("hardware/board.json")
+        self.board = SimBoard(self.layout, 0)
+        self.app = App(self.board, self.layout, None)
+        self.held = 0
+        self.resets = 0
+        journal = jn.Journal(FILES, BOARD_ID)
+        journal_boot.open_journal(self.app, journal, 1, 0)
+        diag = {"boots": 4, "cause": 1, "error": "MemoryError: test", "failed": 0}
+        self.link, self.handlers = link_app.build(
+            self.app, diag, "73696d626f617264", self.reset, KEY, CounterFile(FILES + "/link_ctr"), FILES
+        )
+        self.task = LinkTask(self.link, stream=sys.stdin, write=out)
+        self.handlers.task = self.task
+        self._next_render = 0
+
+    def reset(self):
+        self.resets += 1
+        out("reset %d\n" % self.resets)
+
+    def advance(self, ms):
+        board = self.board
+        scan = self.layout.scan_ms
+        end = board.now + ms
+        while board.now + scan <= end:
+            board.now += scan
+            board.down = self.held
+            self.app.step(board.now)
+            if board.now >= self._next_render:
+                self.app.render(board.now)
+                self._next_render = board.now + RENDER_MS
+        board.now = end
+
+    def keys(self, script):
+        for kind, bits, ms in steps(script, self.layout):
+            if kind == WAIT:
+                self.advance(ms)
+            else:
+                self.held |= bits
+                self.advance(ms)
+                self.held &= ~bits
+                self.advance(120)
+
+    def state(self):
+        try:
+            with open(FILES + "/config.json") as f:
+                config = f.read()
+        except OSError:
+            config = "none"
+        table = "".join(["%02x" % b for b in snapshot.dumps(self.app.table, 0)])
+        out("state %s seq %d config %s\n" % (table, self.app.journal.seq, config))
+
+
+async def main():
+    session = Session()
+    while True:
+        line = sys.stdin.readline()
+        if not line:
+            break
+        line = line.rstrip("\n")
+        word, _, rest = line.partition(" ")
+        if word == ">":
+            out(session.link.feed((rest + "\n").encode()))
+        elif word == "keys":
+            session.keys(rest)
+        elif word == "raw":
+            session.held = int(rest)
+        elif word == "wait":
+            session.advance(int(rest))
+        elif word == "state":
+            session.state()
+        elif word == "settle":
+            await sleep_ms(link_app.RESET_DELAY_MS + 100)
+        out("--\n")
+
+
+asyncio.run(main())
