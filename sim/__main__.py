@@ -26,6 +26,7 @@ COMMANDS = {
     "play": ("sim.play", "type dice at a prompt and see the table, line by line"),
     "pin-hash": ("sim.pin_hash", "the config entry for a supervisor PIN (salted, slow hash)"),
     "device-layout": ("sim.devlayout", "the compact layout.json a deploy puts on the board"),
+    "device": ("sim.device", "a virtual board on a pseudo-terminal, for mpremote and the host tools"),
 }
 EXIT_REFUSED = 2
 EXIT_INTERRUPTED = 130

@@ -1,0 +1,489 @@
+"""`python -m sim device --flash FILE`: a virtual board on a pseudo-terminal.
+
+The board is the MicroPython unix VM running sim/portable/vboard.py: FILE is
+its flash (littlefs, as the ESP32 mounts it), boot.py and main.py run from it,
+and its REPL speaks what real mpremote and pyserial expect of an ESP32. This
+side is only what surrounds the chip: the USB-serial bridge (a pseudo-terminal
+in raw mode <-> the VM's standard input and output), Ctrl-C (byte 0x03 becomes
+a SIGINT, as the ESP32's UART driver turns it into a KeyboardInterrupt), the
+power (a new VM after machine.reset(), a soft reboot or the watchdog) and the
+watchdog itself: 8 s without a feed once the app started it, whatever the VM
+is doing, REPL included. docs/device.md.
+"""
+
+import errno
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import tty
+
+from crapsboard import layout as lay
+from crapsboard.app import KEYSWITCH_BIT, KEYSWITCH_NC_BIT
+from crapsboard.keypad import BUTTON_SHIFT
+from sim import runtime
+from sim.cli import ArgumentParser, CommandError, load_config_text, read_text
+from sim.paths import BOARD_JSON
+from sim.portable import keyscript
+from sim.portable.norflash import BLOCK_COUNT, BLOCK_SIZE
+
+PROGRAM = "sim/portable/vboard.py"
+HEAPSIZE = "256K"  # the firmware boots in 128K (tests/test_board_main.py); the REPL and stand-ins need room too
+WATCHDOG_MS = 8000  # firmware/lib/crapsboard/board.py: the ESP32's watchdog as the app starts it
+BOARD_ID = "240ac4000001"  # machine.unique_id() of the virtual board (the journal is tied to it)
+# machine.reset_cause() values of the ESP32 port (ports/esp32/modmachine.c).
+PWRON_RESET, HARD_RESET, WDT_RESET, SOFT_RESET = 1, 2, 3, 5
+CTRL_C = 3
+SIGINT_GAP_S = 0.05  # a second SIGINT before the VM took the first would kill it: one per gap
+AGAIN_S = 0.02  # a Ctrl-C that landed in a flash operation is delivered again this much later
+OUTPUT_KEPT = 64 * 1024  # output nobody reads is dropped beyond this, oldest first (a UART would lose it)
+QUICK_DEATHS = 3  # the VM ending this many times in a row within START_S of starting: give up
+START_S = 2.0
+_CONTACTS = KEYSWITCH_BIT | KEYSWITCH_NC_BIT
+
+
+class Stop(Exception):
+    """SIGINT or SIGTERM: stop serving."""
+
+
+# ---- the keypad ---------------------------------------------------------------
+
+
+def pin_map(layout):
+    """The pins the VM's machine.Pin wires to the input bitmap (keypad.py's bit order)."""
+    buttons = []
+    for j, pin in enumerate(layout.button_pins):
+        if pin is not None:
+            buttons.append([pin, BUTTON_SHIFT + j, 1 if layout.button_active_low[j] else 0])
+    return {"rows": list(layout.rows), "cols": list(layout.cols), "buttons": buttons}
+
+
+def _contacts(layout, position):
+    # The keyswitch input bits closed in `position` (as sim/portable/run_core.py).
+    nc = KEYSWITCH_NC_BIT if layout.button_pins[-1] is not None else 0
+    return (0, KEYSWITCH_BIT, KEYSWITCH_BIT | nc, 0)[position] | (nc if position == keyscript.KEY_OFF else 0)
+
+
+def idle_inputs(layout):
+    """The inputs held with nobody at the table: the keyswitch off."""
+    return _contacts(layout, keyscript.KEY_OFF)
+
+
+def key_timeline(script, layout):
+    """[[ms, inputs held from then on], ...] for a key script (docs/keys.md),
+    timed as `python -m sim run` presses keys; KeyScriptError for a bad one."""
+    keyscript.check(script, layout)
+    held = idle_inputs(layout)
+    t = 0
+    timeline = [[0, held]]
+    for kind, bits, ms in keyscript.steps(script, layout):
+        if kind == keyscript.WAIT:
+            t += ms
+        elif kind == keyscript.KEYSWITCH:
+            held = (held & ~_CONTACTS) | _contacts(layout, bits)
+            timeline.append([t, held])
+            t += keyscript.GAP_MS
+        elif kind == keyscript.CHATTER:
+            raise keyscript.KeyScriptError("chatter: is not available on the virtual board (use `sim run`)")
+        else:
+            timeline.append([t, held | bits])
+            t += ms
+            timeline.append([t, held])
+            t += keyscript.GAP_MS
+    return timeline
+
+
+# ---- the board ----------------------------------------------------------------
+
+
+class Device:
+    """One virtual board: the pseudo-terminal, the flash image and the VM."""
+
+    def __init__(self, flash, layout, config_text=None, timeline=None, heapsize=HEAPSIZE, log=None):
+        self.flash = os.path.abspath(flash)
+        self.pins = pin_map(layout)
+        self.pins["timeline"] = [[0, idle_inputs(layout)]]
+        self.config_text = config_text
+        self.timeline = timeline
+        self.heapsize = heapsize
+        self.log = log or (lambda line: None)
+        self.master = self.slave = None
+        self.port = None
+        self.vm = None
+        self.workdir = tempfile.mkdtemp(prefix="sim-device-")
+        self.settings_path = os.path.join(self.workdir, "settings.json")
+        self.to_vm = bytearray()  # host bytes waiting for the VM's standard input
+        self.to_host = bytearray()  # board output waiting for the terminal
+        self.pending = bytearray()  # host bytes that came before the VM was ready
+        self.control = bytearray()
+        self.up = False
+        self.interrupt_char = CTRL_C
+        self.last_sigint = 0.0
+        self.sigint_at = None  # a SIGINT scheduled for this time
+        self.watchdog_ms = None
+        self.last_feed = None
+        self.resets = []  # (cause, monotonic time), for the log and the tests
+        self.started_at = 0.0
+        self.quick_deaths = 0
+
+    # ---- the port ---------------------------------------------------------
+
+    def open_port(self):
+        """Make the pseudo-terminal; its path is the serial port."""
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)  # bytes as they are: no echo, no line editing, no signals
+        os.set_blocking(self.master, False)
+        self.port = os.ttyname(self.slave)
+        return self.port
+
+    # ---- the power ----------------------------------------------------------
+
+    def power_on(self, cause=PWRON_RESET, mode="friendly"):
+        """Start the VM: a reset of the chip (the flash stays)."""
+        control_read, control_write = os.pipe()
+        settings = {
+            "channel": control_write,
+            "flash": self.flash,
+            "mode": mode,
+            "cause": cause,
+            "uid": BOARD_ID,
+            "pins": self.pins,
+            "timeline": self.timeline,
+            "config": self.config_text,
+        }
+        self.config_text = None  # written once, at the first power-up
+        with open(self.settings_path, "w", encoding="utf-8") as f:
+            json.dump(settings, f)
+        self.vm = runtime.start(
+            PROGRAM,
+            [self.settings_path],
+            heapsize=self.heapsize,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,  # the ESP32 has one UART for both
+            pass_fds=(control_write,),
+            start_new_session=True,  # a Ctrl-C at this terminal stops the device, not the VM behind its back
+        )
+        os.close(control_write)
+        self.control_fd = control_read
+        for fd in (self.vm.stdin.fileno(), self.vm.stdout.fileno(), control_read):
+            os.set_blocking(fd, False)
+        self.up = False
+        self.control = bytearray()
+        self.started_at = time.monotonic()
+
+    def power_off(self):
+        """Cut the power: kill the VM, pass on what it had written, close its pipes."""
+        vm, self.vm = self.vm, None
+        if vm is None:
+            return
+        if vm.poll() is None:
+            vm.kill()
+        vm.wait()
+        out = vm.stdout.fileno()
+        os.set_blocking(out, True)
+        while True:
+            data = os.read(out, 65536)
+            if not data:
+                break
+            self._output(data)
+        for stream in (vm.stdin, vm.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        os.close(self.control_fd)
+        self.to_vm.clear()
+        self.up = False
+
+    def reset(self, cause, mode="friendly", why=""):
+        """A reset: a new VM. The watchdog survives only a soft reboot, as on the ESP32."""
+        self.power_off()
+        self.resets.append((cause, time.monotonic()))
+        self.log("reset: %s" % why if why else "reset")
+        if cause != SOFT_RESET:
+            self.watchdog_ms = self.last_feed = None
+            self.pending.clear()
+            self._drop_host_input()  # what the host sends while the chip resets is lost
+            self.sigint_at = None
+        self.power_on(cause, mode)
+
+    def _drop_host_input(self):
+        try:
+            while os.read(self.master, 65536):
+                pass
+        except OSError:
+            pass
+
+    # ---- bytes --------------------------------------------------------------
+
+    def _output(self, data):
+        self.to_host += data
+        if len(self.to_host) > OUTPUT_KEPT:
+            del self.to_host[: len(self.to_host) - OUTPUT_KEPT]
+
+    def _from_host(self, data):
+        if not self.up:
+            self.pending += data
+            return
+        for byte in data:
+            if byte == CTRL_C and self.interrupt_char == CTRL_C:
+                self._interrupt()
+            else:
+                self.to_vm.append(byte)
+
+    def _interrupt(self):
+        now = time.monotonic()
+        if now - self.last_sigint < SIGINT_GAP_S:
+            return  # the one just sent stands for this one too
+        self._send_sigint(now)
+
+    def _send_sigint(self, now):
+        self._flush_to_vm()  # what came before the Ctrl-C goes first
+        self.last_sigint = now
+        self.sigint_at = None
+        if self.vm is not None and self.vm.poll() is None:
+            self.vm.send_signal(signal.SIGINT)
+
+    def _flush_to_vm(self):
+        if not self.to_vm or self.vm is None:
+            return
+        try:
+            n = os.write(self.vm.stdin.fileno(), self.to_vm)
+        except BlockingIOError:
+            return
+        except OSError as e:
+            if e.errno != errno.EPIPE:
+                raise
+            self.to_vm.clear()
+            return
+        del self.to_vm[:n]
+
+    def _flush_to_host(self):
+        if not self.to_host:
+            return
+        try:
+            n = os.write(self.master, self.to_host)
+        except BlockingIOError:
+            return
+        del self.to_host[:n]
+
+    # ---- the control channel --------------------------------------------------
+
+    def _control(self, line):
+        word, _, arg = line.partition(" ")
+        now = time.monotonic()
+        if word == "up":
+            self.up = True
+            pending, self.pending = self.pending, bytearray()
+            self._from_host(bytes(pending))
+        elif word == "wdt":
+            self.watchdog_ms = int(arg)
+            self.last_feed = now
+            self.log("watchdog started: %d ms" % self.watchdog_ms)
+        elif word == "feed":
+            self.last_feed = now
+        elif word == "reset":
+            self.reset(HARD_RESET, why="machine.reset()")
+            return False
+        elif word == "soft":
+            self.reset(SOFT_RESET, mode=arg, why="soft reboot")
+            return False
+        elif word == "keys":
+            self.timeline = None  # pressed once: not again after a reset
+            self.log("keys: started")
+        elif word == "kbd":
+            self.interrupt_char = int(arg)
+        elif word == "again":
+            self.sigint_at = now + AGAIN_S
+        elif word == "error":
+            raise CommandError(arg)
+        return True
+
+    def _read_control(self):
+        try:
+            data = os.read(self.control_fd, 4096)
+        except BlockingIOError:
+            return
+        self.control += data
+        while b"\n" in self.control:
+            line, _, rest = bytes(self.control).partition(b"\n")
+            self.control = bytearray(rest)
+            if not self._control(line.decode("utf-8", "replace")):
+                return  # a new VM: the rest belonged to the old one
+
+    # ---- serving --------------------------------------------------------------
+
+    def _watchdog_left(self, now):
+        if self.watchdog_ms is None:
+            return None
+        return self.last_feed + self.watchdog_ms / 1000 - now
+
+    def _vm_ended(self):
+        status = self.vm.poll()
+        quick = time.monotonic() - self.started_at < START_S
+        self.quick_deaths = self.quick_deaths + 1 if quick else 0
+        if self.quick_deaths >= QUICK_DEATHS:
+            raise CommandError("the board's VM keeps ending at start-up (status %s)" % status)
+        self.reset(HARD_RESET, why="the VM ended (status %s), as a panic resets the ESP32" % status)
+
+    def step(self, timeout):
+        """Wait up to `timeout` s for something to do, and do it."""
+        import select
+
+        vm = self.vm
+        readers = [self.master, vm.stdout.fileno(), self.control_fd]
+        writers = []
+        if self.to_vm:
+            writers.append(vm.stdin.fileno())
+        if self.to_host:
+            writers.append(self.master)
+        now = time.monotonic()
+        for left in (self._watchdog_left(now), None if self.sigint_at is None else self.sigint_at - now):
+            if left is not None:
+                timeout = max(0.0, min(timeout, left))
+        readable, writable, _ = select.select(readers, writers, [], timeout)
+        if self.control_fd in readable:
+            self._read_control()
+            if self.vm is not vm:
+                return
+        if vm.stdout.fileno() in readable:
+            data = os.read(vm.stdout.fileno(), 65536)
+            if data:
+                self._output(data)
+            elif vm.poll() is not None or vm.wait(1) is not None:
+                self._read_control()  # its last words (a reset) come first
+                if self.vm is vm:
+                    self._vm_ended()
+                return
+        if self.master in readable:
+            try:
+                data = os.read(self.master, 65536)
+            except BlockingIOError:
+                data = b""
+            self._from_host(data)
+        self._flush_to_vm()
+        self._flush_to_host()
+        now = time.monotonic()
+        if self.sigint_at is not None and now >= self.sigint_at:
+            self._send_sigint(now)
+        left = self._watchdog_left(now)
+        if left is not None and left <= 0:
+            starved = round((now - self.last_feed) * 1000)
+            self.reset(WDT_RESET, why="watchdog: %d ms without a feed (timeout %d ms)" % (starved, self.watchdog_ms))
+
+    def close(self):
+        self.power_off()
+        for fd in (self.master, self.slave):
+            if fd is not None:
+                os.close(fd)
+        self.master = self.slave = None
+        try:
+            os.remove(self.settings_path)
+        except OSError:
+            pass
+        try:
+            os.rmdir(self.workdir)
+        except OSError:
+            pass
+
+
+# ---- the command ------------------------------------------------------------------
+
+
+def check_image(path):
+    """Refuse what cannot be this board's flash; a missing file is a new, erased flash."""
+    if os.path.isdir(path):
+        raise CommandError("flash %s is a directory" % path)
+    if not os.path.exists(path):
+        try:
+            open(path, "ab").close()
+            os.remove(path)
+        except OSError as e:
+            raise CommandError("cannot create flash %s: %s" % (path, e.strerror or e))
+        return
+    size = os.path.getsize(path)
+    if size != BLOCK_COUNT * BLOCK_SIZE:
+        raise CommandError(
+            "flash %s is %d bytes, not a flash image (%d blocks of %d bytes)" % (path, size, BLOCK_COUNT, BLOCK_SIZE)
+        )
+    if not os.access(path, os.R_OK | os.W_OK):
+        raise CommandError("flash %s: cannot read and write it" % path)
+
+
+def build_parser():
+    parser = ArgumentParser(prog="python -m sim device", description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--flash",
+        metavar="FILE",
+        required=True,
+        help="the board's flash image (made and formatted when missing; kept between runs)",
+    )
+    parser.add_argument("--config", metavar="FILE", help="write this config.json onto the board at power-up")
+    parser.add_argument("--keys", metavar="SCRIPT", help='press keys once the app runs, e.g. "wait:2000 3 4" (docs/keys.md)')
+    parser.add_argument("--board", metavar="FILE", default=BOARD_JSON, help="board description the keys are wired by")
+    parser.add_argument("--link", metavar="PATH", help="also make PATH a symbolic link to the serial port")
+    parser.add_argument("--heap", metavar="SIZE", help="the VM's heap, e.g. 192K (default %s)" % HEAPSIZE)
+    return parser
+
+
+def _layout(path):
+    try:
+        return lay.Layout(json.loads(read_text(path, "board description")))
+    except ValueError as e:  # LayoutError is one
+        raise CommandError("%s: %s" % (path, e))
+
+
+def main(argv):
+    args = build_parser().parse_args(argv)
+    check_image(args.flash)
+    heapsize = HEAPSIZE
+    if args.heap is not None:
+        try:
+            heapsize = runtime.heap_size(args.heap)
+        except ValueError as e:
+            raise CommandError(str(e))
+    config_text = load_config_text(args.config) if args.config else None
+    layout = _layout(args.board)
+    timeline = None
+    if args.keys is not None:
+        try:
+            timeline = key_timeline(args.keys, layout)
+        except keyscript.KeyScriptError as e:
+            raise CommandError("--keys: %s" % e)
+    if args.link and os.path.lexists(args.link) and not os.path.islink(args.link):
+        raise CommandError("--link %s exists and is not a symbolic link" % args.link)
+    try:
+        runtime.micropython_binary()
+    except runtime.RuntimeMissing as e:
+        raise CommandError(str(e))
+
+    def log(line):
+        print("sim device: %s" % line, flush=True)
+
+    def stop(signum, frame):
+        raise Stop()
+
+    device = Device(args.flash, layout, config_text, timeline, heapsize, log)
+    previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        port = device.open_port()
+        if args.link:
+            if os.path.islink(args.link):
+                os.remove(args.link)
+            os.symlink(port, args.link)
+        print("sim device: serial port %s" % port, flush=True)
+        device.power_on()
+        while True:
+            device.step(1.0)
+    except Stop:
+        return 0
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        device.close()
+        if args.link and os.path.islink(args.link):
+            os.remove(args.link)

@@ -1,0 +1,183 @@
+# The ESP32's `machine` module on the virtual board (`python -m sim device`).
+#
+# The board program (vboard.py) installs it as sys.modules["machine"], so the
+# firmware's board.py, and anything typed at the REPL, gets it. The power lives
+# on the CPython side (sim/device.py), outside the VM like the ESP32's reset
+# circuit and watchdog timer: reset(), soft_reset() and the watchdog's start
+# and feeds are one line each on the control channel, and the CPython side
+# restarts the VM. A reset never returns: the VM waits to be killed.
+#
+# Pins: the keypad and buttons of the board description (the `pins` settings
+# CPython wrote from hardware/board.json), held down per the --keys timeline
+# once the watchdog starts (the app is running) on the first boot that runs
+# it. Every other input reads its pull; outputs remember their level.
+import sys
+import time
+
+PWRON_RESET = 1
+HARD_RESET = 2
+WDT_RESET = 3
+DEEPSLEEP_RESET = 4
+SOFT_RESET = 5
+
+_channel = [None]
+_soft_reboot = [None]  # vboard_repl.soft_reboot, set by setup()
+_cause = [PWRON_RESET]
+_uid = [b"\x24\x0a\xc4\x00\x00\x01"]
+_keys = {"rows": [], "cols": [], "buttons": [], "timeline": [[0, 0]]}
+_keys_start = [None]  # ticks when the timeline started; None: not yet
+_keys_pending = [False]  # a timeline that starts with the watchdog
+
+
+def setup(channel, cause, uid, keys, timeline, soft_reboot):
+    """Called once by vboard.py before anything imports machine."""
+    _channel[0] = channel
+    _soft_reboot[0] = soft_reboot
+    _cause[0] = cause
+    _uid[0] = uid
+    _keys.update(keys)
+    if timeline:
+        _keys["timeline"] = timeline
+        _keys_pending[0] = True
+
+
+def tell(line):
+    """One line to the CPython side (the power and the watchdog)."""
+    channel = _channel[0]
+    if channel is not None:
+        channel.write(line.encode() + b"\n")
+
+
+def halt():
+    """Wait for the CPython side to cut the power (a reset never returns)."""
+    try:
+        sys.stdout.flush()
+    except (AttributeError, OSError):
+        pass
+    while True:
+        try:
+            time.sleep_ms(1000)
+        except KeyboardInterrupt:
+            pass
+
+
+def _held():
+    """The input bitmap held down now (keypad.py's bit order)."""
+    start = _keys_start[0]
+    timeline = _keys["timeline"]
+    if start is None:
+        return timeline[0][1]
+    t = time.ticks_diff(time.ticks_ms(), start)
+    held = timeline[0][1]
+    for at, bits in timeline:
+        if at > t:
+            break
+        held = bits
+    return held
+
+
+class Pin:
+    IN = 1
+    OUT = 3
+    OPEN_DRAIN = 7
+    PULL_DOWN = 1
+    PULL_UP = 2
+    IRQ_RISING = 1
+    IRQ_FALLING = 2
+    _made = {}
+
+    def __init__(self, id, mode=-1, pull=-1, value=None):
+        self.id = id
+        self.mode = mode
+        self.pull = pull
+        self.level = 1 if value is None else value
+        Pin._made[id] = self
+
+    def init(self, mode=-1, pull=-1, value=None):
+        if mode != -1:
+            self.mode = mode
+        if pull != -1:
+            self.pull = pull
+        if value is not None:
+            self.level = value
+
+    def value(self, v=None):
+        if v is not None:
+            self.level = 1 if v else 0
+            return None
+        if self.mode == Pin.OUT or self.mode == Pin.OPEN_DRAIN:
+            return self.level
+        return self._input()
+
+    def __call__(self, v=None):
+        return self.value(v)
+
+    def on(self):
+        self.level = 1
+
+    def off(self):
+        self.level = 0
+
+    def _input(self):
+        keys = _keys
+        cols = keys["cols"]
+        if self.id in cols:
+            c = cols.index(self.id)
+            held = _held()
+            ncols = len(cols)
+            rows = keys["rows"]
+            for r in range(len(rows)):
+                row = Pin._made.get(rows[r])
+                if row is not None and row.level == 0 and held & (1 << (r * ncols + c)):
+                    return 0
+            return 1
+        for button in keys["buttons"]:
+            if button[0] == self.id:
+                pressed = bool(_held() & (1 << button[1]))
+                return 0 if pressed == bool(button[2]) else 1
+        return 1 if self.pull == Pin.PULL_UP else 0
+
+
+class WDT:
+    def __init__(self, id=0, timeout=5000):
+        tell("wdt " + str(timeout))
+        if _keys_pending[0]:
+            _keys_pending[0] = False
+            _keys_start[0] = time.ticks_ms()
+            tell("keys")
+
+    def feed(self):
+        tell("feed")
+
+
+def reset():
+    tell("reset")
+    halt()
+
+
+def soft_reset():
+    _soft_reboot[0]("friendly")
+
+
+def reset_cause():
+    return _cause[0]
+
+
+def unique_id():
+    return _uid[0]
+
+
+def freq(hz=None):
+    return 160000000
+
+
+def idle():
+    time.sleep_ms(0)
+
+
+def disable_irq():
+    return 0
+
+
+def enable_irq(state=0):
+    return None
