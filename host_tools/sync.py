@@ -1,10 +1,11 @@
 """`log`: the board's journal, from a flash image (`--image`, host_tools/journal_log.py)
 or downloaded over the link (`--port`) with `events` paging, verified as it comes.
 
-Every record travels as its raw bytes (`raw`, hex) and is checked here with the
-firmware's own codec (journal_record.decode: CRC, sequence, hash chain), the
-same check `--image` makes; the output is journal_log's, so a download and the
-image of the same flash print the same lines. With `--out FILE` the download
+Every record travels as its fields and its 8-byte chain link; the host
+rebuilds its bytes with the firmware's own codec (journal_record.encode),
+checks the link, and decodes it as `--image` does (journal_record.decode via
+journal_log: sequence, hash chain); the output is journal_log's, so a download
+and the image of the same flash print the same lines. With `--out FILE` the download
 is resumable: FILE.state keeps the last record saved, its chain hash and
 FILE's length, and the next run continues from there (after a cut, FILE is
 first trimmed back to the last whole page).
@@ -100,24 +101,46 @@ def pages(link, since, page=PAGE):
         since = nxt
 
 
+_KIND_CODES = {name: code for code, name in jr.KIND_NAMES.items()}
+
+
+def record_bytes(event, chain):
+    """A record's bytes rebuilt from the board's fields (docs/link.md, `events`),
+    after chain hash `chain`, with the 8-byte `link` the board sent checked:
+    any field changed on the way, or on the flash, breaks it."""
+    seq = event.get("seq") if isinstance(event, dict) else None
+    try:
+        kind = event["kind"]
+        kind = _KIND_CODES[kind] if kind in _KIND_CODES else int(kind)
+        data, digest = jr.encode(
+            chain,
+            seq,
+            event["t"],
+            kind,
+            event["arg"],
+            bytes.fromhex(event.get("state", "")),
+            bytes.fromhex(event.get("payload", "")),
+        )
+        link = bytes.fromhex(event["link"])
+    except (KeyError, TypeError, ValueError, OverflowError):
+        raise HostToolError("record %s: the board sent it incomplete or malformed" % seq, EXIT_FAILED)
+    if digest[: jr.LINK_SIZE] != link:
+        raise HostToolError("record %s breaks the hash chain" % seq, EXIT_FAILED)
+    return data
+
+
 def verify_page(events, chain, expect_seq):
     """The decoded, verified Records of one page, continuing the chain hash
     `chain` at sequence number `expect_seq` (None: take the first record's,
     as at the start of a download older records may have been dropped)."""
     records = []
     for event in events:
-        raw = event.get("raw") if isinstance(event, dict) else None
         seq = event.get("seq") if isinstance(event, dict) else None
-        if not isinstance(raw, str):
-            raise HostToolError("record %s came without its raw bytes: cannot verify it" % seq, EXIT_FAILED)
-        try:
-            data = bytes.fromhex(raw)
-        except ValueError:
-            raise HostToolError("record %s: its raw bytes are not hex" % seq, EXIT_FAILED)
+        if expect_seq is not None and seq != expect_seq:
+            raise HostToolError("record %d is missing (found %s)" % (expect_seq, seq), EXIT_FAILED)
+        data = record_bytes(event, chain)
         want = jr.peek_seq(data, 0) if expect_seq is None else expect_seq
-        r = journal_log._decode(data, 0, chain, want)
-        if r.size != len(data):
-            raise HostToolError("record %d: %d bytes after its end" % (r.seq, len(data) - r.size), EXIT_FAILED)
+        r = journal_log._decode(data, 0, chain, want)  # journal_log's check, as for --image
         records.append(r)
         chain, expect_seq = r.hash, r.seq + 1
     return records, chain

@@ -15,6 +15,7 @@ import tty
 
 from crapsboard import journal_record as jr
 from crapsboard import link as lk
+from crapsboard import link_events
 
 
 class PtyLink:
@@ -74,10 +75,18 @@ def make_records(n, head=b"CBJ1\x01\x02ab\x01\x00\x00\x00\x00\x00\x00\x00", firs
     return out
 
 
-def journal_events(records, page_max=8):
-    """An `events` handler over `records` (a list that may grow) as docs/link.md's
-    reply: events after `since`, at most `limit` (capped at `page_max`), each with
-    its raw bytes, the chain hash before the page, `next` and `more`."""
+def journal_events(records, page_max=8, tamper=None):
+    """An `events` handler over `records` (a list that may grow) with the board's
+    reply (firmware link_events: each record's fields by record_fields, the chain
+    hash before the page, `next`, `more`); `tamper(fields)` may change a record's
+    fields on the way, as a faulty or forged board would."""
+
+    def fields(seq, data, prev):
+        r = jr.decode(data, 0, prev, seq)
+        item = link_events.record_fields(r, data[r.size - jr.TRAILER_SIZE : r.size - 4])
+        if tamper:
+            tamper(item)
+        return item
 
     def handler(request):
         since = request["since"]
@@ -87,7 +96,7 @@ def journal_events(records, page_max=8):
         after = [r for r in records if r[0] > since]
         page = after[:limit]
         reply = {
-            "events": [{"seq": seq, "raw": data.hex()} for seq, data, _ in page],
+            "events": [fields(*record) for record in page],
             "next": page[-1][0] if page else since,
             "more": len(after) > limit,
         }

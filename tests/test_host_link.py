@@ -166,38 +166,56 @@ def test_since_skips_what_the_host_has():
     assert [r.seq for r in got] == [7, 8, 9, 10] and summary.startswith("records 7-10 verified")
 
 
+def _tamper(seq, **changes):
+    def tamper(fields):
+        if fields["seq"] == seq:
+            fields.update(changes)
+
+    return tamper
+
+
 @pytest.mark.parametrize(
-    "damage, words",
+    "damage, tamper, words",
     [
-        (
-            lambda recs: recs.__setitem__(3, (4, recs[3][1][:20] + b"\xff" + recs[3][1][21:], recs[3][2])),
-            "record 4 fails its CRC",
-        ),
-        (lambda recs: recs.pop(5), "record 6 is missing (found 7)"),
-        (lambda recs: recs.__setitem__(2, (3, recs[2][1], b"\x00" * 32)), None),
+        (None, _tamper(4, t=4001), "record 4 breaks the hash chain"),
+        (None, _tamper(5, arg=10), "record 5 breaks the hash chain"),
+        (None, _tamper(6, kind="undo"), "record 6 breaks the hash chain"),
+        (None, _tamper(2, link="00" * 8), "record 2 breaks the hash chain"),
+        (None, _tamper(3, payload="zz"), "record 3: the board sent it incomplete or malformed"),
+        (lambda recs: recs.pop(5), None, "record 6 is missing (found 7)"),
+        ("forge-prev", None, "record 3: does not continue the chain"),
     ],
-    ids=["flipped-byte", "missing-record", "forged-prev"],
+    ids=["time", "arg", "kind", "link", "bad-hex", "missing-record", "forged-prev"],
 )
-def test_a_damaged_journal_fails_with_one_line_naming_the_record(damage, words):
+def test_a_damaged_journal_fails_with_one_line_naming_the_record(damage, tamper, words):
     records = make_records(9)
-    damage(records)
-    with PtyLink(board(records)) as pty, BoardLink(pty.port) as link:
+    events = journal_events(records, tamper=tamper)
+    if damage == "forge-prev":  # the page starting at 3 claims another chain than 1-2 built
+
+        def forged(request):
+            reply = journal_events(records)(request)
+            if reply["events"] and reply["events"][0]["seq"] == 3:
+                reply["prev"] = "00" * 32
+            return reply
+
+        events = forged
+    elif damage:
+        damage(records)
+    handlers = {"events": events}
+    with PtyLink(board(**handlers)) as pty, BoardLink(pty.port) as link:
         with pytest.raises(HostToolError) as e:
             sync.download(link, 0, 2, None)
     assert e.value.code == 1 and "\n" not in str(e.value)
-    if words:
-        assert str(e.value) == words
-    else:  # the page starting at 3 claims another chain than records 1-2 built
-        assert str(e.value) == "record 3: does not continue the chain already downloaded"
+    assert str(e.value).startswith(words)
 
 
-def test_a_record_without_raw_bytes_cannot_be_verified():
-    def events(request):
-        return {"events": [{"seq": 1, "kind": "roll"}], "next": 1, "more": False, "prev": "00" * 32}
-
-    with PtyLink(board(events=events)) as pty, BoardLink(pty.port) as link:
-        with pytest.raises(HostToolError, match="record 1 came without its raw bytes"):
-            sync.download(link, 0)
+def test_the_board_fields_rebuild_the_records_byte_for_byte():
+    records = make_records(5)
+    events = journal_events(records)({"since": 0, "limit": 8})["events"]
+    chain = records[0][2]
+    for (seq, data, _), event in zip(records, events):
+        assert sync.record_bytes(event, chain) == data
+        chain = journal_log._decode(data, 0, chain, seq).hash
 
 
 def test_paging_that_does_not_move_on_is_refused():
