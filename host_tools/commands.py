@@ -53,7 +53,12 @@ def flat_lines(obj, prefix=""):
     for key in sorted(obj):
         value = obj[key]
         name = prefix + str(key)
-        if isinstance(value, dict) and value:
+        if isinstance(value, dict) and set(value) == {"on", "color", "blink"}:  # a lamp: one line
+            lines.append(
+                "%s: %s"
+                % (name, ("on " + value["color"] + (" blinking" if value["blink"] else "")) if value["on"] else "off")
+            )
+        elif isinstance(value, dict) and value:
             lines.extend(flat_lines(value, name + "."))
         else:
             lines.append("%s: %s" % (name, json.dumps(value) if not isinstance(value, str) else value))

@@ -169,11 +169,13 @@ def check_mpy(board_mpy, files):
     sample = next((data for path, data in files.items() if path.endswith(".mpy")), None)
     if sample is None or len(sample) < 3:
         return
-    if board_mpy & 0xFF != sample[1] or (board_mpy >> 8) & 3 != sample[2] & 3:
+    # Bytecode-only files (arch 0 in byte 2) carry no sub-version: only the
+    # version byte must match; native code must match the sub-version too.
+    native = sample[2] >> 2
+    if board_mpy & 0xFF != sample[1] or (native and (board_mpy >> 8) & 3 != sample[2] & 3):
         raise HostToolError(
-            "the board's MicroPython loads .mpy version %d.%d, this firmware is %d.%d: flash the pinned"
-            " MicroPython first (hardware/README.md)"
-            % (board_mpy & 0xFF, (board_mpy >> 8) & 3, sample[1], sample[2] & 3),
+            "the board's MicroPython loads .mpy version %d, this firmware is version %d: flash the pinned"
+            " MicroPython first (hardware/README.md)" % (board_mpy & 0xFF, sample[1]),
             EXIT_USAGE,
         )
 
@@ -210,9 +212,10 @@ class Progress:
         self.bar.advance(self.task, n)
 
 
-def deploy(port, config_path=None, key_file=None, board_text=None, wait=True, quiet=False, say=None):
+def deploy(port, config_path=None, key_file=None, board_text=None, wait=True, quiet=False, say=None, on_file=None):
     """Deploy onto the board on `port`; returns a summary dict. `say(text)`
-    reports each step (None: silent)."""
+    reports each step, `on_file(path, index, count)` each file as its copy
+    starts (None: silent)."""
     from host_tools.repl import Repl
 
     say = say or (lambda text: None)
@@ -253,7 +256,9 @@ def deploy(port, config_path=None, key_file=None, board_text=None, wait=True, qu
         for folder in sorted({os.path.dirname(p) for p in to_copy if "/" in p}):
             repl.exec("import os\nfor d in %r:\n try:\n  os.mkdir(d)\n except OSError:\n  pass" % _parents(folder))
         with Progress(sum(len(files[p]) for p in to_copy), quiet) as bar:
-            for path in to_copy:
+            for i, path in enumerate(to_copy):
+                if on_file:
+                    on_file(path, i, len(to_copy))
                 bar.file(path)
                 repl.write_file(path, files[path], bar.advance)
         say("copied %d files, %d unchanged, %d removed" % (len(to_copy), len(files) - len(to_copy), len(to_remove)))

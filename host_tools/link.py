@@ -176,9 +176,9 @@ class BoardLink:
             elif obj["id"] == rid:
                 return obj
             elif obj["id"] is None:
-                # a reply that could not name its request: ours if the board
-                # could not read our line (it answers every line, in order)
-                raise HostToolError("board refused %s: %s" % (cmd, obj.get("error", "no reason given")))
+                # a refusal of a line that was not ours (bytes left on the line
+                # before we came: our frames are whole JSON); kept for the error
+                self.noise.append("refused: " + str(obj.get("error")))
             # a reply to another id: left over from an earlier tool, skipped
 
     # ---- lines and events ----------------------------------------------------------

@@ -19,7 +19,7 @@ import sys
 from crapsboard import journal_record as jr
 from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError, journal_log
 
-PAGE = 16  # records asked for per request; the board caps it at its own page size
+PAGE = 8  # records asked for per request: the board (link_events.PAGE_MAX) refuses more
 
 
 def add_arguments(parser):
