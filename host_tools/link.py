@@ -97,6 +97,7 @@ class BoardLink:
         self.serial = serial_port if serial_port is not None else open_serial(port, baud)
         self.events = []  # pushed events received and not yet taken
         self.noise = []  # lines that were not the link's (boot messages, REPL text)
+        self.sent = []  # the request lines sent, as sent
         self._ids = itertools.count(int(time.time() * 1000) % 1000000)
         self._pending = b""
         self._ctr = None  # the last counter this host sent or read from hello
@@ -143,7 +144,9 @@ class BoardLink:
         return reply
 
     def _send(self, request, timeout):
-        self._write(frame(request))
+        line = frame(request)
+        self.sent.append(line)
+        self._write(line)
         reply = self._wait_reply(request["id"], self.timeout if timeout is None else timeout, request["cmd"])
         if not reply.get("ok"):
             raise HostToolError("board refused %s: %s" % (request["cmd"], reply.get("error", "no reason given")))
