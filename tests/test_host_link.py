@@ -81,7 +81,12 @@ def board(records=None, key=KEY, **handlers):
 
 
 def test_request_reads_past_events_noise_and_stale_replies():
-    pushed = b'crapsboard: booting\r\n{"id": null, "ok": false, "error": "bad json at column 2"}\n{"id": 999, "ok": true}\n{"event": "roll", "dice": [2, 5]}\n'
+    pushed = (
+        b"crapsboard: booting\r\n"
+        b'{"id": null, "ok": false, "error": "bad json at column 2"}\n'
+        b'{"id": 999, "ok": true}\n'
+        b'{"event": "roll", "dice": [2, 5]}\n'
+    )
     with PtyLink(board(), before_reply=pushed) as pty, BoardLink(pty.port) as link:
         assert link.request("ping", data="hi") == {"data": "hi"}
         assert link.events == [{"event": "roll", "dice": [2, 5]}]
