@@ -8,10 +8,14 @@ exit 3 when the board cannot be reached, 1 when code on it fails.
 """
 
 import ast
+import contextlib
+import io
 import time
 
 from host_tools import EXIT_FAILED, EXIT_NO_BOARD, HostToolError
 
+READ_TIMEOUT = 5.0  # seconds for one read from the board (the "OK" after code is sent)
+ENTER_TIMEOUT = 5.0  # seconds to reach the raw REPL prompt after Ctrl-C, Ctrl-A
 CHUNK = 256  # bytes per write: mpremote's own default, safe for the ESP32's 260-byte USB buffer
 
 
@@ -27,8 +31,12 @@ class Repl:
         end = time.monotonic() + wait
         while True:
             try:
-                self.transport = SerialTransport(port, 115200)
-                self.transport.enter_raw_repl(soft_reset=False)
+                # A read timeout: without one mpremote waits forever on a pty
+                # (a virtual board) that does not answer. Its failures print
+                # what it read to stdout: kept off ours.
+                with contextlib.redirect_stdout(io.StringIO()):
+                    self.transport = SerialTransport(port, 115200, timeout=READ_TIMEOUT)
+                    self.transport.enter_raw_repl(soft_reset=False, timeout_overall=ENTER_TIMEOUT)
                 return
             except (TransportError, OSError, Exception) as e:
                 self.close()
@@ -58,7 +66,8 @@ class Repl:
         from mpremote.transport import TransportError
 
         try:
-            out, err = self.transport.exec_raw(code, timeout=timeout)
+            with contextlib.redirect_stdout(io.StringIO()):  # mpremote prints what it read on failures
+                out, err = self.transport.exec_raw(code, timeout=timeout)
         except TransportError as e:
             raise HostToolError("lost the REPL on %s: %s" % (self.port, _first_line(e)), EXIT_NO_BOARD)
         except OSError as e:

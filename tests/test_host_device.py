@@ -122,6 +122,36 @@ def test_deploy_onto_a_fresh_board_then_status_config_and_replay(tmp_path, key_d
         log = host_tools("log", "--port", device.port)
         kinds = [json.loads(line)["kind"] for line in log.stdout.splitlines()]
         assert kinds.count("config") == 2  # the two accepted sets are journaled, the refused ones not
+
+        ports = host_tools("ports", "--port", device.port, "--json")
+        assert ports.returncode == 0, ports.stderr
+        mine = [p for p in json.loads(ports.stdout) if p["port"] == device.port]
+        assert mine[0]["hello"]["board"] == BOARD and mine[0]["hello"]["firmware_hash"] == summary["hash"]
+
+        before = int(time.time())
+        stamped = host_tools("time", "--port", device.port, "--json")
+        assert stamped.returncode == 0, stamped.stderr
+        assert before <= json.loads(stamped.stdout)["unix"] <= int(time.time())
+        assert before <= hello(device.port)["unix"] <= int(time.time()) + 1
+
+        walk = host_tools("selftest", "--port", device.port, "--json")
+        assert walk.returncode == 0, walk.stderr
+
+        # maintenance: the app stops (no link), the REPL is free; reset returns to play
+        assert host_tools("maintenance", "--port", device.port).returncode == 0
+        time.sleep(2)
+        quiet = host_tools("status", "--port", device.port, "--timeout", "1")
+        assert quiet.returncode == 3 and quiet.stderr.startswith("host_tools status: no reply to hello")
+        two = subprocess.run(
+            [sys.executable, "-m", "mpremote", "connect", device.port, "resume", "exec", "print(1+1)"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert two.stdout.strip() == "2", two.stderr
+        reset = host_tools("reset", "--port", device.port)
+        assert reset.returncode == 0 and reset.stdout == "board on %s reset\n" % device.port
+        assert hello(device.port)["boot_count"] > board_hello["boot_count"]
     finally:
         device.stop()
 

@@ -410,3 +410,43 @@ def test_cli_log_over_the_link_and_signed_time(tmp_path):
     assert stamped.returncode == 0, stamped.stderr
     assert abs(json.loads(stamped.stdout)["unix"] - got["unix"]) == 0
     assert status.returncode == 1 and "status is not available" in status.stderr
+
+
+def test_cli_deploy_and_reset_error_paths(tmp_path):
+    missing = str(tmp_path / "missing")
+    bad_config = tmp_path / "bad.json"
+    bad_config.write_text('{"fire": {"paytable": "Z"}}')
+    one_line(
+        host_tools("deploy", "--port", missing, "--board", missing), 2, "host_tools deploy: cannot read " + missing
+    )
+    one_line(host_tools("deploy", "--port", missing, "--config", str(bad_config)), 2, "bad.json: ")
+    one_line(host_tools("deploy", "--port", missing), 3, "host_tools deploy: cannot reach the REPL on " + missing)
+    one_line(host_tools("reset", "--port", missing), 3, "host_tools reset: cannot reach the REPL on " + missing)
+    with PtyLink(board()) as pty:  # the link answers, but nothing there is a REPL
+        pty.silent = True
+        one_line(host_tools("reset", "--port", pty.port), 3, "cannot reach the REPL on " + pty.port)
+
+
+def test_ctrl_c_stops_monitor_with_status_130(tmp_path):
+    import signal
+    import time
+
+    with PtyLink(board(subscribe=lambda request: {"on": request["on"]})) as pty:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "host_tools", "monitor", "--port", pty.port, "--json"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
+        deadline = time.monotonic() + 20
+        while b'"subscribe"' not in pty.received and time.monotonic() < deadline:
+            time.sleep(0.05)
+        pty.push(b'{"event": "roll", "dice": [1, 2]}\n')
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130
+    assert json.loads(out) == {"event": "roll", "dice": [1, 2]}
+    assert err == "host_tools monitor: stopped\n"
+    assert pty.received.count(b'"subscribe"') == 2 and b'"on": false' in pty.received  # unsubscribed on the way out
