@@ -16,10 +16,10 @@ import sys
 from crapsboard import journal as jn
 from crapsboard import journal_boot, link_app, snapshot
 from crapsboard import layout as lay
-from crapsboard.app import RENDER_MS, App
+from crapsboard.app import KEYSWITCH_BIT, KEYSWITCH_NC_BIT, RENDER_MS, App
 from crapsboard.link_auth import CounterFile
 from crapsboard.link_task import LinkTask, sleep_ms
-from sim.portable.keyscript import WAIT, steps
+from sim.portable.keyscript import KEY_ON, KEYSWITCH, WAIT, steps
 from sim.portable.simboard import SimBoard
 
 BOARD_ID = b"simboard"
@@ -36,7 +36,8 @@ class Session:
         self.layout = lay.load("hardware/board.json")
         self.board = SimBoard(self.layout, 0)
         self.app = App(self.board, self.layout, None)
-        self.held = 0
+        self.nc = KEYSWITCH_NC_BIT if self.layout.button_pins[-1] is not None else 0
+        self.held = self.nc  # the keyswitch off: a changeover switch closes its NC contact
         self.resets = 0
         journal = jn.Journal(FILES, BOARD_ID)
         journal_boot.open_journal(self.app, journal, 1, 0)
@@ -69,6 +70,10 @@ class Session:
         for kind, bits, ms in steps(script, self.layout):
             if kind == WAIT:
                 self.advance(ms)
+            elif kind == KEYSWITCH:
+                self.held &= ~(KEYSWITCH_BIT | KEYSWITCH_NC_BIT)
+                self.held |= KEYSWITCH_BIT if bits == KEY_ON else self.nc
+                self.advance(120)
             else:
                 self.held |= bits
                 self.advance(ms)
@@ -98,7 +103,7 @@ async def main():
         elif word == "keys":
             session.keys(rest)
         elif word == "raw":
-            session.held = int(rest)
+            session.held = int(rest) | session.nc
         elif word == "wait":
             session.advance(int(rest))
         elif word == "state":

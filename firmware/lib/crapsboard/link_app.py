@@ -14,7 +14,9 @@ import gc
 from micropython import const
 
 from crapsboard import entry as en
+from crapsboard.app import KEYSWITCH_BIT
 from crapsboard.link import Link, LinkError
+from crapsboard.link_json import Raw, encode
 
 KEY_FILE = "link_key"
 COUNTER_FILE = "link_ctr"
@@ -22,6 +24,7 @@ FIRMWARE_FILE = "firmware.json"
 MAINTENANCE_FILE = "maintenance"
 START_LINK = const(2)  # JOURNAL_START's arg: a journal started over the link (0 first use, 1 supervisor)
 TIME = const(21)  # journal_record.TIME: the wall clock set; payload u64 unix seconds
+_KEYS_AND_BUTTONS = const(0x7FFFF)  # app._KEYS_MASK: keypad keys, undo, end hand, lamp test
 RESET_DELAY_MS = const(200)  # the maintenance reply leaves the port before the reset
 
 
@@ -174,7 +177,7 @@ class Handlers:
                 lamp = {"on": True, "color": "#%06x" % rgb, "blink": bool(blink)}
                 if blink and alt:
                     lamp["alt"] = "#%06x" % alt
-                lamps[LAMP_NAMES[i]] = lamp
+                lamps[LAMP_NAMES[i]] = Raw(encode(lamp))  # small pieces: see link_events._raw
         return {
             "t": now,
             "status": en.STATUS_NAMES[app.status(now)],
@@ -233,7 +236,8 @@ class Handlers:
     # ---- self test -------------------------------------------------------------
 
     def selftest(self, request):
-        """Start the lamp walk; name the inputs down now (held) and those whose
+        """Start the lamp walk; name the keys and buttons down now (held), the
+        keyswitch's position, and the inputs whose
         reading has not settled into the debounced state (chattering: a contact
         that keeps bouncing never settles; a clean press is unsettled for one
         debounce window only, so a repeated selftest tells the two apart)."""
@@ -245,7 +249,8 @@ class Handlers:
         debouncer = app.debouncer
         return {
             "lamp_test_ms": LAMP_TEST_MS,
-            "held": _names(names, debouncer.stable),
+            "held": _names(names, debouncer.stable & _KEYS_AND_BUTTONS),
+            "keyswitch": "fault" if app.keyswitch_fault else "on" if debouncer.stable & KEYSWITCH_BIT else "off",
             "chattering": _names(names, debouncer._raw ^ debouncer.stable),
         }
 
@@ -312,9 +317,10 @@ def build(app, diag, board_id, reset, key=None, store=None, files=""):
 def start(app, diag, board_id, reset, files=""):
     """The board's link: key and counter from their files, a LinkTask on
     standard input and output. `board_id`: machine.unique_id() (bytes: sent as hex)."""
+    from binascii import hexlify
+
     from crapsboard.link_auth import CounterFile
     from crapsboard.link_task import LinkTask
-    from binascii import hexlify
 
     if not isinstance(board_id, str):
         board_id = hexlify(board_id).decode()

@@ -12,6 +12,7 @@ from micropython import const
 
 from crapsboard import journal_record as jr
 from crapsboard.link import LinkError
+from crapsboard.link_json import Raw, encode
 
 PAGE_MAX = const(8)  # records in one reply: a page of ~8 x 300 bytes of JSON
 
@@ -39,6 +40,13 @@ def record_fields(r, link):
 def _link_of(buf, pos, r):
     end = pos + r.size - jr.TRAILER_SIZE
     return buf[end : end + jr.LINK_SIZE]
+
+
+def _raw(r, buf):
+    # Each record encoded on its own: the reply is then joined from a few
+    # pieces of ~150 bytes, never one list of hundreds (a 4 KB block the
+    # board's fragmented heap may not have in one piece).
+    return Raw(encode(record_fields(r, _link_of(buf, 0, r))))
 
 
 def pushed(record, prev_hash):
@@ -109,7 +117,7 @@ def page(handlers, since, limit):
                     if r.seq >= seq:
                         if prev is None:
                             prev = before
-                        out.append(record_fields(r, _link_of(buf, 0, r)))
+                        out.append(_raw(r, buf))
                         seq = r.seq + 1
                 handlers.cursor = (journal.journal_id, reader.seq, start, reader.offset, reader.prev)
             finally:
@@ -126,19 +134,19 @@ def page(handlers, since, limit):
             if r.seq >= seq:
                 if prev is None:
                     prev = chain
-                out.append(record_fields(r, _link_of(buf, 0, r)))
+                out.append(_raw(r, buf))
                 seq = r.seq + 1
             chain = r.hash
     except jr.RecordError as e:
         raise LinkError("journal: " + str(e))
     except OSError as e:
         raise LinkError("journal unreadable (OSError %s)" % (e.args[0] if e.args else "?"))
-    if out and out[0]["seq"] == 1:
+    if out and seq - len(out) == 1:  # the page starts at the first record: the host needs the head
         with open(base + "/" + "head", "rb") as f:
             reply["head"] = _hex(f.read())
     reply["events"] = out
     reply["prev"] = _hex(prev) if prev is not None else None
-    reply["next"] = out[-1]["seq"] if out else min(since, last)
+    reply["next"] = seq - 1 if out else min(since, last)
     reply["more"] = reply["next"] < last
     return reply
 

@@ -209,11 +209,23 @@ def _string(buf, i, end):
 # ---- encoding -----------------------------------------------------------------
 
 
+_PIECES = const(32)  # pieces joined as they come: no long list to grow in one block
+
+
 def encode(obj, compact=False):
     """One line of ASCII JSON (see the header); TypeError for what JSON cannot say."""
     parts = []
     _encode(obj, parts, "," if compact else ", ", ":" if compact else ": ")
     return "".join(parts)
+
+
+def _fold(parts):
+    # A reply of hundreds of pieces would grow one list to kilobytes (a block
+    # a fragmented heap may not have); joined every _PIECES it stays small.
+    if len(parts) > _PIECES:
+        text = "".join(parts)
+        parts.clear()
+        parts.append(text)
 
 
 def _encode(obj, parts, comma, colon):
@@ -233,6 +245,7 @@ def _encode(obj, parts, comma, colon):
             if k:
                 parts.append(comma)
             _encode(item, parts, comma, colon)
+            _fold(parts)
         parts.append("]")
     elif isinstance(obj, dict):
         parts.append("{")
@@ -244,6 +257,7 @@ def _encode(obj, parts, comma, colon):
             _encode_str(key, parts)
             parts.append(colon)
             _encode(obj[key], parts, comma, colon)
+            _fold(parts)
         parts.append("}")
     elif isinstance(obj, Raw):
         parts.append(obj.text)

@@ -1,0 +1,378 @@
+"""The link's commands on a running app (crapsboard/link_app.py, docs/link.md):
+each reply against the protocol text, on a SimBoard whose journal, config.json,
+counter and markers live in a real directory, under both runtimes
+(tests/vm/link_app_session.py). The runtimes must send the same bytes, but
+for `free_heap` (the VM's gc.mem_free; CPython has none)."""
+
+import hashlib
+import hmac
+import json
+import os
+import subprocess
+import sys
+
+from conftest import ROOT
+
+from crapsboard import journal_record as jr
+from host_tools import journal_log
+from sim import runtime
+
+SCRIPT = "tests/vm/link_app_session.py"
+KEY = b"k" * 32  # tests/vm/link_app_session.py's board key
+RUNTIMES = ["cpython", "micropython"]
+
+
+def session(which, directory, commands):
+    """Run the commands; a list of what the board sent for each (a list of lines).
+    The VM gets 1 MB: this harness loads the simulator's modules from source,
+    which scatters its heap far more than the board's precompiled boot (the
+    board's figures are tests/test_board_main.py's)."""
+    text = "".join(c + "\n" for c in commands)
+    if which == "micropython":
+        out = runtime.run(SCRIPT, [str(directory)], heapsize="1M", input=text, capture_output=True, text=True)
+    else:
+        env = dict(
+            os.environ,
+            PYTHONPATH=os.pathsep.join(
+                [ROOT, os.path.join(ROOT, "firmware", "lib"), os.path.join(ROOT, "sim", "shims")]
+            ),
+        )
+        out = subprocess.run(
+            [sys.executable, os.path.join(ROOT, SCRIPT), str(directory)],
+            input=text,
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+        )
+    assert out.returncode == 0, out.stdout + out.stderr
+    chunks = out.stdout.split("--\n")
+    assert chunks[-1] == ""
+    return [[line for line in chunk.split("\n") if line] for chunk in chunks[:-1]]
+
+
+def both(tmp_path, commands):
+    """The same session under both runtimes: the replies (parsed) of CPython's,
+    after checking the VM sent the same lines (free_heap aside)."""
+    results = []
+    for which in RUNTIMES:
+        d = tmp_path / which
+        d.mkdir()
+        results.append(session(which, d, commands))
+    assert _masked(results[0]) == _masked(results[1])
+    return [[_parse(line) for line in chunk] for chunk in results[0]]
+
+
+def _masked(chunks):
+    return [[_mask(line) for line in chunk] for chunk in chunks]
+
+
+def _mask(line):
+    if line.startswith("{"):
+        obj = json.loads(line)
+        obj.pop("free_heap", None)
+        return json.dumps(obj)
+    return line
+
+
+def _parse(line):
+    return json.loads(line) if line.startswith("{") else line
+
+
+def request(rid, cmd, **args):
+    return "> " + json.dumps(dict(id=rid, cmd=cmd, **args))
+
+
+def signed(rid, cmd, ctr, key=KEY, **args):
+    req = dict(id=rid, cmd=cmd, ctr=ctr, **args)
+    body = json.dumps(req, sort_keys=True, separators=(",", ":")).encode()
+    req["tag"] = hmac.new(key, body, hashlib.sha256).hexdigest()
+    return "> " + json.dumps(req)
+
+
+def one(chunk):
+    assert len(chunk) == 1, chunk
+    return chunk[0]
+
+
+# ---- hello and status -------------------------------------------------------------------
+
+
+def test_hello_reports_the_board_the_firmware_the_boot_and_the_journal(tmp_path):
+    manifest = {"version": "v0.3.0-12-gabc", "hash": "ab" * 32, "files": {"lib/crapsboard/app.mpy": "cd" * 32}}
+    for which in RUNTIMES:
+        (tmp_path / which).mkdir()
+        (tmp_path / which / "firmware.json").write_text(json.dumps(manifest))
+    replies = {}
+    for which in RUNTIMES:
+        replies[which] = json.loads(session(which, tmp_path / which, [request(1, "hello")])[0][0])
+    hello = replies["cpython"]
+    assert hello == {
+        "id": 1,
+        "ok": True,
+        "protocol": 1,
+        "line_max": 1024,
+        "ctr": 0,
+        "firmware": "v0.3.0-12-gabc",
+        "firmware_hash": "ab" * 32,
+        "board": "73696d626f617264",
+        "uptime_ms": 0,
+        "reset_cause": 1,
+        "boot_count": 4,
+        "last_error": "MemoryError: test",
+        "free_heap": None,  # CPython has no gc.mem_free
+        "journal": {"id": 1, "seq": 1, "first": 1, "fault": None},  # the journal start record
+        "unix": None,
+    }
+    vm = replies["micropython"]
+    assert vm.pop("free_heap") > 0  # the VM's gc.mem_free()
+    assert vm == {k: v for k, v in hello.items() if k != "free_heap"}
+
+
+def test_hello_without_a_deploy_manifest_says_null(tmp_path):
+    hello = one(both(tmp_path, [request(1, "hello")])[0])
+    assert hello["firmware"] is None and hello["firmware_hash"] is None
+
+
+def test_status_is_the_table_the_lamps_and_the_configuration(tmp_path):
+    # 3-3: the come-out 6 is the point; 2-2: a 4, no decision.
+    replies = both(tmp_path, ["keys 3 3 2 2", "wait 100", request(1, "status")])
+    status = one(replies[2])
+    assert status["status"] == "ready" and status["pending"] is None and status["supervisor"] is False
+    assert status["hand"] == {"shooter": 1, "point": 6, "fire_points": [], "rolls": 2}
+    state = status["state"]
+    assert (state["rolls"], state["shooter"], state["point"], state["fire_points"]) == (2, 1, 6, [])
+    assert state == _sim_state("3 3 2 2")  # the same rule state `sim run` reports
+    lamps = status["lamps"]
+    assert lamps["status"] == {"on": True, "color": "#00ff00", "blink": False}  # ready: green
+    assert lamps["point.6"]["on"] is True
+    assert "point.4" not in lamps and "point.off" not in lamps  # only lamps that are on
+    assert status["config"]["paytables"]["fire"] == "1" and status["config"]["supervisor_pin"] is None
+
+
+def _sim_state(script):
+    from sim.portable.run_core import Driver
+
+    driver = Driver(os.path.join(ROOT, "hardware", "board.json"))
+    pieces = []
+    driver.begin(pieces.append)
+    driver.run(script)
+    driver.end()
+    return json.loads("".join(pieces))["state"]
+
+
+# ---- events and subscribe --------------------------------------------------------------------
+
+ROLLS = "3 3 2 2 1 5 4 4 6 6 1 1 2 5 3 4 5 5 6 2 1 2 3 3"  # 12 rolls: records 2..13
+
+
+def test_events_page_on_exactly_and_match_the_journal_on_flash(tmp_path):
+    commands = ["keys " + ROLLS]
+    commands += [request(10 + i, "events", since=since, limit=3) for i, since in enumerate((0, 3, 6, 9, 12))]
+    commands += [
+        request(20, "events", since=5, limit=8),
+        request(21, "events", since=13),
+        request(22, "events", since=0, limit=9),
+    ]
+    replies = both(tmp_path, commands)
+    pages = [one(c) for c in replies[1:6]]
+    assert [p["next"] for p in pages] == [3, 6, 9, 12, 13]
+    assert [p["more"] for p in pages] == [True, True, True, True, False]
+    events = [e for p in pages for e in p["events"]]
+    assert [e["seq"] for e in events] == list(range(1, 14))  # nothing lost, nothing twice
+    assert events[1]["kind"] == "roll" and events[1]["dice"] == [3, 3] and events[1]["arg"] == 3 * 8 + 3
+    # The host verifies the chain itself: each record re-encoded from its
+    # fields after the previous one's hash must give the link the board sent.
+    head = (tmp_path / "cpython" / "journal" / "head").read_bytes()
+    assert pages[0]["head"] == head.hex()
+    assert pages[0]["prev"] == jr.genesis(head).hex()
+    chain = jr.genesis(head)
+    for e in events:
+        kind = {name: k for k, name in jr.KIND_NAMES.items()}[e["kind"]]
+        state, payload = (
+            bytes.fromhex(e.get("state", "")),
+            bytes.fromhex(e.get("payload", "")),
+        )
+        record, chain = jr.encode(chain, e["seq"], e["t"], kind, e["arg"], state, payload)
+        assert record[-12:-4].hex() == e["link"]
+    # The same records as the host tool reads from the journal's files.
+    records, _ = journal_log.verify_files(_files(tmp_path / "cpython" / "journal"))
+    assert [dict(e) for e in events] == [
+        dict(journal_log.record_dict(r), link=e["link"]) for r, e in zip(records, events)
+    ]
+    assert len(records) == 13
+    # resuming anywhere gives the same records
+    middle = one(replies[6])
+    assert [e["seq"] for e in middle["events"]] == list(range(6, 14)) and middle["more"] is False
+    assert "head" not in middle
+    end = one(replies[7])
+    assert end["events"] == [] and end["next"] == 13 and end["more"] is False
+    assert one(replies[8]) == {"id": 22, "ok": False, "error": "limit must be 1 to 8"}
+
+
+def _files(directory):
+    return {name: (directory / name).read_bytes() for name in os.listdir(directory)}
+
+
+def test_subscribe_pushes_the_events_the_journal_holds(tmp_path):
+    replies = both(
+        tmp_path,
+        [
+            "keys 3 3",
+            request(1, "subscribe", on=True),
+            "keys 2 2 key:on undo key:off",
+            request(2, "subscribe", on=False),
+            "keys 1 5",
+            request(3, "events", since=2, limit=8),
+        ],
+    )
+    assert one(replies[1]) == {"id": 1, "ok": True, "on": True}
+    pushed = replies[2]
+    assert [p["event"] for p in pushed] == ["roll", "supervisor_on", "undo", "supervisor_off"]
+    assert one(replies[3]) == {"id": 2, "ok": True, "on": False}
+    assert replies[4] == []  # unsubscribed: nothing pushed
+    journal = one(replies[5])["events"]
+    assert [e["seq"] for e in journal] == [3, 4, 5, 6, 7]
+    as_records = [dict({k: v for k, v in p.items() if k != "event"}, kind=p["event"]) for p in pushed]
+    assert as_records == journal[:4]  # the same records, field for field
+
+
+# ---- signed commands ------------------------------------------------------------------------
+
+FIRE_2 = {"paytables": {"fire": "2"}}
+
+
+def test_config_set_is_refused_mid_cycle_with_the_rules_reason_and_nothing_changes(tmp_path):
+    replies = both(tmp_path, ["keys 3 3", "state", signed(1, "config_set", 1, config=FIRE_2), "state"])
+    assert one(replies[2]) == {
+        "id": 1,
+        "ok": False,
+        "error": "paytables.fire: a fire cycle is in progress; change it when the wager is open for betting",
+    }
+    assert replies[1] == replies[3]  # table, journal seq and config.json (none) as they were
+    assert not (tmp_path / "cpython" / "config.json.new").exists()
+
+
+def test_config_set_unsigned_wrong_or_replayed_is_refused_with_nothing_changed(tmp_path):
+    good = signed(2, "config_set", 5, config=FIRE_2)
+    replies = both(
+        tmp_path,
+        [
+            "state",
+            request(1, "config_set", config=FIRE_2),
+            signed(1, "config_set", 4, key=b"x" * 32, config=FIRE_2),
+            good.replace('"fire": "2"', '"fire": "3"'),  # tampered after signing
+            "state",
+            good,
+            good,  # replayed
+            signed(3, "config_set", 5, config={"paytables": {"fire": "3"}}),  # an old counter
+            request(4, "config_get"),
+        ],
+    )
+    assert one(replies[1])["error"] == "signed command: needs ctr (a counter) and tag"
+    assert one(replies[2])["error"] == "bad tag"
+    assert one(replies[3])["error"] == "bad tag"
+    assert replies[4] == replies[0]
+    accepted = one(replies[5])
+    assert accepted["ok"] is True and accepted["config"]["paytables"]["fire"] == "2"
+    assert one(replies[6])["error"] == "replayed or old counter: last accepted is 5"
+    assert one(replies[7])["error"] == "replayed or old counter: last accepted is 5"
+    assert one(replies[8])["config"]["paytables"]["fire"] == "2"
+    for which in RUNTIMES:
+        stored = json.loads((tmp_path / which / "config.json").read_text())
+        assert stored == FIRE_2  # as sent: config.json wins at power-up
+        assert (tmp_path / which / "link_ctr").read_text() == "5"
+
+
+def test_config_set_is_checked_as_config_json_and_journaled(tmp_path):
+    replies = both(
+        tmp_path,
+        [
+            signed(1, "config_set", 1, config={"paytables": {"fire": "9"}}),
+            signed(2, "config_set", 2, config={"offered": ["fire"], "rebet_after_win": False}),
+            request(3, "events", since=1),
+        ],
+    )
+    assert one(replies[0])["error"].startswith('paytables.fire: "9" is not a fire paytable (one of ')
+    config = one(replies[1])["config"]
+    assert config["offered"] == ["fire"] and config["rebet_after_win"] is False
+    assert config["paytables"]["fire"] == "1"  # keys left out take the defaults, as in config.json
+    events = one(replies[2])["events"]
+    assert [e["kind"] for e in events] == ["config"] and "state" in events[0]
+
+
+def test_time_is_signed_and_journaled(tmp_path):
+    replies = both(
+        tmp_path,
+        [
+            request(1, "time", unix=1763900000),
+            "wait 1500",
+            signed(2, "time", 1, unix=1763900000),
+            "wait 2000",
+            request(3, "hello"),
+            request(4, "events", since=1),
+            signed(5, "time", 2, unix=0),
+        ],
+    )
+    assert one(replies[0])["error"] == "signed command: needs ctr (a counter) and tag"
+    set_ = one(replies[2])
+    assert set_["unix"] == 1763900000 and set_["t"] == 1500 and set_["journal"]["seq"] == 2
+    assert one(replies[4])["unix"] == 1763900002  # the clock runs on from the set
+    record = one(replies[5])["events"][0]
+    assert (record["kind"], record["t"], record["unix"]) == ("time", 1500, 1763900000)
+    assert one(replies[6])["error"] == "unix must be seconds since 1970, 1 to 4294967295"
+
+
+def test_maintenance_writes_the_once_marker_then_resets(tmp_path):
+    replies = both(tmp_path, [request(1, "maintenance"), "settle", signed(2, "maintenance", 1), "settle"])
+    assert one(replies[0])["error"] == "signed command: needs ctr (a counter) and tag"
+    assert replies[1] == []  # refused: no reset
+    assert one(replies[2]) == {"id": 2, "ok": True, "reset_ms": 200}
+    assert replies[3] == ["reset 1"]  # after the reply has gone
+    assert (tmp_path / "cpython" / "maintenance").read_text() == "once"
+
+
+def test_journal_reset_starts_a_new_journal_recorded(tmp_path):
+    replies = both(
+        tmp_path,
+        [
+            "keys 3 3 2 2",
+            request(1, "journal_reset"),
+            signed(2, "journal_reset", 1),
+            request(3, "events", since=0),
+            request(4, "status"),
+        ],
+    )
+    assert one(replies[1])["error"] == "signed command: needs ctr (a counter) and tag"
+    assert one(replies[2]) == {"id": 2, "ok": True, "journal": {"id": 2, "seq": 1, "first": 1, "fault": None}}
+    page = one(replies[3])
+    assert page["journal"] == 2 and [(e["kind"], e["arg"]) for e in page["events"]] == [("journal_start", 2)]
+    assert page["events"][0]["payload"][:8] == "01000000"  # names journal 1 it replaces
+    assert one(replies[4])["hand"]["point"] == 6  # the table carries on
+    assert sorted(os.listdir(tmp_path / "cpython" / "journal.old")) == ["head", "s0", "s1", "s2"]
+
+
+# ---- selftest -------------------------------------------------------------------------
+
+
+def test_selftest_starts_the_lamp_walk_and_names_held_and_chattering_inputs(tmp_path):
+    undo = 1 << 16  # keypad.BUTTON_SHIFT + layout.BUTTONS.index("undo")
+    key1 = 1  # keypad key 0
+    replies = both(
+        tmp_path,
+        [
+            "raw %d" % undo,
+            "wait 100",
+            "raw %d" % (undo | key1),
+            "wait 12",
+            request(1, "selftest"),
+            "wait 600",
+            request(2, "status"),
+        ],
+    )
+    test = one(replies[4])
+    assert test["lamp_test_ms"] == 2000
+    assert test["held"] == ["undo"] and test["keyswitch"] == "off"
+    assert len(test["chattering"]) == 1 and test["chattering"][0].startswith("key.")
+    lamps = one(replies[6])["lamps"]
+    assert len(lamps) == 47  # the walk lights every lamp
