@@ -16,7 +16,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 import tty
@@ -43,6 +42,17 @@ OUTPUT_KEPT = 64 * 1024  # output nobody reads is dropped beyond this, oldest fi
 QUICK_DEATHS = 3  # the VM ending this many times in a row within START_S of starting: give up
 START_S = 2.0
 _CONTACTS = KEYSWITCH_BIT | KEYSWITCH_NC_BIT
+
+
+def _die_with_parent():
+    # Linux: the VM gets SIGKILL when this process dies, even by SIGKILL: a
+    # killed device is a board without power, never a VM left running.
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 class Stop(Exception):
@@ -166,6 +176,7 @@ class Device:
             stderr=subprocess.STDOUT,  # the ESP32 has one UART for both
             pass_fds=(control_write,),
             start_new_session=True,  # a Ctrl-C at this terminal stops the device, not the VM behind its back
+            preexec_fn=_die_with_parent,
         )
         os.close(control_write)
         self.control_fd = control_read
@@ -423,7 +434,9 @@ def build_parser():
         help="the board's flash image (made and formatted when missing; kept between runs)",
     )
     parser.add_argument("--config", metavar="FILE", help="write this config.json onto the board at power-up")
-    parser.add_argument("--keys", metavar="SCRIPT", help='press keys once the app runs, e.g. "wait:2000 3 4" (docs/keys.md)')
+    parser.add_argument(
+        "--keys", metavar="SCRIPT", help='press keys once the app runs, e.g. "wait:2000 3 4" (docs/keys.md)'
+    )
     parser.add_argument("--board", metavar="FILE", default=BOARD_JSON, help="board description the keys are wired by")
     parser.add_argument("--link", metavar="PATH", help="also make PATH a symbolic link to the serial port")
     parser.add_argument("--heap", metavar="SIZE", help="the VM's heap, e.g. 192K (default %s)" % HEAPSIZE)

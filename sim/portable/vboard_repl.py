@@ -48,7 +48,9 @@ def banner():
     version = sys.version
     at = version.find("MicroPython ")
     version = version[at:] if at >= 0 else "MicroPython " + version
-    return version + "; virtual ESP32 (python -m sim device) on the unix port\r\nType \"help()\" for more information.\r\n"
+    return (
+        version + '; virtual ESP32 (python -m sim device) on the unix port\r\nType "help()" for more information.\r\n'
+    )
 
 
 def traceback_text(e, hide):
