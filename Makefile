@@ -7,7 +7,7 @@ STUBS  := $(VENV)/esp32-stubs
 STUBS_STAMP := $(STUBS)/.installed
 JOBS   ?= 2
 
-.PHONY: all venv sim test check bench bench-link mutate proof proof-journal proof-link deploy clean
+.PHONY: all venv sim test check bench bench-link bench-host mutate proof proof-journal proof-link deploy clean
 
 all: test
 
@@ -48,6 +48,11 @@ mutate: venv
 bench: venv
 	$(PY) -m sim bench
 	$(MAKE) --no-print-directory bench-link
+	$(MAKE) --no-print-directory bench-host
+
+# host_tools on the virtual board: deploy time, request round trip, journal sync rate (build/host_bench.json).
+bench-host: venv
+	$(PY) -m host_tools.bench
 
 # The serial link core's throughput and memory on both runtimes (build/link_bench.json).
 bench-link: venv
