@@ -6,8 +6,8 @@ rebuilds its bytes with the firmware's own codec (journal_record.encode),
 checks the link, and decodes it as `--image` does (journal_record.decode via
 journal_log: sequence, hash chain); the output is journal_log's, so a download
 and the image of the same flash print the same lines. With `--out FILE` the download
-is resumable: FILE.state keeps the last record saved, its chain hash and
-FILE's length, and the next run continues from there (after a cut, FILE is
+is resumable: FILE.state keeps the board and its journal's id, the last record
+saved, its chain hash and FILE's length, and the next run continues from there (after a cut, FILE is
 first trimmed back to the last whole page).
 """
 
@@ -214,10 +214,24 @@ def write_state(out, state):
 def download_to_file(link, out, fmt="jsonl", since=0, page=PAGE):
     """Append the records after the last one in `out` (or after `since` on a
     first download) to `out`, verified; returns the summary line."""
-    board = link.hello().get("board")
+    hello = link.hello()
+    board = hello.get("board")
+    journal = hello.get("journal") if isinstance(hello.get("journal"), dict) else {}
     state = read_state(out)
     chain = None
     if state is not None:
+        if state.get("journal") is not None and journal.get("id") not in (None, state["journal"]):
+            raise HostToolError(
+                "the board started journal %s since %s was saved from journal %s: download it to another file"
+                % (journal.get("id"), out, state["journal"]),
+                EXIT_FAILED,
+            )
+        if isinstance(journal.get("seq"), int) and journal["seq"] < state["seq"]:
+            raise HostToolError(
+                "the board's journal ends at record %d, %s at %d: not the same journal"
+                % (journal["seq"], out, state["seq"]),
+                EXIT_FAILED,
+            )
         if state["board"] != board:
             raise HostToolError(
                 "%s holds board %s's journal, not board %s's" % (out, state["board"], board), EXIT_USAGE
@@ -230,6 +244,7 @@ def download_to_file(link, out, fmt="jsonl", since=0, page=PAGE):
     elif os.path.exists(out) and os.path.getsize(out):
         raise HostToolError(out + " exists without its .state: not appended to (move it away)", EXIT_USAGE)
     header = state is None or state["length"] == 0
+    kept = {"board": board, "format": fmt, "journal": journal.get("id")}
 
     def save(records):
         nonlocal header
@@ -241,12 +256,12 @@ def download_to_file(link, out, fmt="jsonl", since=0, page=PAGE):
         header = False
         write_state(
             out,
-            {"board": board, "seq": records[-1].seq, "chain": records[-1].hash.hex(), "length": length, "format": fmt},
+            dict(kept, seq=records[-1].seq, chain=records[-1].hash.hex(), length=length),
         )
 
     if state is None:  # chain None: no record saved yet, a rerun starts again after `since`
         open(out, "a").close()
-        write_state(out, {"board": board, "seq": since, "chain": None, "length": 0, "format": fmt})
+        write_state(out, dict(kept, seq=since, chain=None, length=0))
     summary, _, _ = download(link, since, page, save, chain)
     return summary
 

@@ -461,3 +461,30 @@ def test_monitor_prints_events_for_people_and_stops_after_count():
     assert len(lines) == 2
     assert re.fullmatch(r"\d\d:\d\d:\d\d roll dice=\[1, 2\] seq=9", lines[0]), lines[0]
     assert re.fullmatch(r"\d\d:\d\d:\d\d end_hand seq=10", lines[1]), lines[1]
+
+
+def test_a_new_journal_on_the_board_is_not_appended_to_an_old_download(tmp_path):
+    records = make_records(5)
+    journal = {"id": 1, "seq": 5}
+    hello = lk.hello_handler("t", BOARD, lambda: 0, lambda: {"journal": dict(journal)})
+    out = str(tmp_path / "j.jsonl")
+    with PtyLink(board(records, hello=hello)) as pty:
+        with BoardLink(pty.port) as link:
+            sync.download_to_file(link, out, "jsonl")
+        before = open(out).read()
+        assert json.load(open(out + ".state"))["journal"] == 1
+        journal.update(id=2, seq=2)  # a supervisor started a new journal: records 1-2 of journal 2
+        with BoardLink(pty.port) as link:
+            with pytest.raises(HostToolError) as e:
+                sync.download_to_file(link, out, "jsonl")
+        assert (
+            str(e.value)
+            == "the board started journal 2 since %s was saved from journal 1: download it to another file" % out
+        )
+        journal.update(id=1, seq=3)  # the same id, fewer records: not the journal the file holds
+        with BoardLink(pty.port) as link:
+            with pytest.raises(
+                HostToolError, match="the board's journal ends at record 3, .* at 5: not the same journal"
+            ):
+                sync.download_to_file(link, out, "jsonl")
+    assert e.value.code == 1 and open(out).read() == before
