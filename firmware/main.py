@@ -54,15 +54,28 @@ def maintenance_marker(path="maintenance"):
 
 
 def start_link(app, diag):
-    # A link that cannot start (out of memory, ...) must not stop the table.
+    # The link's modules load when a host first speaks (crapsboard/link_task.py);
+    # one that cannot load (out of memory, ...) must never stop the table.
     try:
-        from crapsboard import link_app
+        from crapsboard.link_task import LinkTask
 
-        gc.collect()
-        return link_app.start(app, diag, hw.board_id(), hw.machine.reset)
+        def load(task):
+            from crapsboard import link_app
+
+            return link_app.board_link(app, diag, task, hw.board_id(), hw.machine.reset)
+
+        return LinkTask(load=load)
     except Exception as e:
         print("crapsboard: link not started:", startup.describe(e))
         return None
+
+
+async def serve(app, task):
+    # The app's tasks and the link's; the link ending (end of input) leaves the app running.
+    import asyncio
+
+    asyncio.create_task(task.run())
+    await app.run()
 
 
 def load_config(path):
@@ -181,9 +194,7 @@ def main():
         if task is None:
             asyncio.run(app.run())
         else:
-            from crapsboard import link_app
-
-            asyncio.run(link_app.serve(app, task))
+            asyncio.run(serve(app, task))
     except Exception as e:  # the watchdog, no longer fed, resets the board
         board.fault()
         startup.crashed(diag, e)

@@ -376,3 +376,21 @@ def test_selftest_starts_the_lamp_walk_and_names_held_and_chattering_inputs(tmp_
     assert len(test["chattering"]) == 1 and test["chattering"][0].startswith("key.")
     lamps = one(replies[6])["lamps"]
     assert len(lamps) == 47  # the walk lights every lamp
+
+
+def test_events_page_through_segments_and_staged_records_and_resume_anywhere(tmp_path):
+    # 48 rolls: the journal start and 32 records go into segment g1 (a batch of
+    # 32), the rest stay staged; pages of 8 cross from the segment into them.
+    pages = [request(100 + i, "events", since=8 * i) for i in range(7)]
+    resumed = [request(200, "events", since=29, limit=5), request(201, "events", since=34, limit=8)]
+    replies = both(tmp_path, ["keys " + " ".join([ROLLS] * 4)] + pages + resumed)
+    events = [e for c in replies[1:8] for e in one(c)["events"]]
+    assert [e["seq"] for e in events] == list(range(1, 50))
+    assert "g1" in os.listdir(tmp_path / "cpython" / "journal")
+    records, _ = journal_log.verify_files(_files(tmp_path / "cpython" / "journal"))
+    assert events == [dict(journal_log.record_dict(r), link=e["link"]) for r, e in zip(records, events)]
+    across = one(replies[8])
+    assert [e["seq"] for e in across["events"]] == [30, 31, 32, 33, 34] and across["next"] == 34
+    assert across["prev"] == records[28].hash.hex()  # the chain hash after record 29
+    assert one(replies[9])["events"] == events[34:42]
+    assert one(replies[9])["prev"] == records[33].hash.hex()

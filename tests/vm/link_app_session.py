@@ -109,7 +109,7 @@ async def main():
         elif word == "state":
             session.state()
         elif word == "settle":
-            await sleep_ms(link_app.RESET_DELAY_MS + 100)
+            await sleep_ms(300)  # link_admin.RESET_DELAY_MS + 100
         out("--\n")
 
 

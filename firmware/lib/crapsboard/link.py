@@ -15,7 +15,6 @@
 from micropython import const
 
 from crapsboard import link_json as lj
-from crapsboard.link_auth import Auth, AuthError, CounterMemory
 
 PROTOCOL = const(1)
 LINE_MAX = const(1024)  # bytes of one request line, its newline not counted
@@ -80,12 +79,18 @@ class Link:
                 raise ValueError("not a link command: " + name)
         if self.commands["ping"].handler is None:
             self.commands["ping"].handler = _ping
-        self.auth = Auth(key, store if store is not None else CounterMemory())
+        self.key = key
+        if store is None:
+            from crapsboard.link_auth import CounterMemory
+
+            store = CounterMemory()
+        self.store = store
         self.buf = bytearray(LINE_MAX)
         self.view = memoryview(self.buf)
         self.length = 0
         self.skipping = False
         self.lines = 0  # non-blank lines answered, refusals included
+        self.hold = False  # a handler needs the link kept loaded (a subscription): link_task
         self.refused = 0
 
     def add(self, name, handler, args=(), signed=False):
@@ -168,9 +173,11 @@ class Link:
         if command.handler is None and name != "hello":
             return self._error(rid, name + " is not available on this board")
         if command.signed:
+            from crapsboard import link_auth  # the HMAC code loads for a signed request only
+
             try:
-                self.auth.check(request)
-            except AuthError as e:
+                link_auth.Auth(self.key, self.store).check(request)
+            except link_auth.AuthError as e:
                 return self._error(rid, str(e))
         try:
             result = command.handler(request) if command.handler else None
@@ -186,7 +193,7 @@ class Link:
         hello = dict(fields) if fields else {}
         hello["protocol"] = PROTOCOL
         hello["line_max"] = LINE_MAX
-        hello["ctr"] = self.auth.counter()
+        hello["ctr"] = self.store.load()
         return hello
 
     def _ok(self, rid, result):
@@ -206,6 +213,33 @@ class Link:
         self.refused += 1
         rid_text = "null" if rid is None else str(rid)
         return ('{"id": ' + rid_text + ', "ok": false, "error": ' + lj.encode(message) + "}\n").encode()
+
+
+class CounterFile:
+    """The signed requests' counter in a small file, overwritten in place
+    (atomic on littlefs for a file this small: it lives inline in its
+    metadata pair). Here, not in link_auth, so a board that is never sent a
+    signed request does not load the HMAC code."""
+
+    def __init__(self, path):
+        self.path = path
+        self._last = None
+
+    def load(self):
+        if self._last is None:
+            try:
+                f = open(self.path)
+            except OSError:  # never saved: a freshly provisioned board
+                self._last = 0
+                return 0
+            with f:
+                self._last = int(f.read())  # a damaged file raises: refuse, never restart at 0
+        return self._last
+
+    def save(self, value):
+        with open(self.path, "w") as f:
+            f.write("%d" % value)
+        self._last = value
 
 
 def _check_args(command, request):

@@ -12,6 +12,7 @@ import binascii
 
 from micropython import const
 
+from crapsboard.link import CounterFile  # noqa: F401 (where it was first)
 from crapsboard.link_json import encode
 
 TAG_HEX = const(64)
@@ -79,31 +80,6 @@ class Auth:
             self.store.save(ctr)
         except Exception:
             raise AuthError("counter not stored: nothing done")
-
-
-class CounterFile:
-    """The counter in a small file, overwritten in place (atomic on littlefs
-    for a file this small: it lives inline in its metadata pair)."""
-
-    def __init__(self, path):
-        self.path = path
-        self._last = None
-
-    def load(self):
-        if self._last is None:
-            try:
-                f = open(self.path)
-            except OSError:  # never saved: a freshly provisioned board
-                self._last = 0
-                return 0
-            with f:
-                self._last = int(f.read())  # a damaged file raises: refuse, never restart at 0
-        return self._last
-
-    def save(self, value):
-        with open(self.path, "w") as f:
-            f.write("%d" % value)
-        self._last = value
 
 
 class CounterMemory:

@@ -1,8 +1,9 @@
 # The link's configuration commands (docs/link.md): config_get, config_set.
 #
-# Loaded on their first use (crapsboard/link_app.py). A configuration sent
-# over the link is checked exactly as config.json is (config.parse, keys it
-# lacks take the defaults, as in the file), applied through App.configure
+# Loaded for one request and forgotten after it (crapsboard/link_app.py).
+# A configuration sent over the link is checked exactly as config.json is
+# (config.parse, keys it lacks take the defaults, as in the file), applied
+# through App.configure
 # (refused while a wager it touches is in action; journaled; taken back if the
 # journal cannot record it) and stored as config.json, which the board reads
 # at power-up. The file is written beside it first and renamed over it, so a
@@ -34,8 +35,13 @@ def _hex(data):
     return "".join(["%02x" % b for b in data])
 
 
-def config_set(handlers, obj):
+def config_get(handlers, request):
+    return {"config": as_json(handlers.app.table.config)}
+
+
+def config_set(handlers, request):
     """Check, store beside config.json, apply and journal, then put in place."""
+    obj = request["config"]
     app = handlers.app
     try:
         config = cfg.parse(obj)

@@ -1,6 +1,7 @@
 # The link's view of the journal (docs/link.md): `events` pages and pushed events.
 #
-# Loaded on the first `events` request or pushed event. Records are read from
+# Loaded for an `events` request (and kept while a host is subscribed, for
+# the pushed events; crapsboard/link_app.py). Records are read from
 # the journal's files on flash, a record at a time, and decoded and checked
 # (CRC, hash chain) by journal_record.decode, as the host tool reads an image.
 # Each goes out as the host tool's record (seq, t, kind, arg, dice, state,
@@ -79,6 +80,11 @@ class _Reader:
 
     def close(self):
         self.f.close()
+
+
+def events(handlers, request):
+    """The `events` reply: records after `since`, at most `limit`."""
+    return page(handlers, request["since"], request.get("limit", PAGE_MAX))
 
 
 def page(handlers, since, limit):

@@ -8,7 +8,13 @@
 #
 # Byte 0x03 raises KeyboardInterrupt, as the ESP32's UART and USB drivers do,
 # so mpremote can break into a board (or the virtual board) that runs the app.
+#
+# On the board the link costs nothing until a host speaks: the task is built
+# with `load` instead of a link, loads the link's modules at the first byte
+# and forgets them again after `idle_ms` of silence (no half-read line, no
+# subscription), so the app has that heap back while no host is talking.
 import asyncio
+import gc
 import select
 import sys
 
@@ -16,7 +22,9 @@ from micropython import const
 
 BURST = const(64)  # bytes taken in one go before the other tasks get a turn
 IDLE_MS = const(10)  # poll period while the host sends nothing
+UNLOAD_MS = const(10000)  # silence after which a loaded link is forgotten
 _CTRL_C = const(3)
+_NOT_LOADED = b'{"id": null, "ok": false, "error": "link not loaded: out of memory, try again"}\n'
 
 try:
     from asyncio import sleep_ms
@@ -44,10 +52,17 @@ def _stdout_write():
 
 
 class LinkTask:
-    def __init__(self, link, stream=None, write=None):
-        """`stream`: a pollable byte stream with read(1) (standard input);
+    def __init__(self, link=None, stream=None, write=None, load=None, idle_ms=UNLOAD_MS):
+        """`link`: a link.Link; or None and `load(task)`, which builds one when
+        a host sends its first byte (forgotten after `idle_ms` of silence).
+        `stream`: a pollable byte stream with read(1) (standard input);
         `write(bytes)`: where replies and pushed events go (standard output)."""
         self.link = link
+        self.load = load
+        self.idle_ms = idle_ms
+        self.keep = {}  # what must outlive a forgotten link (the wall clock a host set)
+        self.loads = 0
+        self._dropping = False  # the link could not load: the line is skipped to its newline
         self.stream = stream if stream is not None else _stdin()
         self.write = write if write is not None else _stdout_write()
         self.running = False
@@ -55,7 +70,44 @@ class LinkTask:
     def push(self, name, fields=None):
         """Send a pushed event now. The loop is cooperative and writes are
         whole, so an event never lands inside a reply."""
-        self.write(self.link.event(name, fields))
+        if self.link is not None:
+            self.write(self.link.event(name, fields))
+
+    def _take(self, byte):
+        if self.link is None:
+            load = self.load
+            if load is None:  # built without a link or a way to load one
+                return
+            gc.collect()  # the link's modules load into whole pieces, not the scan's crumbs
+            try:
+                self.link = load(self)
+            except Exception:  # MemoryError above all: the table plays on, the host is told
+                self.link = None
+                gc.collect()
+                self.write(_NOT_LOADED)
+                self._dropping = byte != b"\n"
+                return
+            self.loads += 1
+        out = self.link.feed(byte)
+        if out:
+            self.write(out)
+
+    def forget(self):
+        """Drop a loaded link and its modules, unless it is in the middle of a
+        line or holds a subscription."""
+        link = self.link
+        if self.load is None or link is None or link.length or link.skipping or link.hold:
+            return
+        self.link = None
+        import crapsboard
+
+        for name in list(sys.modules):
+            if name.startswith("crapsboard.link") and name != "crapsboard.link_task":
+                sys.modules.pop(name)
+                short = name[len("crapsboard.") :]
+                if short in dir(crapsboard):
+                    delattr(crapsboard, short)
+        gc.collect()
 
     def stop(self):
         self.running = False
@@ -65,7 +117,7 @@ class LinkTask:
         poller = select.poll()
         poller.register(self.stream, select.POLLIN)
         read = self.stream.read
-        link = self.link
+        quiet = 0
         self.running = True
         while self.running:
             taken = 0
@@ -78,8 +130,16 @@ class LinkTask:
                     break
                 if byte[0] == _CTRL_C:
                     raise KeyboardInterrupt
-                out = link.feed(byte)
-                if out:
-                    self.write(out)
+                if self._dropping:
+                    self._dropping = byte != b"\n"
+                else:
+                    self._take(byte)
                 taken += 1
+            if taken:
+                quiet = 0
+            elif self.link is not None and self.load is not None:
+                quiet += IDLE_MS
+                if quiet >= self.idle_ms:
+                    self.forget()
+                    quiet = 0
             await sleep_ms(0 if taken == BURST else IDLE_MS)

@@ -1,0 +1,125 @@
+"""firmware/main.py under the MicroPython VM with the link on its standard
+input (tests/vm/boot_main.py, stand-in machine and neopixel): the link answers
+beside the running app, a half-sent request does not stop key scanning, and
+the maintenance marker boots to maintenance mode (no app, no watchdog)."""
+
+import json
+
+from test_board_main import PLAY_HEAP, STANDINS, flash, keys_for
+
+from sim import runtime
+
+GRB_VIOLET = "0 40 64"  # board.MAINTENANCE_RGB in the strip's GRB order
+# The link loads when a host first speaks; serving needs this much more heap
+# than the app alone (docs/link.md, Memory). Below it the table plays on and
+# the host is told "link not loaded: out of memory" (tested below).
+LINK_HEAP = "168K"
+
+
+def boot(tmp_path, stdin, heapsize=LINK_HEAP, keys=(), feeds=30, held=()):
+    """Power up main.py with `stdin` as the serial port's input; (report, link lines)."""
+    (tmp_path / "fake_setup.py").write_text(
+        "HELD = %r\nRESET_CAUSE = 1\nKEYS = %r\nFEEDS = %d\n" % (tuple(held), tuple(keys), feeds)
+    )
+    out = runtime.run(
+        "tests/vm/boot_main.py",
+        heapsize=heapsize,
+        extra_paths=[str(tmp_path), str(tmp_path / "lib"), STANDINS],
+        cwd=tmp_path,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    report, link = {}, []
+    for line in out.stdout.splitlines():
+        if line.startswith("{"):
+            link.append(json.loads(line))
+        else:
+            key, _, value = line.partition(" ")
+            report[key] = value
+    return report, link
+
+
+def test_the_link_answers_beside_the_running_app(tmp_path):
+    flash(tmp_path)
+    (tmp_path / "link_key").write_text("ab" * 32)
+    stdin = '{"id": 1, "cmd": "hello"}\n{"id": 2, "cmd": "status"}\n{"id": 3, "cmd": "events", "since": 0}\n'
+    report, link = boot(tmp_path, stdin)
+    assert report["wdt"] == "1 30", report  # the app ran 3 s and fed the watchdog
+    hello, status, events = link
+    assert hello["id"] == 1 and hello["ok"] is True
+    assert hello["board"] == "240ac4000001"  # the stand-in machine.unique_id()
+    assert hello["boot_count"] == 1 and hello["reset_cause"] == 1 and hello["free_heap"] > 0
+    assert hello["journal"] == {"id": 1, "seq": 1, "first": 1, "fault": None}
+    assert status["status"] == "ready" and status["hand"]["rolls"] == 0
+    assert [e["kind"] for e in events["events"]] == ["journal_start"]
+
+
+def test_a_link_that_does_not_fit_leaves_the_table_playing(tmp_path):
+    flash(tmp_path)
+    report, link = boot(tmp_path, '{"id": 1, "cmd": "hello"}\n', heapsize=PLAY_HEAP, keys=keys_for("3 3"))
+    assert report["wdt"] == "1 30" and "crapsboard:" not in report
+    assert link == [{"id": None, "ok": False, "error": "link not loaded: out of memory, try again"}]
+
+
+def test_a_half_sent_request_does_not_stop_the_keys(tmp_path):
+    # The request never ends: the link waits for its newline while the keys
+    # are scanned, journaled and shown.
+    flash(tmp_path)
+    report, link = boot(tmp_path, '{"id": 1, "cmd": "sta', keys=keys_for("3 3 2 2 1 5"))
+    assert report["wdt"] == "1 30" and link == []
+    report, link = boot(tmp_path, '{"id": 2, "cmd": "status"}\n')
+    assert link[0]["hand"] == {"shooter": 1, "point": None, "fire_points": [6], "rolls": 3}
+
+
+def test_maintenance_once_boots_without_the_app_and_only_once(tmp_path):
+    flash(tmp_path)
+    (tmp_path / "maintenance").write_text("once")
+    report, _ = boot(tmp_path, "")
+    assert report["crapsboard:"].startswith("maintenance mode (once)")
+    assert report["wdt"] == "0 0" and report["resets"] == "0"  # no watchdog: the REPL is free
+    assert report["status"] == report["floor"] == report["manager"] == GRB_VIOLET and report["lit"] == "6"
+    assert not (tmp_path / "maintenance").exists()  # the next reset plays
+    report, _ = boot(tmp_path, "")
+    assert report["wdt"] == "1 30"
+
+
+def test_a_deploy_marker_stays_until_the_deploy_removes_it(tmp_path):
+    flash(tmp_path)
+    (tmp_path / "maintenance").write_text("deploy")
+    for _ in range(2):
+        report, _ = boot(tmp_path, "")
+        assert report["crapsboard:"].startswith("maintenance mode (deploy)") and report["wdt"] == "0 0"
+    assert (tmp_path / "maintenance").read_text() == "deploy"
+
+
+def test_maintenance_is_checked_before_the_app_modules_load(tmp_path):
+    # A deploy cut halfway: a module the app needs is broken. Maintenance mode
+    # must not import it (only board and startup).
+    flash(tmp_path)
+    (tmp_path / "lib" / "crapsboard" / "app.mpy").write_bytes(b"half copied")
+    (tmp_path / "lib" / "crapsboard" / "layout.mpy").write_bytes(b"half copied")
+    (tmp_path / "maintenance").write_text("deploy")
+    report, _ = boot(tmp_path, "")
+    assert report["crapsboard:"].startswith("maintenance mode (deploy)")
+
+
+def test_the_link_maintenance_command_resets_into_maintenance(tmp_path):
+    import hashlib
+    import hmac
+
+    flash(tmp_path)
+    key = bytes(range(32))
+    (tmp_path / "link_key").write_text(key.hex())
+    req = {"id": 5, "cmd": "maintenance", "ctr": 1}
+    req["tag"] = hmac.new(
+        key, json.dumps(req, sort_keys=True, separators=(",", ":")).encode(), hashlib.sha256
+    ).hexdigest()
+    report, link = boot(tmp_path, json.dumps(req) + "\n")
+    assert link == [{"id": 5, "ok": True, "reset_ms": 200}]
+    assert report["resets"] == "1"  # machine.reset() after the reply
+    assert (tmp_path / "maintenance").read_text() == "once" and (tmp_path / "link_ctr").read_text() == "1"
+    report, _ = boot(tmp_path, "")
+    assert report["crapsboard:"].startswith("maintenance mode (once)") and report["wdt"] == "0 0"
