@@ -156,7 +156,7 @@ class BoardLink:
         try:
             self.serial.write(data)
             self.serial.flush()
-        except (OSError, Exception) as e:  # serial.SerialException is an OSError subclass on some versions only
+        except Exception as e:  # OSError, or serial.SerialException (not always an OSError)
             raise HostToolError("cannot write to %s: %s" % (self.port, _reason(e)), EXIT_NO_BOARD)
 
     def _wait_reply(self, rid, timeout, cmd):
