@@ -47,17 +47,23 @@ def emit(args, obj, human):
             print(line)
 
 
+def lamp_text(lamp):
+    if not lamp["on"]:
+        return "off"
+    text = "on " + lamp["color"]
+    if lamp.get("blink"):
+        text += " blinking" + (" to " + lamp["alt"] if lamp.get("alt") else "")
+    return text
+
+
 def flat_lines(obj, prefix=""):
     """A nested reply as `name: value` lines (dotted names), for people."""
     lines = []
     for key in sorted(obj):
         value = obj[key]
         name = prefix + str(key)
-        if isinstance(value, dict) and set(value) == {"on", "color", "blink"}:  # a lamp: one line
-            lines.append(
-                "%s: %s"
-                % (name, ("on " + value["color"] + (" blinking" if value["blink"] else "")) if value["on"] else "off")
-            )
+        if isinstance(value, dict) and {"on", "color"} <= set(value) <= {"on", "color", "blink", "alt"}:
+            lines.append("%s: %s" % (name, lamp_text(value)))  # a lamp: one line
         elif isinstance(value, dict) and value:
             lines.extend(flat_lines(value, name + "."))
         else:

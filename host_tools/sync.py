@@ -83,14 +83,14 @@ def format_records(records, fmt, header):
 
 
 def pages(link, since, page=PAGE):
-    """Yield (prev, events) for each page of `events` after `since` until the
+    """Yield (reply, events) for each page of `events` after `since` until the
     board says there are no more; refuses a page that does not move on."""
     while True:
         reply = link.request("events", since=since, limit=page)
         events = reply.get("events")
         if not isinstance(events, list):
             raise HostToolError("the board's events reply has no events list", EXIT_FAILED)
-        yield reply.get("prev"), events
+        yield reply, events
         more, nxt = reply.get("more"), reply.get("next")
         if not more:
             return
@@ -153,13 +153,17 @@ def download(link, since=0, page=PAGE, on_page=None, chain=None):
     records must continue it, with none missing in between."""
     expect = None if chain is None else since + 1
     first = last = None
-    for prev, events in pages(link, since, page):
+    for reply, events in pages(link, since, page):
         if not events:
             continue
+        prev = reply.get("prev")
         if chain is None:
             if not isinstance(prev, str):
                 raise HostToolError("the board's events reply has no prev hash: cannot verify the chain", EXIT_FAILED)
             chain = _hex32(prev)
+            head = reply.get("head")
+            if isinstance(head, str) and events[0].get("seq") == 1 and jr.genesis(_unhex(head)) != chain:
+                raise HostToolError("record 1: the journal's head does not start the chain", EXIT_FAILED)
         elif isinstance(prev, str) and _hex32(prev) != chain:
             seq = expect if expect is not None else "?"
             raise HostToolError("record %s: does not continue the chain already downloaded" % seq, EXIT_FAILED)
@@ -173,6 +177,13 @@ def download(link, since=0, page=PAGE, on_page=None, chain=None):
     if last is None:
         return "no records after %d" % since, since, chain
     return "records %d-%d verified, chain head %s" % (first, last, chain.hex()), last, chain
+
+
+def _unhex(text):
+    try:
+        return bytes.fromhex(text)
+    except ValueError:
+        raise HostToolError("the board's journal head is not hex", EXIT_FAILED)
 
 
 def _hex32(text):

@@ -63,7 +63,10 @@ class PtyLink:
         self.close()
 
 
-def make_records(n, head=b"CBJ1\x01\x02ab\x01\x00\x00\x00\x00\x00\x00\x00", first=1):
+HEAD = b"CBJ1\x01\x02ab\x01\x00\x00\x00\x00\x00\x00\x00"  # a journal head file: board "ab", journal 1
+
+
+def make_records(n, head=HEAD, first=1):
     """[(seq, record bytes, chain hash before it)] of `n` rolls, a chain from `head`."""
     chain = jr.genesis(head)
     out = []
@@ -75,11 +78,12 @@ def make_records(n, head=b"CBJ1\x01\x02ab\x01\x00\x00\x00\x00\x00\x00\x00", firs
     return out
 
 
-def journal_events(records, page_max=8, tamper=None):
+def journal_events(records, page_max=8, tamper=None, head=None):
     """An `events` handler over `records` (a list that may grow) with the board's
     reply (firmware link_events: each record's fields by record_fields, the chain
     hash before the page, `next`, `more`); `tamper(fields)` may change a record's
-    fields on the way, as a faulty or forged board would."""
+    fields on the way, as a faulty or forged board would; `head`: the journal's
+    head file, sent with a page that starts at record 1."""
 
     def fields(seq, data, prev):
         r = jr.decode(data, 0, prev, seq)
@@ -102,6 +106,8 @@ def journal_events(records, page_max=8, tamper=None):
         }
         if page:
             reply["prev"] = page[0][2].hex()
+            if page[0][0] == 1 and head is not None:
+                reply["head"] = head.hex()  # as the board sends it with a page from record 1
         return reply
 
     return handler

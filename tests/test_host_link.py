@@ -488,3 +488,31 @@ def test_a_new_journal_on_the_board_is_not_appended_to_an_old_download(tmp_path)
             ):
                 sync.download_to_file(link, out, "jsonl")
     assert e.value.code == 1 and open(out).read() == before
+
+
+def test_the_journal_head_sent_with_record_1_must_start_the_chain():
+    from pty_link import HEAD
+
+    records = make_records(3)
+    with PtyLink(board(events=journal_events(records, head=HEAD))) as pty, BoardLink(pty.port) as link:
+        assert sync.download(link, 0)[0].startswith("records 1-3 verified")
+    other = HEAD[:-1] + b"\x01"  # another journal's head
+    with PtyLink(board(events=journal_events(records, head=other))) as pty, BoardLink(pty.port) as link:
+        with pytest.raises(HostToolError) as e:
+            sync.download(link, 0)
+    assert str(e.value) == "record 1: the journal's head does not start the chain" and e.value.code == 1
+
+
+def test_a_lamp_is_one_line_for_people():
+    from host_tools.commands import flat_lines
+
+    lamps = {
+        "fire.6": {"on": True, "color": "#ff0000", "blink": True, "alt": "#000000"},
+        "point.4": {"on": True, "color": "#ffffff", "blink": False},
+        "status": {"on": False, "color": "#000000", "blink": False},
+    }
+    assert flat_lines({"lamps": lamps}) == [
+        "lamps.fire.6: on #ff0000 blinking to #000000",
+        "lamps.point.4: on #ffffff",
+        "lamps.status: off",
+    ]
