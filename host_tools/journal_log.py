@@ -10,7 +10,7 @@ import json
 import sys
 
 from crapsboard import journal_record as jr
-from host_tools import HostToolError
+from host_tools import HostToolError, littlefs_meta
 
 BLOCK_SIZE = 4096
 JOURNAL_DIR = "journal"
@@ -32,13 +32,38 @@ def run(args):
 
 def read_image(path):
     """(records, summary) of the journal in flash image `path`; HostToolError on any fault."""
-    return verify_files(read_journal_files(path))
+    return verify_image(_load(path), path)
 
 
-def read_journal_files(path):
-    """{name: bytes} of the journal directory in the image, read without writing to it."""
-    import littlefs
+def verify_image(image, name="the image"):
+    """read_image for the bytes of an image: the files as littlefs mounts them,
+    then the metadata littlefs passed over."""
+    records, summary = verify_files(read_journal_files(name, image))
+    return records, summary + check_metadata(image, records[-1].seq if records else 0)
 
+
+def check_metadata(image, last_seq):
+    """The staged records live in littlefs's directory metadata, where a
+    changed byte fails a commit CRC and littlefs mounts the directory as it
+    was before that commit: the records after `last_seq` would vanish
+    silently. HostToolError naming the first seq that cannot be proven when
+    the metadata shows damage; a note for the summary when it shows a power
+    cut's torn last write (littlefs_meta.py)."""
+    try:
+        findings = littlefs_meta.check_directory(image, JOURNAL_DIR)
+    except ValueError as e:
+        raise HostToolError("record %d: cannot be proven, littlefs metadata unreadable (%s)" % (last_seq + 1, e))
+    for f in findings:
+        if f.kind == littlefs_meta.DAMAGED:
+            raise HostToolError(
+                "record %d: cannot be proven, littlefs metadata damaged after record %d (%s)"
+                % (last_seq + 1, last_seq, f)
+            )
+    torn = [str(f) for f in findings if f.kind == littlefs_meta.TORN]
+    return "; torn last write discarded by littlefs (power cut): " + ", ".join(torn) if torn else ""
+
+
+def _load(path):
     try:
         with open(path, "rb") as f:
             image = bytearray(f.read())
@@ -46,7 +71,17 @@ def read_journal_files(path):
         raise HostToolError("cannot read " + path + ": " + e.strerror, 2)
     if not image or len(image) % BLOCK_SIZE:
         raise HostToolError(path + " is not a flash image of 4 KiB blocks")
-    context = littlefs.UserContext(buffer=image)
+    return image
+
+
+def read_journal_files(path, image=None):
+    """{name: bytes} of the journal directory in the image, read without writing to it."""
+    import littlefs
+
+    if image is None:
+        image = _load(path)
+    image = bytearray(image)  # littlefs-python's own copy: the caller's stays as read
+    context = _image_context()(buffer=image)
     # mount=False: littlefs-python formats an image it cannot mount otherwise.
     fs = littlefs.LittleFS(
         context=context,
@@ -65,11 +100,26 @@ def read_journal_files(path):
         names = fs.listdir(JOURNAL_DIR)
     except littlefs.LittleFSError:
         raise HostToolError(path + " has no journal")
+    if jr.ODD_DIR in names:  # the odd staging slots' directory: its files as "odd/s1", ...
+        names.remove(jr.ODD_DIR)
+        names += [jr.ODD_DIR + "/" + name for name in fs.listdir(JOURNAL_DIR + "/" + jr.ODD_DIR)]
     files = {}
     for name in names:
         with fs.open(JOURNAL_DIR + "/" + name, "rb") as f:
             files[name] = f.read()
     return files
+
+
+def _image_context():
+    import littlefs
+
+    class ImageContext(littlefs.UserContext):
+        # UserContext.read without its debug log line per 32-byte read (most of the time).
+        def read(self, cfg, block, off, size):
+            start = block * BLOCK_SIZE + off
+            return self.buffer[start : start + size]
+
+    return ImageContext
 
 
 def verify_files(files):
@@ -105,14 +155,14 @@ def verify_files(files):
             chain, seq, pos = r.hash, r.seq, pos + r.size
     staged = {}
     for name, data in files.items():
-        if name.startswith("s") and data:
+        if name.rsplit("/", 1)[-1].startswith("s") and data:
             if not jr.crc_ok(data, 0):
                 raise HostToolError("record " + str(jr.peek_seq(data, 0)) + ": staging file " + name + " fails its CRC")
             if jr.peek_seq(data, 0) > seq:
                 staged[jr.peek_seq(data, 0)] = (name, data)
     for k in range(len(staged)):
         name, data = staged.get(seq + 1, ("", b""))
-        if name != "s" + str(k):
+        if name != jr.slot_name(k):
             raise HostToolError("record " + str(seq + 1) + ": staged records out of order")
         r = _decode(data, 0, chain, seq + 1)
         records.append(r)
@@ -135,9 +185,24 @@ def _decode(data, pos, chain, seq):
         raise HostToolError(str(e))
 
 
-def record_dict(r):
-    """One record as plain data for JSON or CSV."""
-    item = {"seq": r.seq, "t": r.t, "kind": jr.KIND_NAMES.get(r.kind, str(r.kind)), "arg": r.arg}
+def unwrapped_times(records):
+    """Each record's t in ms, unwrapped: the board's journal clock never runs
+    backwards, so a t below the one before it has wrapped its 32 bits (49.7
+    days of the board being on). Counted from the oldest record kept."""
+    times = []
+    wraps = 0
+    previous = None
+    for r in records:
+        if previous is not None and r.t < previous:
+            wraps += 1
+        previous = r.t
+        times.append(r.t + (wraps << 32))
+    return times
+
+
+def record_dict(r, t=None):
+    """One record as plain data for JSON or CSV; `t` its unwrapped time (unwrapped_times)."""
+    item = {"seq": r.seq, "t": r.t if t is None else t, "kind": jr.KIND_NAMES.get(r.kind, str(r.kind)), "arg": r.arg}
     if r.kind == jr.ROLL:
         item["dice"] = [r.arg >> 3, r.arg & 7]
     if r.state:
@@ -151,14 +216,15 @@ def record_dict(r):
 
 
 def write_records(records, fmt, out):
+    times = unwrapped_times(records)
     if fmt == "jsonl":
-        for r in records:
-            out.write(json.dumps(record_dict(r)) + "\n")
+        for r, t in zip(records, times):
+            out.write(json.dumps(record_dict(r, t)) + "\n")
         return
     writer = csv.writer(out)
     writer.writerow(["seq", "t", "kind", "arg", "dice", "state", "payload"])
-    for r in records:
-        item = record_dict(r)
+    for r, t in zip(records, times):
+        item = record_dict(r, t)
         dice = item.get("dice")
         payload = item.get("payload", "")
         writer.writerow(

@@ -267,7 +267,9 @@ GRB_CYAN, GRB_GREEN = "72 0 96", "96 0 0"
 
 
 def journal_files(tmp_path):
-    return sorted(os.listdir(tmp_path / "journal"))
+    # Its files, the odd staging slots' directory (crapsboard/journal_record.py) as "odd/...".
+    root = tmp_path / "journal"
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
 
 
 def test_first_boot_starts_a_journal_and_the_next_restores_it(tmp_path):
@@ -279,7 +281,7 @@ def test_first_boot_starts_a_journal_and_the_next_restores_it(tmp_path):
     assert again["wdt"] == "1 3"  # the app runs on the restored table
     # restored — verify: cyan, slow blink (dark in its off phase), never the green "ready"
     assert again["status"] in (GRB_CYAN, "0 0 0")
-    assert journal_files(tmp_path) == ["head", "s0", "s1"]  # + the restart record
+    assert journal_files(tmp_path) == ["head", "odd/s1", "s0"]  # + the restart record
 
 
 def test_a_corrupt_journal_is_a_start_up_fault_and_is_left_as_it_was(tmp_path):
@@ -305,10 +307,10 @@ def test_end_hand_and_the_keyswitch_at_power_up_start_a_new_journal(tmp_path):
     report = boot(tmp_path, held=(END_HAND_PIN, KEYSWITCH_PIN))
     assert report["wdt"] == "1 3"
     # the journal start, then the keyswitch (on, as held); the held END HAND ends no hand
-    assert journal_files(tmp_path) == ["head", "s0", "s1"]
+    assert journal_files(tmp_path) == ["head", "odd/s1", "s0"]
     assert (tmp_path / "journal" / "s0").read_bytes()[10] == 18  # kind: journal start
-    assert (tmp_path / "journal" / "s1").read_bytes()[10] == 6  # kind: supervisor on
-    assert sorted(os.listdir(tmp_path / "journal.old")) == ["head", "s0"]  # kept for the technician
+    assert (tmp_path / "journal" / "odd" / "s1").read_bytes()[10] == 6  # kind: supervisor on
+    assert sorted(os.listdir(tmp_path / "journal.old")) == ["head", "odd", "s0"]  # kept for the technician
     assert (tmp_path / "journal.old" / "s0").read_bytes() == b"torn"
 
 

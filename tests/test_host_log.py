@@ -66,7 +66,7 @@ def live_record_spans(files):
                 n = data[pos] | data[pos + 1] << 8
                 spans.append((name, pos, pos + n))
                 pos += n
-        elif name.startswith("s") and data and journal_log.jr.peek_seq(data, 0) in wanted:
+        elif name.rsplit("/", 1)[-1].startswith("s") and data and journal_log.jr.peek_seq(data, 0) in wanted:
             spans.append((name, 0, len(data)))
     return spans
 

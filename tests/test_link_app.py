@@ -211,7 +211,15 @@ def test_events_page_on_exactly_and_match_the_journal_on_flash(tmp_path):
 
 
 def _files(directory):
-    return {name: (directory / name).read_bytes() for name in os.listdir(directory)}
+    """The journal's files by name, as host_tools' read_journal_files gives them ("odd/s1", ...)."""
+    files = {}
+    for name in os.listdir(directory):
+        if name == jr.ODD_DIR:
+            for odd in os.listdir(directory / name):
+                files[name + "/" + odd] = (directory / name / odd).read_bytes()
+        else:
+            files[name] = (directory / name).read_bytes()
+    return files
 
 
 def test_subscribe_pushes_the_events_the_journal_holds(tmp_path):
@@ -349,7 +357,7 @@ def test_journal_reset_starts_a_new_journal_recorded(tmp_path):
     assert page["journal"] == 2 and [(e["kind"], e["arg"]) for e in page["events"]] == [("journal_start", 2)]
     assert page["events"][0]["payload"][:8] == "01000000"  # names journal 1 it replaces
     assert one(replies[4])["hand"]["point"] == 6  # the table carries on
-    assert sorted(os.listdir(tmp_path / "cpython" / "journal.old")) == ["head", "s0", "s1", "s2"]
+    assert sorted(_files(tmp_path / "cpython" / "journal.old")) == ["head", "odd/s1", "s0", "s2"]
 
 
 # ---- selftest -------------------------------------------------------------------------

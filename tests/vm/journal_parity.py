@@ -52,7 +52,10 @@ def main():
             table.roll(d1, d2)
             journal.append(jr.ROLL, d1 * 8 + d2, i * 1000, table)
         journal.maintain(table, i)
-    for name in sorted(os.listdir(root + "/journal")):
+    names = os.listdir(root + "/journal")
+    names.remove(jr.ODD_DIR)
+    names += [jr.ODD_DIR + "/" + name for name in os.listdir(root + "/journal/" + jr.ODD_DIR)]
+    for name in sorted(names):
         with open(root + "/journal/" + name, "rb") as f:
             print(name, hexlify(sha256(f.read()).digest()).decode())
     restored = Table()

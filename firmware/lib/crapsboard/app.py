@@ -10,7 +10,8 @@
 # order, None where absent), `show(frame)`, `feed()`, `ticks_ms()`.
 #
 # With a journal (crapsboard/journal.py) every table event (roll, undo, end
-# hand, supervisor on/off) is appended before the next frame can show it; an
+# hand, supervisor on/off) and every wrong PIN (so the PIN lockout survives a
+# restart) is appended before the next frame can show it; an
 # event the journal refuses is taken back and the board shows the journal
 # fault. Without one the hot path allocates nothing (tests/test_board_memory.py).
 import asyncio
@@ -69,6 +70,8 @@ class App:
         # called after each event, while the table holds its resolutions.
         self.on_event = None
         self.journal = journal  # mounted by crapsboard.journal_boot before the app runs
+        if journal is not None:  # the PIN lockout the journal restored
+            self.entry.restore_pin(journal.pin_fails, journal.pin_lock_ms, board.ticks_ms())
         self.journal_error = None  # the exception that stopped the journal: no table event is taken after it
         self.restored = False  # restored from the journal: shown until a supervisor acknowledges
         self._maintain_due = False  # an appended event waits for the journal's slow part
@@ -171,6 +174,8 @@ class App:
             arg = 0
         elif action == en.ACT_ERROR:
             arg = entry.error
+            if arg == en.ERR_WRONG_PIN and journal is not None:
+                self._append(action, arg, now_ms)  # so the PIN lockout survives a restart
         elif action == en.ACT_CLEAR:
             arg = entry.dropped
         else:  # supervisor on / off

@@ -308,6 +308,14 @@ class Entry:
         self.via = VIA_PIN
         return ACT_AUTH_ON
 
+    def restore_pin(self, fails, lock_ms, now_ms):
+        """The PIN rule's state as the journal restored it: `fails` wrong PINs
+        in a row so far, and a lockout with `lock_ms` still to run (0: none)."""
+        self._fails = fails
+        if lock_ms > 0:
+            self._locked = True
+            self._lock_t = ticks.add(now_ms, lock_ms - LOCK_MS)
+
     def _end_pin_mode(self):
         self._pin_mode = False
         for i in range(PIN_DIGITS):

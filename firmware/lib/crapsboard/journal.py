@@ -3,8 +3,9 @@
 # littlefs copies a file's tail block on every flushed append past 128 bytes
 # (about one 4 KiB erase per record), but rewrites a small inline file with a
 # single atomic metadata commit. So an event goes into its own small staging
-# file (journal/s0 .. s{batch-1}, one record each, rewritten in place) and is
-# acknowledged when that file is closed; every `batch` records are appended
+# file (journal/s0 .. s{batch-1}, one record each, rewritten in place; the odd
+# ones in journal/odd/, a second metadata pair) and is acknowledged when that
+# file is closed; every `batch` records are appended
 # to the current segment file (journal/g<first seq>) in one flush. Segments
 # are rotated at `segment_bytes`, each starting with a table snapshot, and
 # the oldest is removed (a DROP record first) beyond `max_segments`.
@@ -14,7 +15,7 @@ import os
 from micropython import const
 
 from crapsboard import journal_record as jr
-from crapsboard import snapshot
+from crapsboard import snapshot, ticks
 
 DIR = "journal"
 HEAD = "head"
@@ -63,6 +64,15 @@ class Journal:
         self._ready = False
         self.batch = batch
         self.max_segments = max_segments
+        # The journal clock (each record's t): ms since the journal started,
+        # counting only time the board was on; `_ticks` is the board's tick
+        # count at the last record (None: the next record takes `clock` as it is).
+        self.clock = 0
+        self._ticks = None
+        # Set by mount: wrong PINs in a row (below the lockout) and the ms of
+        # a PIN lockout still to run, for the app's entry (crapsboard/entry.py).
+        self.pin_fails = 0
+        self.pin_lock_ms = 0
         self.on_append = None  # on_append(record, chain hash before it): the link's pushed events
 
     def mount(self, table, base=None):
@@ -90,6 +100,7 @@ class Journal:
         os.mkdir(self.dir)
         head = jr.encode_head(self.board_id, journal_id, t)
         self._write(HEAD, head)
+        os.mkdir(self.dir + "/" + jr.ODD_DIR)
         self.journal_id = journal_id
         self.hash = jr.genesis(head)
         self.seq = 0
@@ -99,27 +110,31 @@ class Journal:
         self._rotate = True
         self._dropped_upto = 0
         self._ready = True
+        self.clock = 0
+        self._ticks = None
         self.append(jr.JOURNAL_START, reason, t, table, previous)
 
     # ---- appending -------------------------------------------------------
 
-    def append(self, kind, arg, t, table, payload=b""):
+    def append(self, kind, arg, now_ms, table, payload=b""):
         """Make one event durable: when this returns the event may be shown.
-        `table` is the table after the event (its state goes into undo,
-        configuration and snapshot records). Costs one small metadata commit;
-        call `maintain` once the event is shown."""
+        `now_ms` is the board's tick count (wrapping like time.ticks_ms; the
+        record gets the journal clock, see `_time`). `table` is the table
+        after the event (its state goes into undo, configuration and snapshot
+        records). Costs one small metadata commit; call `maintain` once the
+        event is shown."""
         if not self._ready:
             raise JournalError(self.fault or CORRUPT, "journal not mounted")
         seq = self.seq + 1
         state = snapshot.dumps(table, seq) if kind in STATE_KINDS else b""
-        record, digest = jr.encode(self.hash, seq, t, kind, arg, state, payload)
+        record, digest = jr.encode(self.hash, seq, self._time(now_ms), kind, arg, state, payload)
         try:
             if len(self._staged) >= self.batch:
                 self._flush()  # maintain was not called: make room first
             if not self._staged:
                 self._batch_prev = self.hash  # a new segment's header starts the chain here
             if len(record) <= SLOT_MAX:
-                self._write("s" + str(len(self._staged)), record)
+                self._write(jr.slot_name(len(self._staged)), record)
                 self._staged.append(record)
             else:
                 # Too big for a staging file: straight into the segment with the batch.
@@ -162,6 +177,17 @@ class Journal:
                 self.append(jr.SNAPSHOT, 0, t, table)
         except OSError as e:
             self._os_error(e, self.seq + 1)
+
+    def _time(self, now_ms):
+        # The clock moves on by the ticks since the last record, taken modulo
+        # the tick period (2**30 ms, 12.4 days), so it never runs backwards
+        # and a tick wrap costs nothing; after a restart it carries on from
+        # the last record (mount), so the time the board was off is not counted.
+        # Stored as 32 bits: the host unwraps it in seq order (host_tools log).
+        if self._ticks is not None:
+            self.clock = (self.clock + ((now_ms - self._ticks) & ticks.MASK)) & 0xFFFFFFFF
+        self._ticks = now_ms
+        return self.clock
 
     def _os_error(self, e, seq):
         if e.args and e.args[0] == _ENOSPC:
@@ -215,5 +241,8 @@ def _remove_tree(path):
     except OSError:
         return
     for name in names:
-        os.remove(path + "/" + name)
+        if name == jr.ODD_DIR:
+            _remove_tree(path + "/" + name)
+        else:
+            os.remove(path + "/" + name)
     os.rmdir(path)

@@ -23,6 +23,7 @@ def open_journal(app, journal, reset_cause, now_ms, new_journal=False):
     found = open_table_journal(app.table, journal, reset_cause, now_ms, new_journal)
     app.restored = found == jn.RESTORED
     app.journal = journal
+    app.entry.restore_pin(journal.pin_fails, journal.pin_lock_ms, now_ms)
     return found
 
 

@@ -1,7 +1,7 @@
 # The journal's record and file formats, shared by the board and the host tools.
 #
 # A record (little-endian):
-#   u16 length of the whole record    u32 seq    u32 t (ms)    u8 kind
+#   u16 length of the whole record    u32 seq    u32 t (journal clock, ms)    u8 kind
 #   u16 arg    u8 state length S      S bytes table snapshot (or none)
 #   payload (opaque bytes, the rest)  8 bytes link    u32 CRC32
 # link = the first 8 bytes of H(seq) = sha256(H(seq - 1) + record up to the
@@ -18,6 +18,8 @@ from micropython import const
 ROLL = const(1)  # arg: die1 * 8 + die2
 UNDO = const(2)  # carries the state after the undo
 END_HAND = const(3)
+ERROR = const(5)  # journalled for a wrong PIN only (arg ERR_WRONG_PIN): the PIN lockout survives a restart
+SUPERVISOR_ON = const(6)  # arg: entry.VIA_KEY or VIA_PIN
 CONFIG = const(16)  # a configuration change; carries the state after it
 RESTART = const(17)  # arg: reset cause
 JOURNAL_START = const(18)  # carries the fresh state; payload: the journal it replaces
@@ -42,6 +44,12 @@ KIND_NAMES = {
     21: "time",
 }
 
+# entry.Entry's PIN rule, which the restore rebuilds (tests/test_journal_pin_lockout.py ties them).
+ERR_WRONG_PIN = const(7)  # entry.ERR_WRONG_PIN
+VIA_PIN = const(1)  # entry.VIA_PIN
+PIN_TRIES = const(3)  # entry.PIN_TRIES
+PIN_LOCK_MS = const(60000)  # entry.LOCK_MS
+
 HEADER = "<HIIBHB"
 HEADER_SIZE = const(14)
 TRAILER_SIZE = const(12)  # link + CRC
@@ -53,6 +61,17 @@ HEAD_MAGIC = b"CBJ1"
 # A segment file: magic, u32 first seq, 32-byte chain hash before its first record.
 SEGMENT_MAGIC = b"CBS1"
 SEGMENT_HEADER_SIZE = const(40)
+
+
+# Staging slot k's file in the journal directory: the odd slots live in a
+# subdirectory, a littlefs metadata pair of their own, so the staged records
+# alternate between two pairs and a commit littlefs rolls back in one leaves a
+# gap in seq against the other (docs/journal.md, "A damaged staged record").
+ODD_DIR = "odd"
+
+
+def slot_name(k):
+    return ("s" if k % 2 == 0 else "odd/s") + str(k)
 
 
 class RecordError(ValueError):

@@ -2,7 +2,8 @@
 #
 # Used only at power-up (Journal.mount imports it), so a board can drop it
 # from memory once the table is restored. Segments oldest
-# first, then the staging files past the last segment in slot order: each
+# first, then the staging files past the last segment in slot order (the odd
+# slots in their own directory): each
 # record's length, CRC, seq and hash chain. The table is set from the last
 # record carrying the table state and the rolls and hand ends after it are
 # replayed. A fault raises JournalError naming the first bad seq and writes
@@ -50,6 +51,16 @@ def mount(journal, table, base=None):
         replay.finish()
     except ValueError as e:
         _fail(journal, CORRUPT, str(e), journal.seq)
+    # The clock carries on from the last record; the PIN lockout is counted
+    # on that clock, so the time the board was off never shortens it.
+    journal.clock = replay.t
+    journal._ticks = None
+    journal.pin_fails = replay.pin_fails
+    journal.pin_lock_ms = 0
+    if replay.pin_lock_t is not None:
+        locked_for = (replay.t - replay.pin_lock_t) & 0xFFFFFFFF
+        if locked_for < jr.PIN_LOCK_MS:
+            journal.pin_lock_ms = jr.PIN_LOCK_MS - locked_for
     if journal._empty_segment:
         os.remove(journal._empty_segment)
     # A pending rotation goes ahead only if the staged batch opens with the
@@ -137,20 +148,26 @@ def _verify_slots(journal, replay):
     journal._batch_prev = journal.hash
     journal._staged = []
     found = {}
-    for name in os.listdir(journal.dir):
-        if name[0] == "s":
-            data = _read(journal, name)
-            if not data:
-                continue  # created, and power failed before its first record was written
-            # Staging files are written whole, so even a stale one passes its CRC.
-            if not jr.crc_ok(data, 0) or len(data) != _length(data, 0):
-                _fail(journal, CORRUPT, "staging file " + name + " fails its CRC", jr.peek_seq(data, 0))
-            seq = jr.peek_seq(data, 0)
-            if seq > last:
-                found[seq] = (name, data)
+    names = [name for name in os.listdir(journal.dir) if name[0] == "s"]
+    try:
+        names += [jr.ODD_DIR + "/" + name for name in os.listdir(journal.dir + "/" + jr.ODD_DIR)]
+    except OSError:
+        pass  # a journal whose start was cut before its odd slots' directory: no records
+    for name in names:
+        data = _read(journal, name)
+        if not data:
+            continue  # created, and power failed before its first record was written
+        # Staging files are written whole, so even a stale one passes its CRC.
+        if not jr.crc_ok(data, 0) or len(data) != _length(data, 0):
+            _fail(journal, CORRUPT, "staging file " + name + " fails its CRC", jr.peek_seq(data, 0))
+        seq = jr.peek_seq(data, 0)
+        if seq > last:
+            found[seq] = (name, data)
+    # A gap here is a commit littlefs rolled back in one slots' directory
+    # (a changed byte fails its CRC) while the other kept its later records.
     for k in range(len(found)):
         item = found.get(last + 1 + k)
-        if item is None or item[0] != "s" + str(k):
+        if item is None or item[0] != jr.slot_name(k):
             raise _failed(journal, CHAIN, "staged records out of order after " + str(journal.seq), journal.seq + 1)
         _accept(journal, item[1], 0, replay)
         journal._staged.append(item[1])
@@ -174,14 +191,27 @@ def _accept(journal, buf, pos, replay):
 
 class _Replay:
     # Rebuilds the table from the last state-bearing record and the rolls and
-    # hand ends after it, kept as one byte each (0 = hand end) until the end.
+    # hand ends after it, kept as one byte each (0 = hand end) until the end;
+    # and the PIN lockout from the wrong PINs (entry.Entry's rule: PIN_TRIES
+    # in a row lock the PIN key, a good PIN clears the count).
     def __init__(self, table, base):
         self.table = table
         self.base = base
         self.state = None
         self.codes = bytearray()
+        self.t = 0  # the last record's time
+        self.pin_fails = 0
+        self.pin_lock_t = None  # time of the wrong PIN that locked the PIN key
 
     def add(self, r):
+        self.t = r.t
+        if r.kind == jr.ERROR and r.arg == jr.ERR_WRONG_PIN:
+            self.pin_fails += 1
+            if self.pin_fails >= jr.PIN_TRIES:
+                self.pin_fails = 0
+                self.pin_lock_t = r.t
+        elif r.kind == jr.SUPERVISOR_ON and r.arg == jr.VIA_PIN:
+            self.pin_fails = 0
         if r.state:
             snapshot.decode(r.state)  # a bad snapshot is a fault found now, not at the end
             self.state = r.state

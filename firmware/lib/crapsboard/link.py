@@ -80,11 +80,7 @@ class Link:
         if self.commands["ping"].handler is None:
             self.commands["ping"].handler = _ping
         self.key = key
-        if store is None:
-            from crapsboard.link_auth import CounterMemory
-
-            store = CounterMemory()
-        self.store = store
+        self.store = store if store is not None else CounterMemory()
         self.buf = bytearray(LINE_MAX)
         self.view = memoryview(self.buf)
         self.length = 0
@@ -240,6 +236,19 @@ class CounterFile:
         with open(self.path, "w") as f:
             f.write("%d" % value)
         self._last = value
+
+
+class CounterMemory:
+    """The counter in RAM: the simulator and tests."""
+
+    def __init__(self, value=0):
+        self.value = value
+
+    def load(self):
+        return self.value
+
+    def save(self, value):
+        self.value = value
 
 
 def _check_args(command, request):

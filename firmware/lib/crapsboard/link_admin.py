@@ -22,7 +22,8 @@ def set_time(handlers, request):
     if app.journal is not None and not app.record(TIME, 0, now, unix.to_bytes(8, "little")):
         raise LinkError("journal could not record it: clock not set")
     handlers.keep["unix"] = (unix, now)
-    return {"unix": unix, "t": now, "journal": handlers.journal_state()}
+    t = app.journal.clock if app.journal is not None else now  # the record's t: the journal clock
+    return {"unix": unix, "t": t, "journal": handlers.journal_state()}
 
 
 def maintenance(handlers, request):

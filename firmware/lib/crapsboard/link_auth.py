@@ -12,7 +12,7 @@ import binascii
 
 from micropython import const
 
-from crapsboard.link import CounterFile  # noqa: F401 (where it was first)
+from crapsboard.link import CounterFile, CounterMemory  # noqa: F401 (where they were first)
 from crapsboard.link_json import encode
 
 TAG_HEX = const(64)
@@ -80,16 +80,3 @@ class Auth:
             self.store.save(ctr)
         except Exception:
             raise AuthError("counter not stored: nothing done")
-
-
-class CounterMemory:
-    """The counter in RAM: the simulator and tests."""
-
-    def __init__(self, value=0):
-        self.value = value
-
-    def load(self):
-        return self.value
-
-    def save(self, value):
-        self.value = value

@@ -128,13 +128,13 @@ def page(handlers, since, limit):
                 handlers.cursor = (journal.journal_id, reader.seq, start, reader.offset, reader.prev)
             finally:
                 reader.close()
-        # Staged records: s0 holds the one after the last segment's last.
+        # Staged records: slot 0 holds the one after the last segment's last.
         staged_first = last - staged + 1
         chain = journal._batch_prev
         for k in range(staged):
             if len(out) >= limit or seq > last:
                 break
-            with open(base + "/s" + str(k), "rb") as f:
+            with open(base + "/" + jr.slot_name(k), "rb") as f:
                 buf = f.read()
             r = jr.decode(buf, 0, chain, staged_first + k)
             if r.seq >= seq:
