@@ -4,9 +4,10 @@ The board is the MicroPython unix VM running sim/portable/vboard.py: FILE is
 its flash (littlefs, as the ESP32 mounts it), boot.py and main.py run from it,
 and its REPL speaks what real mpremote and pyserial expect of an ESP32. This
 side is only what surrounds the chip: the USB-serial bridge (a pseudo-terminal
-in raw mode <-> the VM's standard input and output), Ctrl-C (byte 0x03 becomes
-a SIGINT, as the ESP32's UART driver turns it into a KeyboardInterrupt), the
-power (a new VM after machine.reset(), a soft reboot or the watchdog) and the
+in raw mode <-> the VM's standard input and output), Ctrl-C (byte 0x03 reaches
+the board, whose REPL or link task turns it into a KeyboardInterrupt; code
+that reads no input gets a SIGINT instead, as the ESP32's UART driver
+interrupts whatever runs), the power (a new VM after machine.reset(), a soft reboot or the watchdog) and the
 watchdog itself: 8 s without a feed once the app started it, whatever the VM
 is doing, REPL included. docs/device.md.
 """
@@ -14,6 +15,7 @@ is doing, REPL included. docs/device.md.
 import errno
 import json
 import os
+import random
 import signal
 import subprocess
 import tempfile
@@ -36,6 +38,11 @@ BOARD_ID = "240ac4000001"  # machine.unique_id() of the virtual board (the journ
 # machine.reset_cause() values of the ESP32 port (ports/esp32/modmachine.c).
 PWRON_RESET, HARD_RESET, WDT_RESET, SOFT_RESET = 1, 2, 3, 5
 CTRL_C = 3
+# Ctrl-C: the byte goes to the board first; when nothing there reads it (a
+# loop that reads no input) a SIGINT follows this much later. The SIGINT's
+# KeyboardInterrupt can land anywhere, the flash driver included
+# (vboard_flash.py), so the byte, read where the board expects it, comes first.
+READ_CTRL_C_S = 0.25
 SIGINT_GAP_S = 0.05  # a second SIGINT before the VM took the first would kill it: one per gap
 AGAIN_S = 0.02  # a Ctrl-C that landed in a flash operation is delivered again this much later
 OUTPUT_KEPT = 64 * 1024  # output nobody reads is dropped beyond this, oldest first (a UART would lose it)
@@ -132,7 +139,7 @@ class Device:
         self.up = False
         self.interrupt_char = CTRL_C
         self.last_sigint = 0.0
-        self.sigint_at = None  # a SIGINT scheduled for this time
+        self.sigint_at = None  # a SIGINT scheduled for this time (a Ctrl-C nobody read)
         self.watchdog_ms = None
         self.last_feed = None
         self.resets = []  # (cause, monotonic time), for the log and the tests
@@ -207,7 +214,6 @@ class Device:
             except OSError:
                 pass
         os.close(self.control_fd)
-        self.to_vm.clear()
         self.up = False
 
     def reset(self, cause, mode="friendly", why=""):
@@ -215,11 +221,14 @@ class Device:
         self.power_off()
         self.resets.append((cause, time.monotonic()))
         self.log("reset: %s" % why if why else "reset")
-        if cause != SOFT_RESET:
+        self.sigint_at = None
+        if cause == SOFT_RESET:  # the UART keeps what it received: the new VM reads it
+            self.pending[:0] = self.to_vm
+        else:
             self.watchdog_ms = self.last_feed = None
             self.pending.clear()
             self._drop_host_input()  # what the host sends while the chip resets is lost
-            self.sigint_at = None
+        self.to_vm.clear()
         self.power_on(cause, mode)
 
     def _drop_host_input(self):
@@ -240,22 +249,16 @@ class Device:
         if not self.up:
             self.pending += data
             return
-        for byte in data:
-            if byte == CTRL_C and self.interrupt_char == CTRL_C:
-                self._interrupt()
-            else:
-                self.to_vm.append(byte)
-
-    def _interrupt(self):
-        now = time.monotonic()
-        if now - self.last_sigint < SIGINT_GAP_S:
-            return  # the one just sent stands for this one too
-        self._send_sigint(now)
+        self.to_vm += data
+        if CTRL_C in data and self.interrupt_char == CTRL_C and self.sigint_at is None:
+            self.sigint_at = time.monotonic() + READ_CTRL_C_S  # unless the board says it took it
 
     def _send_sigint(self, now):
-        self._flush_to_vm()  # what came before the Ctrl-C goes first
-        self.last_sigint = now
+        if now - self.last_sigint < SIGINT_GAP_S:
+            self.sigint_at = self.last_sigint + SIGINT_GAP_S  # not yet: the VM may not have taken the last
+            return
         self.sigint_at = None
+        self.last_sigint = now
         if self.vm is not None and self.vm.poll() is None:
             self.vm.send_signal(signal.SIGINT)
 
@@ -308,8 +311,10 @@ class Device:
             self.log("keys: started")
         elif word == "kbd":
             self.interrupt_char = int(arg)
+        elif word == "intr":  # the board took a Ctrl-C (read it, or was interrupted)
+            self.sigint_at = None
         elif word == "again":
-            self.sigint_at = now + AGAIN_S
+            self.sigint_at = now + AGAIN_S * (1 + random.random())  # no lock-step with the board's writes
         elif word == "error":
             raise CommandError(arg)
         return True
@@ -334,7 +339,10 @@ class Device:
         return self.last_feed + self.watchdog_ms / 1000 - now
 
     def _vm_ended(self):
-        status = self.vm.poll()
+        try:
+            status = self.vm.wait(1)
+        except subprocess.TimeoutExpired:
+            status = None  # it closed its output and lives on: cut its power
         quick = time.monotonic() - self.started_at < START_S
         self.quick_deaths = self.quick_deaths + 1 if quick else 0
         if self.quick_deaths >= QUICK_DEATHS:
@@ -365,8 +373,8 @@ class Device:
             data = os.read(vm.stdout.fileno(), 65536)
             if data:
                 self._output(data)
-            elif vm.poll() is not None or vm.wait(1) is not None:
-                self._read_control()  # its last words (a reset) come first
+            else:  # the VM is gone (or going): its last words (a reset) come first
+                self._read_control()
                 if self.vm is vm:
                     self._vm_ended()
                 return

@@ -347,6 +347,19 @@ def test_the_deployed_firmware_answers_hello_and_its_watchdog_resets_it_after_a_
 # ---- the command line -------------------------------------------------------------
 
 
+def test_link_and_config_and_a_clean_stop_on_sigint(device, tmp_path):
+    config = '{"paytables": {"fire": "3"}}\n'
+    (tmp_path / "config.json").write_text(config)
+    link = tmp_path / "port"
+    dev = device(None, "--link", str(link), "--config", str(tmp_path / "config.json"))
+    assert os.path.realpath(link) == dev.port
+    assert dev.mpremote("resume", "fs", "cat", ":config.json") == config  # written onto the board's flash
+    dev.proc.send_signal(signal.SIGINT)
+    assert dev.proc.wait(timeout=10) == 0
+    assert not os.path.lexists(link)
+    assert "config.json" in files_in(tmp_path / "flash.img")
+
+
 def test_bad_arguments_are_one_line_and_exit_2(tmp_path):
     short = tmp_path / "short.img"
     short.write_bytes(b"\xff" * 100)

@@ -54,8 +54,10 @@ def main(settings_path):
 
     mode = settings["mode"]
     image, fresh = vboard_flash.open_image(settings["flash"])
-    # A Ctrl-C swallowed inside a flash operation is asked for again.
-    device = vboard_flash.FileFlash(image, lambda: vboard_machine.tell("again"))
+    # A Ctrl-C swallowed inside a flash operation is asked for again (the line
+    # made in advance: this may run with the heap locked).
+    again = b"again\n"
+    device = vboard_flash.FileFlash(image, lambda: channel.write(again))
     if fresh:
         vfs.VfsLfs2.mkfs(device)  # a freshly flashed ESP32 formats its partition at first boot
     try:

@@ -5,15 +5,18 @@
 # The unix port's own REPL has no raw mode, so mpremote could not use it.
 #
 # Code runs in one persistent globals dict shared by main.py, the friendly and
-# the raw REPL, as on the board. Ctrl-C arrives as a SIGINT (the CPython side
-# turns byte 0x03 into one, as the ESP32's UART driver turns it into a
-# KeyboardInterrupt): while the REPL waits for input it counts as the Ctrl-C
-# byte, while code runs it interrupts the code.
+# the raw REPL, as on the board. Ctrl-C is byte 0x03, read here (or by the
+# app's link task, which raises KeyboardInterrupt); when nothing reads it, the
+# CPython side sends a SIGINT, which interrupts whatever runs, as the ESP32's
+# UART driver does. Every Ctrl-C taken is reported (`intr`), so the SIGINT is
+# not sent after all.
 #
 # A soft reboot cannot be done inside the unix VM (its heap and modules
 # would stay): the REPL tells the CPython side, which starts a new VM on the
 # same flash with the watchdog left running, and waits for the end.
+import gc
 import io
+import select
 import sys
 
 from sim.portable import vboard_machine as machine
@@ -29,6 +32,17 @@ _COMPOUND = ("if", "while", "for", "try", "with", "def", "class", "async")
 
 class EndOfInput(Exception):
     """The CPython side closed standard input: the board is going away."""
+
+
+def interrupted():
+    """A Ctrl-C was taken. As pyexec's REPL does, make sure the heap is usable
+    again: a KeyboardInterrupt from a SIGINT can leave the collector's lock
+    set if it landed in a finaliser, and a collection clears it."""
+    try:
+        bytearray(8)
+    except MemoryError:
+        gc.collect()
+    machine.tell("intr")
 
 
 def soft_reboot(mode):
@@ -110,18 +124,41 @@ class Repl:
         self.hide = hide  # the REPL's own file names, kept out of tracebacks
         stream = sys.stdin.buffer
         self._read = stream.read
+        self._poll = select.poll()
+        self._poll.register(stream, select.POLLIN)
+        self._pushback = bytearray()  # bytes read ahead (drop_unread_ctrl_c)
 
     # ---- input ----------------------------------------------------------------
 
     def byte(self):
         """The next byte from the host; a Ctrl-C (SIGINT) while waiting is 0x03."""
+        pushback = self._pushback
+        if pushback:
+            c = pushback[0]
+            pushback[0:1] = b""
+            return c
         try:
             b = self._read(1)
         except KeyboardInterrupt:
+            interrupted()
             return CTRL_C
         if not b:
             raise EndOfInput()
+        if b[0] == CTRL_C:
+            interrupted()
         return b[0]
+
+    def drop_unread_ctrl_c(self):
+        """After code was interrupted: drop the 0x03 that caused it if it is
+        still waiting (code that reads no input got a SIGINT instead), so the
+        prompt is not cleared once more; what came before it is kept."""
+        ahead = bytearray()
+        while self._poll.poll(0):
+            b = self._read(1)
+            if not b or b[0] == CTRL_C:
+                break
+            ahead.append(b[0])
+        self._pushback[:0] = ahead
 
     # ---- running code ---------------------------------------------------------
 
@@ -130,6 +167,9 @@ class Repl:
         try:
             exec(compile(source, name, mode), self.globals)
         except BaseException as e:  # KeyboardInterrupt and SystemExit too: the REPL goes on
+            if isinstance(e, KeyboardInterrupt):
+                interrupted()
+                self.drop_unread_ctrl_c()
             return e
         return None
 
@@ -311,6 +351,7 @@ class Repl:
             try:
                 mode = self.raw() if mode == "raw" else self.friendly()
             except KeyboardInterrupt:  # a Ctrl-C between two reads: start the prompt again
+                interrupted()
                 out(b"\r\n")
             except EndOfInput:
                 return
