@@ -63,23 +63,59 @@ def _run(args):
 
 class _StdoutSink:
     def __init__(self, fmt):
-        self.fmt = fmt
-        self.first = True
+        self.writer = PageWriter(fmt)
 
     def write(self, records):
-        sys.stdout.write(format_records(records, self.fmt, self.first))
+        sys.stdout.write(self.writer.text(records))
         sys.stdout.flush()
-        self.first = False
 
 
-def format_records(records, fmt, header):
+class _Clock:
+    __slots__ = ("t",)
+
+    def __init__(self, t):
+        self.t = t
+
+
+def _with_t(r, t):
+    copy = jr.Record()
+    for name in jr.Record.__slots__:
+        setattr(copy, name, getattr(r, name))
+    copy.t = t
+    return copy
+
+
+class PageWriter:
+    """journal_log's output, a page at a time: the CSV header once, and each
+    record's time unwrapped across pages exactly as journal_log.unwrapped_times
+    does over a whole journal. `clock`: (raw t, unwrapped t) of the last record
+    written before, when resuming."""
+
+    def __init__(self, fmt, header=True, clock=None):
+        self.fmt = fmt
+        self.header = header
+        self.clock = clock
+
+    def text(self, records):
+        if self.clock is None:
+            times = journal_log.unwrapped_times(records)
+        else:
+            raw, unwrapped = self.clock
+            times = [t + unwrapped - raw for t in journal_log.unwrapped_times([_Clock(raw)] + list(records))[1:]]
+        # The times go in already unwrapped: never decreasing, so write_records keeps them.
+        out = io.StringIO()
+        journal_log.write_records([_with_t(r, t) for r, t in zip(records, times)], self.fmt, out)
+        text = out.getvalue()
+        if self.fmt == "csv" and not self.header:
+            text = text.split("\n", 1)[1]
+        self.header = False
+        self.clock = (records[-1].t, times[-1])
+        return text
+
+
+def format_records(records, fmt, header=True):
     """journal_log's output for `records`; the CSV header only when `header`."""
-    out = io.StringIO()
-    journal_log.write_records(records, fmt, out)
-    text = out.getvalue()
-    if fmt == "csv" and not header:
-        text = text.split("\n", 1)[1]
-    return text
+    return PageWriter(fmt, header).text(records)
 
 
 def pages(link, since, page=PAGE):
@@ -254,21 +290,18 @@ def download_to_file(link, out, fmt="jsonl", since=0, page=PAGE):
             f.truncate(state["length"])
     elif os.path.exists(out) and os.path.getsize(out):
         raise HostToolError(out + " exists without its .state: not appended to (move it away)", EXIT_USAGE)
-    header = state is None or state["length"] == 0
+    clock = tuple(state["clock"]) if state is not None and state.get("clock") else None
+    writer = PageWriter(fmt, state is None or state["length"] == 0, clock)
     kept = {"board": board, "format": fmt, "journal": journal.get("id")}
 
     def save(records):
-        nonlocal header
         with open(out, "a", encoding="utf-8", newline="") as f:
-            f.write(format_records(records, fmt, header))
+            f.write(writer.text(records))
             f.flush()
             os.fsync(f.fileno())
             length = f.tell()
-        header = False
-        write_state(
-            out,
-            dict(kept, seq=records[-1].seq, chain=records[-1].hash.hex(), length=length),
-        )
+        last = records[-1]
+        write_state(out, dict(kept, seq=last.seq, chain=last.hash.hex(), length=length, clock=list(writer.clock)))
 
     if state is None:  # chain None: no record saved yet, a rerun starts again after `since`
         open(out, "a").close()

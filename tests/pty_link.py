@@ -66,13 +66,15 @@ class PtyLink:
 HEAD = b"CBJ1\x01\x02ab\x01\x00\x00\x00\x00\x00\x00\x00"  # a journal head file: board "ab", journal 1
 
 
-def make_records(n, head=HEAD, first=1):
-    """[(seq, record bytes, chain hash before it)] of `n` rolls, a chain from `head`."""
+def make_records(n, head=HEAD, first=1, times=None):
+    """[(seq, record bytes, chain hash before it)] of `n` rolls, a chain from
+    `head`; `times`: each record's t (32 bits, the board's journal clock)."""
     chain = jr.genesis(head)
     out = []
     for seq in range(first, first + n):
         dice = (seq % 6 + 1) * 8 + (seq * 5 % 6 + 1)
-        data, digest = jr.encode(chain, seq, 1000 * seq, jr.ROLL, dice, b"", b"")
+        t = 1000 * seq if times is None else times[seq - first]
+        data, digest = jr.encode(chain, seq, t, jr.ROLL, dice, b"", b"")
         out.append((seq, data, chain))
         chain = digest
     return out

@@ -516,3 +516,41 @@ def test_a_lamp_is_one_line_for_people():
         "lamps.point.4: on #ffffff",
         "lamps.status: off",
     ]
+
+
+WRAPPING = [4294960000, 4294967000, 100, 5000, 4000000000, 30, 70, 90, 4294967000, 10]  # wraps before 3, 6 and 10
+
+
+@pytest.mark.parametrize("page", [1, 2, 3, 8])
+def test_times_unwrap_across_pages_as_over_the_whole_journal(page):
+    records = make_records(10, times=WRAPPING)
+    got, text = [], []
+    writer = sync.PageWriter("jsonl")
+    with PtyLink(board(records)) as pty, BoardLink(pty.port) as link:
+        sync.download(link, 0, page, lambda recs: (got.extend(recs), text.append(writer.text(recs))))
+    whole = sync.format_records(got, "jsonl")  # journal_log over the whole list, as --image prints it
+    assert "".join(text) == whole
+    times = [json.loads(line)["t"] for line in whole.splitlines()]
+    assert times == [4294960000, 4294967000, 100 + 2**32, 5000 + 2**32, 4000000000 + 2**32] + [
+        30 + 2**33,
+        70 + 2**33,
+        90 + 2**33,
+        4294967000 + 2**33,
+        10 + 3 * 2**32,
+    ]
+
+
+def test_a_resumed_download_carries_the_clock(tmp_path):
+    records = make_records(4, times=WRAPPING[:4])
+    out = str(tmp_path / "j.csv")
+    with PtyLink(board(records)) as pty:
+        with BoardLink(pty.port) as link:
+            sync.download_to_file(link, out, "csv", 0, 3)
+        records.extend(make_records(10, times=WRAPPING)[4:])  # the same chain: made from the same head
+        with BoardLink(pty.port) as link:
+            sync.download_to_file(link, out, "csv", 0, 3)
+    whole = []
+    with PtyLink(board(records)) as pty, BoardLink(pty.port) as link:
+        sync.download(link, 0, 8, whole.extend)
+    assert open(out, newline="").read() == sync.format_records(whole, "csv")
+    assert open(out).read().splitlines()[-1].startswith("10,%d," % (10 + 3 * 2**32))
