@@ -38,46 +38,6 @@ from crapsboard import board as hw  # noqa: E402
 from crapsboard import startup  # noqa: E402
 
 
-def maintenance_marker(path="maintenance"):
-    """The maintenance marker's content, or None when there is none; a `once`
-    marker is removed now, so only this boot is in maintenance."""
-    try:
-        with open(path) as f:
-            mode = f.read().strip()
-    except OSError:
-        return None
-    if mode == "once":
-        import os
-
-        os.remove(path)
-    return mode
-
-
-def start_link(app, diag):
-    # The link's modules load when a host first speaks (crapsboard/link_task.py);
-    # one that cannot load (out of memory, ...) must never stop the table.
-    try:
-        from crapsboard.link_task import LinkTask
-
-        def load(task):
-            from crapsboard import link_app
-
-            return link_app.board_link(app, diag, task, hw.board_id(), hw.machine.reset)
-
-        return LinkTask(load=load)
-    except Exception as e:
-        print("crapsboard: link not started:", startup.describe(e))
-        return None
-
-
-async def serve(app, task):
-    # The app's tasks and the link's; the link ending (end of input) leaves the app running.
-    import asyncio
-
-    asyncio.create_task(task.run())
-    await app.run()
-
-
 def load_config(path):
     from crapsboard import config as cfg
 
@@ -154,7 +114,7 @@ def build_app(board, layout, new_journal=False):
 def main():
     diag = startup.begin(hw.reset_cause())
     board = app = None
-    mode = maintenance_marker()
+    mode = startup.maintenance_marker()
     if mode is not None:
         try:
             hw.show_maintenance()
@@ -186,15 +146,18 @@ def main():
             hw.reset_after(startup.FAULT_RESET_MS)
         return
     startup.started(diag)
-    task = start_link(app, diag)
+    task = None
+    try:  # the link loads when a host speaks (crapsboard/link_task.py); it never stops the table
+        from crapsboard import link_task
+
+        task = link_task.on_demand("link_app", "board_link", (app, diag, hw.board_id(), hw.machine.reset))
+    except Exception as e:
+        print("crapsboard: link not started:", startup.describe(e))
     board.start_watchdog()
     import asyncio
 
     try:
-        if task is None:
-            asyncio.run(app.run())
-        else:
-            asyncio.run(serve(app, task))
+        asyncio.run(app.run() if task is None else link_task.serve(app, task))
     except Exception as e:  # the watchdog, no longer fed, resets the board
         board.fault()
         startup.crashed(diag, e)

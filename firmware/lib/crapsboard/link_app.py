@@ -3,8 +3,8 @@
 # `build(app, ...)` fills every slot of link.SPECS from the app, its table, its
 # journal and the power-up diagnostics; the hardware (reset, board id, clock)
 # is passed in, so the simulator and the tests build the same handlers on
-# their own board. `board_link` is the board's: main.py gives it to LinkTask
-# as `load`, so none of this is in memory until a host speaks, and it is
+# their own board. `board_link` is the board's: main.py has LinkTask load it
+# (link_task.on_demand), so none of this is in memory until a host speaks, and it is
 # forgotten again after a silence (crapsboard/link_task.py).
 #
 # Only the dispatch and the state that must last between requests live here.
@@ -167,7 +167,7 @@ def build(app, diag, board_id, reset, key=None, store=None, files=""):
     return link, handlers
 
 
-def board_link(app, diag, task, board_id, reset):
+def board_link(app, diag, board_id, reset, task):
     """The board's Link, built when a host first speaks (LinkTask's `load`):
     the key and the counter from their files. `board_id`: machine.unique_id()."""
     from binascii import hexlify

@@ -143,3 +143,24 @@ class LinkTask:
                     self.forget()
                     quiet = 0
             await sleep_ms(0 if taken == BURST else IDLE_MS)
+
+
+def on_demand(module, function, args):
+    """A LinkTask whose link crapsboard.MODULE.FUNCTION(*args, task) builds
+    when a host first speaks (main.py: link_app.board_link). Nothing of the
+    link is imported before."""
+
+    def load(task):
+        import crapsboard
+
+        __import__("crapsboard." + module)
+        return getattr(getattr(crapsboard, module), function)(*(args + (task,)))
+
+    return LinkTask(load=load)
+
+
+async def serve(app, task):
+    """The app's tasks and the link's, until the app stops. The link ending
+    (end of input) leaves the app running; 0x03 raises KeyboardInterrupt."""
+    asyncio.create_task(task.run())
+    await app.run()

@@ -45,6 +45,23 @@ def write_diag(diag, path=DIAG_FILE):
         pass
 
 
+def maintenance_marker(path="maintenance"):
+    """The maintenance marker's content, or None when there is none (main.py
+    then boots to maintenance mode: docs/link.md). A `once` marker is removed
+    now, so only this boot is in maintenance; `deploy` stays until the deploy
+    that wrote it removes it."""
+    try:
+        with open(path) as f:
+            mode = f.read().strip()
+    except OSError:
+        return None
+    if mode == "once":
+        import os
+
+        os.remove(path)
+    return mode
+
+
 def begin(reset_cause, path=DIAG_FILE):
     """Count this boot; the diagnostics to carry through start-up."""
     diag = read_diag(path)
