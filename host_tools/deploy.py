@@ -144,6 +144,9 @@ def parse_manifest(data):
 
 # ---- the board ------------------------------------------------------------------------------
 
+# A main.py that calls this honours the maintenance marker (firmware/main.py,
+# crapsboard/startup.py); one that does not predates it and is set aside.
+MARKER_AWARE = b"maintenance_marker("
 _INFO = (
     "import os,sys,binascii\n"
     "try:\n import machine\n _id=binascii.hexlify(machine.unique_id()).decode()\nexcept Exception:\n _id=None\n"
@@ -151,9 +154,9 @@ _INFO = (
     "_m=_r('main.py')\n"
     "print(repr({'board':_id,'mpy':getattr(sys.implementation,'_mpy',None),'marker':_r('maintenance'),"
     "'manifest':_r('firmware.json'),'main':_m is not None,"
-    "'main_knows_marker':_m is not None and b'maintenance' in _m}))\n"
+    "'main_knows_marker':_m is not None and %r in _m}))\n"
     "del _r,_m,_id\n"
-)
+) % (MARKER_AWARE,)
 
 
 def board_info(repl):

@@ -32,7 +32,7 @@ def test_the_build_is_what_the_board_runs(built):
     assert {"main.py", "boot.py", "layout.json"} <= set(built) and "config.json" not in built
     assert built["main.py"] == open(os.path.join(ROOT, "firmware", "main.py"), "rb").read()
     assert all(built[p][:2] == b"M\x06" for p in built if p.endswith(".mpy"))  # .mpy version 6
-    assert b"maintenance" in built["main.py"]  # main.py honours the deploy marker
+    assert deploy.MARKER_AWARE in built["main.py"]  # main.py honours the deploy marker
 
 
 def test_a_configuration_the_board_would_refuse_is_refused_before_building(tmp_path):

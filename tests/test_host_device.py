@@ -246,3 +246,25 @@ def test_monitor_sees_keys_and_log_over_serial_equals_the_image(tmp_path, key_di
     assert [json.loads(line)["dice"] for line in image.stdout.splitlines() if '"roll"' in line] == rolls
     records, _ = journal_log.read_image(str(flash))
     assert sync.format_records(records, "jsonl", True) == image.stdout
+
+
+def test_a_main_py_that_predates_the_marker_is_set_aside_then_replaced(tmp_path, key_dir):
+    device = Device(tmp_path / "flash.img")
+    try:
+        first = deploy.deploy(device.port, quiet=True)
+        with Repl(device.port) as repl:  # an older firmware's main.py: it knows no maintenance marker
+            repl.write_file("main.py", b"print('older firmware')\n")
+            repl.reset()
+        time.sleep(2)
+        with Repl(device.port, wait=10) as repl:
+            assert repl.read_file("main.py") == b"print('older firmware')\n"
+        second = deploy.deploy(device.port, quiet=True)
+        assert "main.py" in second["copied"] and second["hello"]["firmware_hash"] == first["hash"]
+        with Repl(device.port) as repl:
+            names = repl.eval("__import__('os').listdir()")
+            built = deploy.build_files()
+            assert repl.hashes(["main.py"])["main.py"] == deploy.sha256_hex(built["main.py"])
+            repl.reset()
+        assert "main.py.old" not in names and "maintenance" not in names
+    finally:
+        device.stop()
