@@ -7,7 +7,7 @@ STUBS  := $(VENV)/esp32-stubs
 STUBS_STAMP := $(STUBS)/.installed
 JOBS   ?= 2
 
-.PHONY: all venv sim test check bench bench-link mutate proof proof-journal proof-link clean
+.PHONY: all venv sim test check bench bench-link bench-host mutate proof proof-journal proof-link deploy clean
 
 all: test
 
@@ -48,6 +48,11 @@ mutate: venv
 bench: venv
 	$(PY) -m sim bench
 	$(MAKE) --no-print-directory bench-link
+	$(MAKE) --no-print-directory bench-host
+
+# host_tools on the virtual board: deploy time, request round trip, journal sync rate (build/host_bench.json).
+bench-host: venv
+	$(PY) -m host_tools.bench
 
 # The serial link core's throughput and memory on both runtimes (build/link_bench.json).
 bench-link: venv
@@ -56,6 +61,12 @@ bench-link: venv
 # 10**6 random and mutated frames through the link core (`make test` runs 20,000).
 proof-link: venv
 	LINK_FUZZ_FRAMES=1000000 $(PY) -m pytest -n $(JOBS) -q --timeout=1800 tests/test_link_fuzz.py -k seeded_fuzz
+
+# Compile the firmware and put it on the board at PORT (host_tools/README.md):
+# `make deploy PORT=/dev/ttyUSB0 [CONFIG=config.json] [KEY=board.key]`.
+deploy: venv
+	@test -n "$(PORT)" || { echo "make deploy: give the board's serial port, e.g. make deploy PORT=/dev/ttyUSB0" >&2; exit 2; }
+	$(PY) -m host_tools deploy --port "$(PORT)" $(if $(CONFIG),--config "$(CONFIG)") $(if $(KEY),--key "$(KEY)")
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .hypothesis .ruff_cache

@@ -10,9 +10,17 @@ from sim.paths import bootstrap
 bootstrap()
 
 
+# Exit statuses scripts can rely on (host_tools/README.md).
+EXIT_OK = 0
+EXIT_FAILED = 1  # the board refused, or a check failed (a record, a hash, a difference)
+EXIT_USAGE = 2  # the request could not be carried out: usage, a missing or unreadable file
+EXIT_NO_BOARD = 3  # no board: the port cannot be opened, no answer in time, the connection lost
+EXIT_INTERRUPTED = 130
+
+
 class HostToolError(Exception):
     """A failure to report in one line; `code` is the process exit status."""
 
-    def __init__(self, message, code=1):
+    def __init__(self, message, code=EXIT_FAILED):
         super().__init__(message)
         self.code = code

@@ -1,8 +1,10 @@
-"""python -m host_tools COMMAND ...: dispatch to the handler module of COMMAND.
+"""python -m host_tools COMMAND ...: dispatch to the handler of COMMAND.
 
-Exit status: 0 done; 1 the board or image failed a check (a bad record, a
-broken chain); 2 the request could not be carried out (usage, a missing or
-unreadable file); 130 interrupted. Every failure is one line on stderr.
+Exit status: 0 done; 1 the board refused or failed a check (a bad record, a
+broken chain, a hash, a configuration that differs); 2 the request could not
+be carried out (usage, a missing or unreadable file); 3 no board (the port
+cannot be opened, no answer in time, the connection lost); 130 interrupted.
+Every failure is one line on stderr.
 """
 
 import argparse
@@ -10,14 +12,12 @@ import importlib
 import os
 import sys
 
-from host_tools import HostToolError
+from host_tools import EXIT_INTERRUPTED, EXIT_USAGE, HostToolError
 
-# command -> (handler module, one-line help); each module has add_arguments(parser) and run(args).
-COMMANDS = {
-    "log": ("host_tools.journal_log", "print and verify the journal in a board's flash image"),
-}
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
+# Handler modules; each has COMMANDS = {name: (add_arguments(parser), run(args), one-line help)}.
+MODULES = ("host_tools.commands", "host_tools.sync", "host_tools.deploy")
+# The order `--help` lists them in.
+ORDER = ("ports", "status", "monitor", "log", "config", "selftest", "time", "maintenance", "reset", "deploy")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -27,22 +27,30 @@ class _Parser(argparse.ArgumentParser):
         raise HostToolError(message + " (see --help)", EXIT_USAGE)
 
 
-def main(argv=None):
-    parser = _Parser(prog="python -m host_tools")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    modules = {}
-    for name, (module_name, help_text) in COMMANDS.items():
+def command_table():
+    """name -> (add_arguments, run, help) of every command."""
+    table = {}
+    for module_name in MODULES:
         module = importlib.import_module(module_name)
-        modules[name] = module
-        module.add_arguments(sub.add_parser(name, help=help_text))
+        table.update(module.COMMANDS)
+    return {name: table[name] for name in ORDER}
+
+
+def main(argv=None):
     command = "host_tools"
     try:
+        parser = _Parser(prog="python -m host_tools", description="Tools for the craps marker board over USB serial.")
+        sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+        table = command_table()
+        for name, (add_arguments, _, help_text) in table.items():
+            add_arguments(sub.add_parser(name, help=help_text, description=help_text))
         args = parser.parse_args(argv)
         command += " " + args.command
-        modules[args.command].run(args)
+        table[args.command][1](args)
         sys.stdout.flush()
     except HostToolError as e:
-        print(command + ": " + str(e), file=sys.stderr)
+        if str(e):
+            print(command + ": " + str(e), file=sys.stderr)
         return e.code
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

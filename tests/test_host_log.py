@@ -138,7 +138,7 @@ def test_every_segment_opens_with_the_table_state(image):
 
 def test_usage_and_unreadable_files_are_one_line_with_status_2(tmp_path):
     for args, words in [
-        (("log",), "the following arguments are required: --image"),
+        (("log",), "one of the arguments --image --port/-p is required"),
         (("log", "--image", str(tmp_path / "missing.img")), "cannot read"),
         (("log", "--image", str(tmp_path), "--format", "xml"), "invalid choice"),
         (("roulette",), "invalid choice"),

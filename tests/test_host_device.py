@@ -1,0 +1,270 @@
+"""host_tools end to end against the virtual board (`python -m sim device`):
+real pyserial, real mpremote, the firmware as deploy puts it on the board's
+flash, run by the MicroPython VM."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from host_tools import HostToolError, deploy, journal_log, keys, sync
+from host_tools.link import BoardLink
+from host_tools.repl import Repl
+from sim import devlayout
+from sim.paths import ROOT
+
+BOARD = "240ac4000001"  # the virtual board's machine.unique_id() (sim/device.py)
+
+
+class Device:
+    """`python -m sim device --flash FILE` as a process; `port` is its pty."""
+
+    def __init__(self, flash, *options):
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "sim", "device", "--flash", str(flash), *options],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
+        line = self.proc.stdout.readline()
+        assert line.startswith("sim device: serial port "), line + self.proc.stderr.read()
+        self.port = line.split()[-1]
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            self.proc.wait(timeout=30)
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+
+
+@pytest.fixture
+def key_dir(tmp_path, monkeypatch):
+    folder = tmp_path / "keys"
+    monkeypatch.setenv("CRAPSBOARD_KEYS", str(folder))
+    return folder
+
+
+def host_tools(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "host_tools", *args], capture_output=True, text=True, cwd=ROOT, timeout=180
+    )
+
+
+def hello(port, wait=20.0):
+    end = time.monotonic() + wait
+    while True:
+        try:
+            with BoardLink(port, timeout=1.0) as link:
+                return link.hello()
+        except HostToolError:
+            if time.monotonic() > end:
+                raise
+            time.sleep(0.5)
+
+
+def test_deploy_onto_a_fresh_board_then_status_config_and_replay(tmp_path, key_dir):
+    device = Device(tmp_path / "flash.img")
+    try:
+        result = host_tools("deploy", "--port", device.port, "--json")
+        assert result.returncode == 0, result.stderr
+        summary = json.loads(result.stdout)
+        assert summary["board"] == BOARD
+        key_file = key_dir / (BOARD + ".key")
+        assert summary["key"] == str(key_file) + " (new)"
+        assert os.stat(key_file).st_mode & 0o777 == 0o600
+        copied = set(summary["copied"])
+        assert {"main.py", "boot.py", "layout.json", "link_key", "lib/crapsboard/app.mpy"} <= copied
+        assert summary["unchanged"] == 0 and summary["removed"] == []
+        board_hello = summary["hello"]
+        assert board_hello["firmware_hash"] == summary["hash"] and board_hello["board"] == BOARD
+
+        status = host_tools("status", "--port", device.port, "--json")
+        assert status.returncode == 0, status.stderr
+        assert json.loads(status.stdout)["status"]["status"] == "ready"
+
+        again = host_tools("deploy", "--port", device.port, "--json")
+        assert again.returncode == 0, again.stderr
+        assert json.loads(again.stdout)["copied"] == [] and json.loads(again.stdout)["hash"] == summary["hash"]
+
+        # config: diff, a signed set, diff again; a replay and a wrong key change nothing
+        got = host_tools("config", "get", "--port", device.port, "--json")
+        config = json.loads(got.stdout)
+        assert config["rebet_after_win"] is True
+        wanted = dict(config, rebet_after_win=False)
+        path = tmp_path / "config.json"
+        path.write_text(json.dumps(wanted))
+        diff = host_tools("config", "diff", str(path), "--port", device.port)
+        assert diff.returncode == 1 and diff.stdout == "rebet_after_win: board true, file false\n"
+        applied = host_tools("config", "set", str(path), "--port", device.port, "--json")
+        assert applied.returncode == 0, applied.stderr
+        assert host_tools("config", "diff", str(path), "--port", device.port).returncode == 0
+
+        wrong = tmp_path / "wrong.key"
+        wrong.write_text(bytes(32).hex())
+        refused = host_tools("config", "set", str(path), "--port", device.port, "--key", str(wrong))
+        assert refused.returncode == 1 and refused.stderr == "host_tools config: board refused config_set: bad tag\n"
+
+        key = keys.read_key(str(key_file))
+        with BoardLink(device.port) as link:
+            link.signed("config_set", key, config=config)  # back to rebet true
+            sent = [line for line in link.sent if b'"config_set"' in line][-1]
+            ctr = link.hello()["ctr"]
+            with pytest.raises(HostToolError, match="replayed or old counter: last accepted is %d" % ctr):
+                link._send(json.loads(sent), None)
+            assert link.request("config_get")["config"]["rebet_after_win"] is True
+            assert link.hello()["ctr"] == ctr
+        log = host_tools("log", "--port", device.port)
+        kinds = [json.loads(line)["kind"] for line in log.stdout.splitlines()]
+        assert kinds.count("config") == 2  # the two accepted sets are journaled, the refused ones not
+
+        ports = host_tools("ports", "--port", device.port, "--json")
+        assert ports.returncode == 0, ports.stderr
+        mine = [p for p in json.loads(ports.stdout) if p["port"] == device.port]
+        assert mine[0]["hello"]["board"] == BOARD and mine[0]["hello"]["firmware_hash"] == summary["hash"]
+
+        before = int(time.time())
+        stamped = host_tools("time", "--port", device.port, "--json")
+        assert stamped.returncode == 0, stamped.stderr
+        assert before <= json.loads(stamped.stdout)["unix"] <= int(time.time())
+        assert before <= hello(device.port)["unix"] <= int(time.time()) + 1
+
+        walk = host_tools("selftest", "--port", device.port, "--json")
+        assert walk.returncode == 0, walk.stderr
+
+        # maintenance: the app stops (no link), the REPL is free; reset returns to play
+        assert host_tools("maintenance", "--port", device.port).returncode == 0
+        time.sleep(2)
+        quiet = host_tools("status", "--port", device.port, "--timeout", "1")
+        assert quiet.returncode == 3 and quiet.stderr.startswith("host_tools status: no reply to hello")
+        two = subprocess.run(
+            [sys.executable, "-m", "mpremote", "connect", device.port, "resume", "exec", "print(1+1)"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert two.stdout.strip() == "2", two.stderr
+        reset = host_tools("reset", "--port", device.port)
+        assert reset.returncode == 0 and reset.stdout == "board on %s reset\n" % device.port
+        assert hello(device.port)["boot_count"] > board_hello["boot_count"]
+    finally:
+        device.stop()
+
+
+def older_module(name, tmp_path):
+    """crapsboard/NAME compiled under another source name: other bytes, same code."""
+    out = tmp_path / (name + ".mpy")
+    source = os.path.join(ROOT, "firmware", "lib", "crapsboard", name + ".py")
+    subprocess.run([devlayout.mpy_cross(), "-s", "old/" + name + ".py", "-o", str(out), source], check=True)
+    return out.read_bytes()
+
+
+def test_a_deploy_cut_halfway_boots_to_maintenance_and_a_second_deploy_finishes(tmp_path, key_dir):
+    flash = tmp_path / "flash.img"
+    device = Device(flash)
+    try:
+        first = deploy.deploy(device.port, quiet=True)
+        # An older firmware: five modules differ (compiled under another name:
+        # other bytes, the same code, so the board still plays) and there is no manifest.
+        names = ("app", "engine", "entry", "keypad", "lamps")
+        changed = ["lib/crapsboard/%s.mpy" % name for name in names]
+        older = {path: older_module(name, tmp_path) for path, name in zip(changed, names)}
+        with Repl(device.port) as repl:
+            for path in changed:
+                repl.write_file(path, older[path])
+            repl.exec("import os\nos.remove('firmware.json')")
+            repl.reset()
+        hello(device.port)
+
+        def cut(path, index, count):
+            if index == 2:
+                device.proc.send_signal(signal.SIGKILL)  # the power goes mid-deploy
+                device.proc.wait()
+
+        with pytest.raises(HostToolError) as e:
+            deploy.deploy(device.port, quiet=True, wait=False, on_file=cut)
+        assert e.value.code == 3 and "\n" not in str(e.value)
+    finally:
+        device.stop()
+    device = Device(flash)
+    try:
+        time.sleep(3)
+        status = host_tools("status", "--port", device.port, "--timeout", "2")
+        assert status.returncode == 3 and "no reply to hello" in status.stderr  # no app: maintenance
+        marker = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "mpremote",
+                "connect",
+                device.port,
+                "resume",
+                "exec",
+                "print(open('maintenance').read())",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert marker.stdout.strip() == "deploy", marker.stdout + marker.stderr
+        with Repl(device.port) as repl:
+            hashes = repl.hashes(changed)
+        assert [hashes[p] == deploy.sha256_hex(older[p]) for p in changed] == [False, False, True, True, True]
+        second = deploy.deploy(device.port, quiet=True)
+        assert second["copied"] == changed[2:]  # the two copied before the cut were whole
+        assert second["hash"] == first["hash"] and second["hello"]["firmware_hash"] == first["hash"]
+    finally:
+        device.stop()
+
+
+def test_monitor_sees_keys_and_log_over_serial_equals_the_image(tmp_path, key_dir):
+    flash = tmp_path / "flash.img"
+    device = Device(flash, "--keys", "wait:5000 3 4 6 6 2 5")
+    try:
+        deploy.deploy(device.port, quiet=True)
+        seen = host_tools("monitor", "--port", device.port, "--json", "--count", "3", "--seconds", "30")
+        assert seen.returncode == 0, seen.stderr
+        events = [json.loads(line) for line in seen.stdout.splitlines()]
+        rolls = [e["dice"] for e in events if e["event"] == "roll"]
+        assert rolls == [[3, 4], [6, 6], [2, 5]]
+        serial = host_tools("log", "--port", device.port)
+        assert serial.returncode == 0, serial.stderr
+        out = tmp_path / "journal.jsonl"
+        saved = host_tools("log", "--port", device.port, "--out", str(out), "--page", "3")
+        assert saved.returncode == 0, saved.stderr
+    finally:
+        device.stop()
+    image = host_tools("log", "--image", str(flash))
+    assert image.returncode == 0, image.stderr
+    assert serial.stdout == image.stdout
+    assert out.read_text() == image.stdout
+    assert [json.loads(line)["dice"] for line in image.stdout.splitlines() if '"roll"' in line] == rolls
+    records, _ = journal_log.read_image(str(flash))
+    assert sync.format_records(records, "jsonl", True) == image.stdout
+
+
+def test_a_main_py_that_predates_the_marker_is_set_aside_then_replaced(tmp_path, key_dir):
+    device = Device(tmp_path / "flash.img")
+    try:
+        first = deploy.deploy(device.port, quiet=True)
+        with Repl(device.port) as repl:  # an older firmware's main.py: it knows no maintenance marker
+            repl.write_file("main.py", b"print('older firmware')\n")
+            repl.reset()
+        time.sleep(2)
+        with Repl(device.port, wait=10) as repl:
+            assert repl.read_file("main.py") == b"print('older firmware')\n"
+        second = deploy.deploy(device.port, quiet=True)
+        assert "main.py" in second["copied"] and second["hello"]["firmware_hash"] == first["hash"]
+        with Repl(device.port) as repl:
+            names = repl.eval("__import__('os').listdir()")
+            built = deploy.build_files()
+            assert repl.hashes(["main.py"])["main.py"] == deploy.sha256_hex(built["main.py"])
+            repl.reset()
+        assert "main.py.old" not in names and "maintenance" not in names
+    finally:
+        device.stop()
