@@ -31,10 +31,10 @@ def _device(flash, keys):
         cwd=ROOT,
     )
     line = proc.stdout.readline()
-    if not line.startswith("sim device: serial port "):
+    if not line.startswith("/"):
         proc.kill()
         raise SystemExit("host bench: the virtual board did not start")
-    return proc, line.split()[-1]
+    return proc, line.strip()
 
 
 def _round_trips(port, cmd, n):

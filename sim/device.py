@@ -438,8 +438,8 @@ def build_parser():
     parser.add_argument(
         "--flash",
         metavar="FILE",
-        required=True,
-        help="the board's flash image (made and formatted when missing; kept between runs)",
+        help="the board's flash image (made and formatted when missing; kept between runs);"
+        " without it a fresh board whose flash is discarded at exit",
     )
     parser.add_argument("--config", metavar="FILE", help="write this config.json onto the board at power-up")
     parser.add_argument(
@@ -460,6 +460,10 @@ def _layout(path):
 
 def main(argv):
     args = build_parser().parse_args(argv)
+    scratch = None
+    if args.flash is None:  # a fresh board for this run only
+        scratch = tempfile.TemporaryDirectory(prefix="sim-device-")
+        args.flash = os.path.join(scratch.name, "flash.img")
     check_image(args.flash)
     heapsize = HEAPSIZE
     if args.heap is not None:
@@ -496,7 +500,7 @@ def main(argv):
             if os.path.islink(args.link):
                 os.remove(args.link)
             os.symlink(port, args.link)
-        print("sim device: serial port %s" % port, flush=True)
+        print(port, flush=True)  # the first line is the port alone, for scripts: PORT=$(... | head -1)
         device.power_on()
         while True:
             device.step(1.0)
@@ -508,3 +512,5 @@ def main(argv):
         device.close()
         if args.link and os.path.islink(args.link):
             os.remove(args.link)
+        if scratch is not None:
+            scratch.cleanup()

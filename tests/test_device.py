@@ -11,6 +11,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -67,15 +68,16 @@ class Device:
     """`python -m sim device` as a process: its port and its log lines."""
 
     def __init__(self, flash, *args):
+        flash_args = [] if flash is None else ["--flash", str(flash)]
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "sim", "device", "--flash", str(flash), *args],
+            [sys.executable, "-m", "sim", "device", *flash_args, *args],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
         first = self.proc.stdout.readline()
-        match = re.fullmatch(r"sim device: serial port (/dev/pts/\d+)\n", first)
+        match = re.fullmatch(r"(/dev/pts/\d+)\n", first)  # the port alone, first
         assert match, (first, self.proc.stderr.read() if self.proc.poll() is not None else "")
         self.port = match.group(1)
         self.lines = []
@@ -358,6 +360,18 @@ def test_link_and_config_and_a_clean_stop_on_sigint(device, tmp_path):
     assert dev.proc.wait(timeout=10) == 0
     assert not os.path.lexists(link)
     assert "config.json" in files_in(tmp_path / "flash.img")
+
+
+def test_without_flash_a_fresh_board_is_served_and_thrown_away(tmp_path):
+    before = set(os.listdir(tempfile.gettempdir()))
+    dev = Device(None)
+    try:
+        assert dev.mpremote("resume", "exec", "import os; print(os.listdir())") == "[]\n"  # erased, formatted
+        dev.mpremote("resume", "exec", "open('x', 'w').write('1')")
+    finally:
+        dev.stop()
+    left = {n for n in set(os.listdir(tempfile.gettempdir())) - before if n.startswith("sim-device-")}
+    assert left == set()  # its flash went with it
 
 
 def test_bad_arguments_are_one_line_and_exit_2(tmp_path):

@@ -4,6 +4,7 @@ flash, run by the MicroPython VM."""
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -32,8 +33,8 @@ class Device:
             cwd=ROOT,
         )
         line = self.proc.stdout.readline()
-        assert line.startswith("sim device: serial port "), line + self.proc.stderr.read()
-        self.port = line.split()[-1]
+        assert re.fullmatch(r"/dev/pts/\d+\n", line), line + self.proc.stderr.read()
+        self.port = line.strip()
 
     def stop(self):
         if self.proc.poll() is None:
