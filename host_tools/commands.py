@@ -111,6 +111,16 @@ def config_diff(board_config, file_config):
     return out
 
 
+def effective_config(file_config):
+    """The configuration a board makes of `file_config` (a checked config.json
+    object), spelt as config_get spells it: a key the file leaves out takes
+    its default, so a diff shows what would change, not what the file omits."""
+    from crapsboard import config as cfg
+    from crapsboard import link_config
+
+    return link_config.as_json(cfg.parse(file_config))
+
+
 def selftest(link, timeout=10.0):
     return link.request("selftest", timeout=timeout)
 
@@ -283,7 +293,7 @@ def _run_config(args):
             reply = config_set(link, wanted, key)
             emit(args, reply, lambda r: ["configuration applied"] + flat_lines(r))
             return
-        differences = config_diff(config_get(link), wanted)
+        differences = config_diff(config_get(link), effective_config(wanted))
     rows = [{"name": n, "board": b, "file": f} for n, b, f in differences]
     emit(
         args,
