@@ -16,6 +16,7 @@ import pytest
 from host_tools import HostToolError, journal_log, littlefs_meta
 from sim import runtime
 from sim.paths import ROOT
+from sim.portable.norflash import apply_write
 
 STAGED_ROLLS = 45  # one batch of 32 in a segment, the rest staged
 
@@ -171,17 +172,8 @@ def write_log():
 
 
 def apply(image, write, half=False):
-    # As sim/portable/norflash.py: a program clears bits, an erase sets a
-    # block; cut half-way, a prefix of the bytes (the first half of a block).
     op, block, offset, data = write
-    start = block * 4096 + offset
-    if op == "e":
-        n = 2048 if half else 4096
-        image[start : start + n] = b"\xff" * n
-    else:
-        n = len(data) // 2 if half else len(data)
-        for i in range(n):
-            image[start + i] &= data[i]
+    apply_write(image, op, block, offset, data, half)
 
 
 def test_a_power_cut_before_or_inside_any_write_still_verifies(write_log):

@@ -30,6 +30,26 @@ class PowerCut(Exception):
     pass
 
 
+_ERASED = b"\xff" * BLOCK_SIZE
+
+
+def apply_write(image, op, block, offset, data, half=False, block_size=BLOCK_SIZE):
+    """Do one logged write to `image` as the flash does: a program ("p")
+    clears bits (AND), an erase ("e") sets a whole block; `half`: the write
+    the power cut, only a prefix of it (half the bytes, the first half of the
+    block). The device below and the proofs' replays of a write log share it."""
+    if op == "e":
+        start = block * block_size
+        n = block_size // 2 if half else block_size
+        image[start : start + n] = _ERASED if n == len(_ERASED) else b"\xff" * n  # no 4 KiB garbage per erase
+        return n
+    start = block * block_size + offset
+    n = len(data) // 2 if half else len(data)
+    for i in range(n):
+        image[start + i] &= data[i]
+    return n
+
+
 class NorFlash:
     def __init__(self, image=None, block_count=BLOCK_COUNT, block_size=BLOCK_SIZE, copy=True):
         self.block_size = block_size
@@ -86,16 +106,10 @@ class NorFlash:
             for i in range(len(buf) // self.block_size):
                 self._erase(block + i)
             offset = 0
-        start = block * self.block_size + offset
-        n = len(buf)
         cut = self._count("p", block, offset, buf)
         if cut is None:
             return
-        if cut:
-            n = n // 2
-        data = self.data
-        for i in range(n):
-            data[start + i] &= buf[i]
+        n = apply_write(self.data, "p", block, offset, buf, cut, self.block_size)
         self.programs += 1
         self.bytes_programmed += n
         self._maybe_die()
@@ -114,14 +128,10 @@ class NorFlash:
     # ---- internals -------------------------------------------------------
 
     def _erase(self, block):
-        start = block * self.block_size
-        n = self.block_size
         cut = self._count("e", block, 0, None)
         if cut is None:
             return
-        if cut:
-            n = n // 2
-        self.data[start : start + n] = self._erased[:n]
+        apply_write(self.data, "e", block, 0, None, cut, self.block_size)
         self.erases += 1
         self._maybe_die()
 

@@ -23,7 +23,7 @@ from crapsboard import config as cfg
 from crapsboard import journal as jn
 from crapsboard import journal_record as jr
 from crapsboard.engine import Table
-from sim.portable.norflash import NorFlash
+from sim.portable.norflash import NorFlash, apply_write
 
 BOARD = b"\x24\x0a\xc4\x00\x00\x01"
 EVENTS = 330
@@ -191,14 +191,7 @@ def real_cuts(events, ack_early, log, record_seq, expected, points):
 
 def write_into(image, entry, half):
     op, block, offset, data, _ = entry
-    start = block * 4096 + offset
-    if op == "e":
-        n = 2048 if half else 4096
-        image[start : start + n] = b"\xff" * n
-    else:
-        n = len(data) // 2 if half else len(data)
-        for i in range(n):
-            image[start + i] &= data[i]
+    apply_write(image, op, block, offset, data, half)
 
 
 def check_cut(image, acked, last_write, events, record_seq, expected):
