@@ -254,3 +254,38 @@ def test_a_refused_change_names_the_wager_with_the_right_article():
         table.configure(cfg.parse({"paytables": {"fire": "3"}}, table.config))
     with pytest.raises(cfg.ConfigError, match="^paytables.all_small: an all_small cycle is in progress"):
         table.configure(cfg.parse({"paytables": {"all_small": "PT2"}}, table.config))
+
+
+# ---- what a restart carries (docs/journal.md: the table state in a snapshot) -----------------------
+
+SIX_POINTS = [(2, 2), (2, 2), (2, 3), (2, 3), (3, 3), (3, 3), (4, 4), (4, 4), (4, 5), (4, 5), (5, 5), (5, 5)]
+
+
+def test_a_table_after_six_points_made_restarts_with_fire_closed_until_the_next_shooter():
+    # RULES: all six points made pays at once; no new Fire Bet until the next shooter.
+    from crapsboard import snapshot
+
+    table = fed(SIX_POINTS)
+    assert [(table.res_wager[i], table.res_level[i]) for i in range(table.res_count)][0] == (pt.FIRE, 6)
+    restored = Table()
+    snapshot.loads(snapshot.dumps(table, len(SIX_POINTS)), restored)
+    assert state(restored) == state(table)
+    assert not restored.is_open(pt.FIRE) and not restored.in_progress(pt.FIRE)
+    restored.roll(3, 4)  # come-out 7, no point on: the same shooter, Fire still closed
+    assert restored.shooter == 1 and not restored.is_open(pt.FIRE)
+    restored.end_hand()  # the next shooter: Fire open, and the end hand resolved no Fire
+    assert restored.res_count == 0 and restored.is_open(pt.FIRE)
+
+
+# ---- counting marks -------------------------------------------------------------------------------
+
+
+def test_the_level_of_a_cycle_is_how_many_numbers_it_marked_for_every_mark_mask():
+    # docs/engine.md: a resolution's level is the numbers marked (or points made); the
+    # marks of any cycle are totals 2-6 and 8-12, so every subset of them is counted.
+    from crapsboard.engine import popcount
+
+    totals = [2, 3, 4, 5, 6, 8, 9, 10, 11, 12]
+    for subset in range(1 << len(totals)):
+        mask = sum(1 << totals[i] for i in range(len(totals)) if subset >> i & 1)
+        assert popcount(mask) == bin(subset).count("1"), mask
