@@ -289,3 +289,30 @@ def test_the_level_of_a_cycle_is_how_many_numbers_it_marked_for_every_mark_mask(
     for subset in range(1 << len(totals)):
         mask = sum(1 << totals[i] for i in range(len(totals)) if subset >> i & 1)
         assert popcount(mask) == bin(subset).count("1"), mask
+
+
+def test_a_fresh_table_is_the_first_shooter_coming_out_with_every_cycle_empty():
+    # docs/engine.md: point 0 = off, dice = the last roll (0: none yet); every Bonus Craps
+    # cycle "has not had a roll yet" at the start. The journal's first snapshot holds this.
+    for table in (Table(), Table(cfg.parse({"rebet_after_win": False, "fire_window": "first_roll"}))):
+        assert (table.rolls, table.shooter, table.shooter_start, table.point) == (0, 1, 0, 0)
+        assert (table.die1, table.die2) == (0, 0)
+        assert (table.fire_state, table.fire_points) == (0, 0)
+        assert (table.small_marks, table.tall_marks, table.all_marks, table.mea_marks) == (0, 0, 0, 0)
+        assert table.bonus_done == 0
+        assert table.bonus_fresh == (1 << pt.ALL_SMALL) | (1 << pt.ALL_TALL) | (1 << pt.MAKE_EM_ALL)
+        assert (table.fired_count, table.fired_matched()) == (0, [])
+
+
+@pytest.mark.parametrize("fired_up", ["PT-BJS-FUP-04", "PT-BJS-FUP-06"])
+def test_a_table_under_a_one_sequence_fired_up_paytable_restarts_from_its_snapshot(fired_up):
+    # FUP-04 (5-4-3-2) and FUP-06 (8-9-10-11-12) have one sequence each.
+    from crapsboard import snapshot
+
+    config = cfg.parse({"paytables": {"fired_up": fired_up}})
+    for events in ([], [(1, 1)], [(1, 1), (3, 4)]):  # nothing, then rolls that start no sequence
+        table = fed(events, config)
+        restored = Table()
+        snapshot.loads(snapshot.dumps(table, 1), restored)
+        assert state(restored) == state(table)
+        assert restored.is_open(pt.FIRED_UP)

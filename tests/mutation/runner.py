@@ -238,6 +238,13 @@ def _check_clean_run(module, cp_tests, mp_tests):
 # ---- parent ------------------------------------------------------------------
 
 
+def _interleaved(lists):
+    # One from each list in turn, spread in proportion to their lengths.
+    total = sum(len(x) for x in lists)
+    order = sorted(((i + 0.5) / len(x), k, i) for k, x in enumerate(lists) for i in range(len(x)))
+    return [[lists[k][i]] for _, k, i in order] if total else []
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sample", type=int, default=0, help="test a random sample of N mutants")
@@ -273,6 +280,10 @@ def main(argv=None):
         print("mutate: a sample of %d of %d mutants (--seed %d)" % (len(chosen), len(everything), seed), flush=True)
     else:
         print("mutate: all %d mutants of %s" % (len(everything), ", ".join(modules)), flush=True)
+    # The modules' mutants taken in turn (each in file order), not one module
+    # after another: an hour-long run shows survivors of every module early.
+    per_module = [[m for m in chosen if m.module == module] for module in modules]
+    chosen = [m for group in _interleaved(per_module) for m in group]
     listed = load_equivalent()
 
     sources = {}
