@@ -316,3 +316,66 @@ def test_a_table_under_a_one_sequence_fired_up_paytable_restarts_from_its_snapsh
         snapshot.loads(snapshot.dumps(table, 1), restored)
         assert state(restored) == state(table)
         assert restored.is_open(pt.FIRED_UP)
+
+
+def test_after_a_fired_up_paytable_change_only_the_new_tables_first_numbers_start_a_sequence():
+    # RULES: the first roll must equal the first number of one of the paytable's sequences;
+    # one that starts none reports a Fired Up loss at level 0. FUP-01 starts 6 and 8; FUP-04 only 5.
+    table = fed([(3, 3), (6, 6)])  # FUP-01: 6 started, 12 ended it
+    table.configure(cfg.parse({"paytables": {"fired_up": "PT-BJS-FUP-04"}}, table.config))
+    for dice in ((3, 3), (4, 4)):  # 6 and 8 are no first numbers any more
+        table.roll(*dice)
+        assert table.fired_count == 0
+        fired = [table.res_level[i] for i in range(table.res_count) if table.res_wager[i] == pt.FIRED_UP]
+        assert fired == [0]
+
+
+def test_end_hands_where_the_undo_ring_moves_on_undo_like_rolls():
+    # docs/engine.md: 16 to 32 events are held and the history moves on when the ring is
+    # full, whatever the event; end hands here are the 17th and 33rd event (where the
+    # ring moves on) and others between, over slots that held rolls before.
+    events = [((i * 5) % 6 + 1, (i * 7 + 3) % 6 + 1) for i in range(60)]
+    for position in (5, 16, 23, 32, 41, 50, 54):
+        events[position] = "end"
+    for length in (17, 33, 45, 52, 56, 60):
+        table = fed(events[:length])
+        for back in range(1, 17):
+            assert table.undo() is True, (length, back)
+            assert state(table) == state(fed(events[: length - back])), (length, back)
+
+
+# ---- what an undo reports (RULES "Corrections": which event it reversed and its resolutions) ----
+
+
+def reversed_of(table):
+    return [(table.rev_wager[i], table.rev_level[i], table.rev_outcome[i]) for i in range(table.rev_count)]
+
+
+def test_undo_reports_the_roll_it_took_back_and_that_rolls_resolutions():
+    table = fed([(1, 1), (1, 2), (2, 2), (2, 3)])  # 2 3 4 5 marked; Fired Up lost on each (no 6 or 8)
+    table.roll(3, 3)  # 6: All Small wins at 5 numbers, Fired Up starts 6-5-4-3-2
+    assert table.undo() is True
+    assert table.undone == 3 * 8 + 3  # the event code: d1 * 8 + d2
+    assert reversed_of(table) == [(pt.ALL_SMALL, 5, pt.OUT_WIN)]
+    assert table.res_count == 0  # docs/engine.md: res_count at 0 after an undo
+    assert table.undo() is True  # the roll before: 5, a Fired Up loss at level 0
+    assert table.undone == 2 * 8 + 3
+    assert reversed_of(table) == [(pt.FIRED_UP, 0, pt.OUT_LOSS)]
+
+
+def test_undo_reports_an_end_hand_and_the_fire_bets_it_returned():
+    table = fed([(5, 6)])  # come-out 11: no point, Fire still in its window
+    table.end_hand()
+    assert table.undo() is True
+    assert table.undone == 0  # 0 = end hand
+    assert reversed_of(table) == [(pt.FIRE, 0, pt.OUT_RETURNED)]
+    assert table.res_count == 0 and table.shooter == 1
+
+
+def test_an_end_hand_after_four_points_made_settles_fire_as_a_win():
+    # RULES open point 2: after a point, the end hand resolves Fire by the points made, as at a
+    # seven-out; table 1 pays 4 points 25 for 1, a win. The roll before resolved a Fired Up loss.
+    table = fed([(2, 2), (2, 2), (2, 3), (2, 3), (3, 3), (3, 3), (4, 4), (4, 4), (1, 2)])
+    table.end_hand()
+    fire = [(table.res_wager[i], table.res_level[i], table.res_outcome[i]) for i in range(table.res_count)]
+    assert fire == [(pt.FIRE, 4, pt.OUT_WIN)]
