@@ -379,3 +379,16 @@ def test_an_end_hand_after_four_points_made_settles_fire_as_a_win():
     table.end_hand()
     fire = [(table.res_wager[i], table.res_level[i], table.res_outcome[i]) for i in range(table.res_count)]
     assert fire == [(pt.FIRE, 4, pt.OUT_WIN)]
+
+
+def test_reset_makes_a_fresh_table_with_nothing_resolved_and_nothing_to_undo():
+    # Table.reset(): "a fresh table" — the journal's boot uses it when an old journal could not be
+    # trusted, so nothing of that table may be reported or undone afterwards.
+    table = fed([(1, 1), (1, 2), (2, 2), (2, 3), (3, 3), (4, 4)])  # All Small won on the 6
+    table.roll(3, 4)  # a 7: every cycle resolves
+    assert table.res_count > 0
+    table.reset()
+    assert state(table) == state(Table())
+    assert table.res_count == 0 and table.rev_count == 0
+    assert table.undo() is False
+    assert state(table) == state(Table())
