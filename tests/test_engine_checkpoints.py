@@ -392,3 +392,36 @@ def test_reset_makes_a_fresh_table_with_nothing_resolved_and_nothing_to_undo():
     assert table.res_count == 0 and table.rev_count == 0
     assert table.undo() is False
     assert state(table) == state(Table())
+
+
+def test_a_wager_not_offered_is_never_open_for_betting():
+    # docs/engine.md: is_open(w) is "offered and open for betting"; docs/lamps.md: lamps of a
+    # wager that is not offered stay dark. At the start every offered wager is open.
+    table = Table(cfg.parse({"offered": ["fire"]}))
+    assert table.is_open(pt.FIRE) is True
+    for w in range(1, pt.WAGER_COUNT):
+        assert table.is_open(w) is False, w
+
+
+def test_fired_up_marks_are_the_numbers_matched_so_far():
+    # docs/engine.md: marks(w) is a mask (bit n = number n); for Fired Up, the numbers matched.
+    table = fed([(3, 3), (2, 3), (2, 2)])  # 6 5 4 of 6-5-4-3-2
+    assert table.marks(pt.FIRED_UP) == marks(6, 5, 4)
+    assert table.fired_matched() == [6, 5, 4]
+
+
+def test_a_won_wager_waiting_for_a_seven_is_not_open_under_the_idle_window_either():
+    # docs/lamps.md: with rebet_after_win off a won All Small waits for the next 7 and small.open
+    # stays dark, although under "idle" a wager with nothing marked is otherwise open.
+    table = fed([(1, 1), (1, 2), (2, 2), (2, 3), (3, 3)], cfg.parse({"rebet_after_win": False, "bonus_window": "idle"}))
+    assert table.small_marks == 0 and table.is_open(pt.ALL_SMALL) is False
+    table.roll(3, 4)
+    assert table.is_open(pt.ALL_SMALL) is True
+
+
+def test_a_fired_up_resolution_carries_the_numbers_it_matched():
+    # docs/engine.md: res_marks is the mask the wager settled with (what the lamps flash).
+    table = fed([(3, 3), (2, 3), (2, 2)])  # 6 5 4
+    table.roll(3, 4)  # 7 ends it at three matches
+    fired = [table.res_marks[i] for i in range(table.res_count) if table.res_wager[i] == pt.FIRED_UP]
+    assert fired == [marks(6, 5, 4)]
