@@ -425,3 +425,14 @@ def test_a_fired_up_resolution_carries_the_numbers_it_matched():
     table.roll(3, 4)  # 7 ends it at three matches
     fired = [table.res_marks[i] for i in range(table.res_count) if table.res_wager[i] == pt.FIRED_UP]
     assert fired == [marks(6, 5, 4)]
+
+
+def test_under_the_idle_window_a_bonus_wager_with_marks_keeps_its_paytable():
+    # docs/engine.md "Configuration changes": refused while the wager has bets in action; under
+    # "idle" All Small is in action once it has a number marked.
+    table = fed([(1, 1)], cfg.parse({"bonus_window": "idle"}))  # 2 marked
+    assert table.in_progress(pt.ALL_SMALL) is True
+    with pytest.raises(cfg.ConfigError) as e:
+        table.configure(cfg.parse({"bonus_window": "idle", "paytables": {"all_small": "PT2"}}))
+    assert e.value.key == "paytables.all_small"
+    assert table.config.paytables[pt.ALL_SMALL].ident == "PT1"

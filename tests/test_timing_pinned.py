@@ -63,6 +63,17 @@ def test_a_pin_left_10_s_after_its_last_key_is_refused():
     assert e.status(13_000) == en.ST_ERROR
 
 
+@pytest.mark.parametrize("gap, a_die", [(9_999, False), (10_000, True)])
+def test_after_a_refused_pin_key_digits_are_dropped_until_10_s_without_a_key(gap, a_die):
+    # docs/keys.md "No phantom rolls": dropped up to #, * or 10 s without a key; no tick() between.
+    e = en.Entry()  # no PIN configured: D is refused (no_pin)
+    assert e.press(en.K_PIN, 1_000) == en.ACT_ERROR and e.error == en.ERR_NO_PIN
+    assert e.press(2, 2_000) == en.ACT_NONE and e.first == 0  # dropped; the 10 s start again
+    assert e.press(3, 2_000 + gap) == en.ACT_NONE
+    assert e.first == (3 if a_die else 0)
+    assert e.status(2_000 + gap) == (en.ST_HALF if a_die else en.ST_PIN)
+
+
 def test_an_error_shows_for_2_s():
     e = pin_entry()
     assert e.press(9, 1_000) == en.ACT_ERROR
