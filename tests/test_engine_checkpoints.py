@@ -436,3 +436,52 @@ def test_under_the_idle_window_a_bonus_wager_with_marks_keeps_its_paytable():
         table.configure(cfg.parse({"bonus_window": "idle", "paytables": {"all_small": "PT2"}}))
     assert e.value.key == "paytables.all_small"
     assert table.config.paytables[pt.ALL_SMALL].ident == "PT1"
+
+
+TALL_FIVE = [(4, 4), (4, 5), (5, 5), (5, 6), (6, 6)]  # 8 9 10 11 12
+ALL_TEN = [(1, 1), (1, 2), (2, 2), (2, 3), (3, 3)] + TALL_FIVE  # 2-6 and 8-12
+
+
+def test_with_rebet_off_a_won_all_tall_marks_nothing_until_the_seven():
+    # RULES (Bonus Craps): with rebet_after_win off a won wager waits for the next 7.
+    table = fed(TALL_FIVE, cfg.parse({"rebet_after_win": False}))
+    assert (pt.ALL_TALL, 5) in [(table.res_wager[i], table.res_level[i]) for i in range(table.res_count)]
+    for dice in TALL_FIVE:  # the same five again: no marks, no second win
+        table.roll(*dice)
+        assert table.tall_marks == 0
+        assert pt.ALL_TALL not in table.res_wager[: table.res_count]
+
+
+def test_with_rebet_off_a_won_make_em_all_marks_nothing_until_the_seven():
+    table = fed(ALL_TEN, cfg.parse({"rebet_after_win": False}))
+    assert (pt.MAKE_EM_ALL, 10) in [(table.res_wager[i], table.res_level[i]) for i in range(table.res_count)]
+    for dice in ALL_TEN:
+        table.roll(*dice)
+        assert table.all_marks == 0
+        assert pt.MAKE_EM_ALL not in table.res_wager[: table.res_count]
+
+
+def test_with_rebet_on_a_won_make_em_all_starts_over_with_nothing_marked():
+    from crapsboard import snapshot
+
+    table = fed(ALL_TEN)
+    assert table.all_marks == 0 and table.marks(pt.MAKE_EM_ALL) == 0
+    restored = Table()
+    snapshot.loads(snapshot.dumps(table, 10), restored)  # a restart right after the win
+    assert state(restored) == state(table)
+    table.roll(3, 4)  # a 7 at once: the new cycle had no roll and marked nothing
+    mea = [table.res_level[i] for i in range(table.res_count) if table.res_wager[i] == pt.MAKE_EM_ALL]
+    assert mea == [0]
+
+
+def test_a_progressive_ended_by_a_repeated_number_carries_the_numbers_it_had():
+    # RULES (MEA Progressive): a number rolled again ends the cycle, paid by the distinct numbers;
+    # docs/engine.md: res_marks is the mask it settled with.
+    table = fed([(1, 1), (1, 2), (2, 2)])  # 2 3 4
+    table.roll(1, 2)  # 3 again
+    mea = [
+        (table.res_level[i], table.res_marks[i])
+        for i in range(table.res_count)
+        if table.res_wager[i] == pt.MEA_PROGRESSIVE
+    ]
+    assert mea == [(3, marks(2, 3, 4))]
