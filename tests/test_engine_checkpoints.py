@@ -485,3 +485,12 @@ def test_a_progressive_ended_by_a_repeated_number_carries_the_numbers_it_had():
         if table.res_wager[i] == pt.MEA_PROGRESSIVE
     ]
     assert mea == [(3, marks(2, 3, 4))]
+
+
+def test_a_fired_up_roll_that_starts_no_sequence_settles_with_nothing_matched():
+    table = fed([(3, 3), (1, 1)])  # 6 started, 2 ended it at one match
+    table.roll(1, 2)  # 3 starts no FUP-01 sequence: a loss at level 0, nothing matched
+    fired = [
+        (table.res_level[i], table.res_marks[i]) for i in range(table.res_count) if table.res_wager[i] == pt.FIRED_UP
+    ]
+    assert fired == [(0, 0)]

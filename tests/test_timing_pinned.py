@@ -74,6 +74,15 @@ def test_after_a_refused_pin_key_digits_are_dropped_until_10_s_without_a_key(gap
     assert e.status(51_000 + gap) == (en.ST_HALF if a_die else en.ST_PIN)
 
 
+def test_after_a_refused_pin_key_every_digit_is_dropped_0_to_9():
+    # docs/keys.md: the digits typed next are PIN digits and are dropped (0-9 are digits).
+    e = en.Entry()
+    e.press(en.K_PIN, 1_000)
+    for i, digit in enumerate(range(10)):
+        assert e.press(digit, 1_100 + i) == en.ACT_NONE, digit
+    assert e.first == 0 and e.status(1_200) == en.ST_PIN
+
+
 @pytest.mark.parametrize("gap, a_die", [(9_999, False), (10_000, True)])
 def test_after_a_pin_entry_cut_short_the_10_s_count_from_the_key_that_cut_it(gap, a_die):
     # docs/keys.md: a PIN entry cut short by an error (unexpected_key): digits dropped up to
