@@ -83,6 +83,17 @@ def test_after_a_refused_pin_key_every_digit_is_dropped_0_to_9():
     assert e.first == 0 and e.status(1_200) == en.ST_PIN
 
 
+@pytest.mark.parametrize("key", [en.K_UNDO, en.K_END_HAND])
+def test_undo_or_end_hand_while_refused_pin_digits_are_dropped_is_an_unexpected_key(key):
+    # docs/keys.md, unexpected_key: "undo or end hand while typing a PIN (or while its digits are
+    # being dropped)"; the digits after it are still dropped.
+    e = en.Entry()
+    e.press(en.K_PIN, 1_000)
+    e.press(4, 1_100)
+    assert e.press(key, 1_200) == en.ACT_ERROR and e.error == en.ERR_UNEXPECTED_KEY
+    assert e.press(3, 1_300) == en.ACT_NONE and e.first == 0
+
+
 @pytest.mark.parametrize("gap, a_die", [(9_999, False), (10_000, True)])
 def test_after_a_pin_entry_cut_short_the_10_s_count_from_the_key_that_cut_it(gap, a_die):
     # docs/keys.md: a PIN entry cut short by an error (unexpected_key): digits dropped up to
