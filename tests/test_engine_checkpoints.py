@@ -494,3 +494,12 @@ def test_a_fired_up_roll_that_starts_no_sequence_settles_with_nothing_matched():
         (table.res_level[i], table.res_marks[i]) for i in range(table.res_count) if table.res_wager[i] == pt.FIRED_UP
     ]
     assert fired == [(0, 0)]
+
+
+def test_a_seven_does_not_settle_again_a_bonus_wager_that_won_since_the_last_seven():
+    # RULES: every 7 reports each Bonus Craps wager that has not already won since the last 7.
+    table = fed(ALL_TEN, cfg.parse({"rebet_after_win": False}))  # All Small, All Tall, Make 'Em All won
+    table.roll(3, 4)
+    settled = table.res_wager[: table.res_count]
+    assert pt.ALL_SMALL not in settled and pt.ALL_TALL not in settled and pt.MAKE_EM_ALL not in settled
+    assert pt.MEA_PROGRESSIVE in settled

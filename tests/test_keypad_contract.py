@@ -258,3 +258,12 @@ def test_holding_keys_keeps_a_key_already_down_and_steady():
     d.hold(KEY | OTHER)
     assert presses(d, [(KEY | OTHER, t) for t in range(100, 300, SCAN_MS)]) == []
     assert d.stable == KEY | OTHER
+
+
+def test_a_key_struck_a_whole_window_after_another_does_not_hold_it_back():
+    # Debouncer: a ready change waits only for changes that began *less than* debounce_ms
+    # after it; one struck exactly 30 ms later arrives on its own, 30 ms after that.
+    d = keypad.Debouncer(DEBOUNCE_MS)
+    readings = [(KEY, t) for t in range(0, DEBOUNCE_MS, SCAN_MS)]
+    readings += [(KEY | OTHER, t) for t in range(DEBOUNCE_MS, 100, SCAN_MS)]
+    assert presses(d, readings) == [(DEBOUNCE_MS, KEY), (2 * DEBOUNCE_MS, OTHER)]
