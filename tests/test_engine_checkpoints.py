@@ -254,3 +254,252 @@ def test_a_refused_change_names_the_wager_with_the_right_article():
         table.configure(cfg.parse({"paytables": {"fire": "3"}}, table.config))
     with pytest.raises(cfg.ConfigError, match="^paytables.all_small: an all_small cycle is in progress"):
         table.configure(cfg.parse({"paytables": {"all_small": "PT2"}}, table.config))
+
+
+# ---- what a restart carries (docs/journal.md: the table state in a snapshot) -----------------------
+
+SIX_POINTS = [(2, 2), (2, 2), (2, 3), (2, 3), (3, 3), (3, 3), (4, 4), (4, 4), (4, 5), (4, 5), (5, 5), (5, 5)]
+
+
+def test_a_table_after_six_points_made_restarts_with_fire_closed_until_the_next_shooter():
+    # RULES: all six points made pays at once; no new Fire Bet until the next shooter.
+    from crapsboard import snapshot
+
+    table = fed(SIX_POINTS)
+    assert [(table.res_wager[i], table.res_level[i]) for i in range(table.res_count)][0] == (pt.FIRE, 6)
+    restored = Table()
+    snapshot.loads(snapshot.dumps(table, len(SIX_POINTS)), restored)
+    assert state(restored) == state(table)
+    assert not restored.is_open(pt.FIRE) and not restored.in_progress(pt.FIRE)
+    restored.roll(3, 4)  # come-out 7, no point on: the same shooter, Fire still closed
+    assert restored.shooter == 1 and not restored.is_open(pt.FIRE)
+    restored.end_hand()  # the next shooter: Fire open, and the end hand resolved no Fire
+    assert restored.res_count == 0 and restored.is_open(pt.FIRE)
+
+
+# ---- counting marks -------------------------------------------------------------------------------
+
+
+def test_the_level_of_a_cycle_is_how_many_numbers_it_marked_for_every_mark_mask():
+    # docs/engine.md: a resolution's level is the numbers marked (or points made); the
+    # marks of any cycle are totals 2-6 and 8-12, so every subset of them is counted.
+    from crapsboard.engine import popcount
+
+    totals = [2, 3, 4, 5, 6, 8, 9, 10, 11, 12]
+    for subset in range(1 << len(totals)):
+        mask = sum(1 << totals[i] for i in range(len(totals)) if subset >> i & 1)
+        assert popcount(mask) == bin(subset).count("1"), mask
+
+
+def test_a_fresh_table_is_the_first_shooter_coming_out_with_every_cycle_empty():
+    # docs/engine.md: point 0 = off, dice = the last roll (0: none yet); every Bonus Craps
+    # cycle "has not had a roll yet" at the start. The journal's first snapshot holds this.
+    for table in (Table(), Table(cfg.parse({"rebet_after_win": False, "fire_window": "first_roll"}))):
+        assert (table.rolls, table.shooter, table.shooter_start, table.point) == (0, 1, 0, 0)
+        assert (table.die1, table.die2) == (0, 0)
+        assert (table.fire_state, table.fire_points) == (0, 0)
+        assert (table.small_marks, table.tall_marks, table.all_marks, table.mea_marks) == (0, 0, 0, 0)
+        assert table.bonus_done == 0
+        assert table.bonus_fresh == (1 << pt.ALL_SMALL) | (1 << pt.ALL_TALL) | (1 << pt.MAKE_EM_ALL)
+        assert (table.fired_count, table.fired_matched()) == (0, [])
+
+
+@pytest.mark.parametrize("fired_up", ["PT-BJS-FUP-04", "PT-BJS-FUP-06"])
+def test_a_table_under_a_one_sequence_fired_up_paytable_restarts_from_its_snapshot(fired_up):
+    # FUP-04 (5-4-3-2) and FUP-06 (8-9-10-11-12) have one sequence each.
+    from crapsboard import snapshot
+
+    config = cfg.parse({"paytables": {"fired_up": fired_up}})
+    for events in ([], [(1, 1)], [(1, 1), (3, 4)]):  # nothing, then rolls that start no sequence
+        table = fed(events, config)
+        restored = Table()
+        snapshot.loads(snapshot.dumps(table, 1), restored)
+        assert state(restored) == state(table)
+        assert restored.is_open(pt.FIRED_UP)
+
+
+def test_after_a_fired_up_paytable_change_only_the_new_tables_first_numbers_start_a_sequence():
+    # RULES: the first roll must equal the first number of one of the paytable's sequences;
+    # one that starts none reports a Fired Up loss at level 0. FUP-01 starts 6 and 8; FUP-04 only 5.
+    table = fed([(3, 3), (6, 6)])  # FUP-01: 6 started, 12 ended it
+    table.configure(cfg.parse({"paytables": {"fired_up": "PT-BJS-FUP-04"}}, table.config))
+    for dice in ((3, 3), (4, 4)):  # 6 and 8 are no first numbers any more
+        table.roll(*dice)
+        assert table.fired_count == 0
+        fired = [table.res_level[i] for i in range(table.res_count) if table.res_wager[i] == pt.FIRED_UP]
+        assert fired == [0]
+
+
+def test_end_hands_where_the_undo_ring_moves_on_undo_like_rolls():
+    # docs/engine.md: 16 to 32 events are held and the history moves on when the ring is
+    # full, whatever the event; end hands here are the 17th and 33rd event (where the
+    # ring moves on) and others between, over slots that held rolls before.
+    events = [((i * 5) % 6 + 1, (i * 7 + 3) % 6 + 1) for i in range(60)]
+    for position in (5, 16, 23, 32, 41, 50, 54):
+        events[position] = "end"
+    for length in (17, 33, 45, 52, 56, 60):
+        table = fed(events[:length])
+        for back in range(1, 17):
+            assert table.undo() is True, (length, back)
+            assert state(table) == state(fed(events[: length - back])), (length, back)
+
+
+# ---- what an undo reports (RULES "Corrections": which event it reversed and its resolutions) ----
+
+
+def reversed_of(table):
+    return [(table.rev_wager[i], table.rev_level[i], table.rev_outcome[i]) for i in range(table.rev_count)]
+
+
+def test_undo_reports_the_roll_it_took_back_and_that_rolls_resolutions():
+    table = fed([(1, 1), (1, 2), (2, 2), (2, 3)])  # 2 3 4 5 marked; Fired Up lost on each (no 6 or 8)
+    table.roll(3, 3)  # 6: All Small wins at 5 numbers, Fired Up starts 6-5-4-3-2
+    assert table.undo() is True
+    assert table.undone == 3 * 8 + 3  # the event code: d1 * 8 + d2
+    assert reversed_of(table) == [(pt.ALL_SMALL, 5, pt.OUT_WIN)]
+    assert table.res_count == 0  # docs/engine.md: res_count at 0 after an undo
+    assert table.undo() is True  # the roll before: 5, a Fired Up loss at level 0
+    assert table.undone == 2 * 8 + 3
+    assert reversed_of(table) == [(pt.FIRED_UP, 0, pt.OUT_LOSS)]
+
+
+def test_undo_reports_an_end_hand_and_the_fire_bets_it_returned():
+    table = fed([(5, 6)])  # come-out 11: no point, Fire still in its window
+    table.end_hand()
+    assert table.undo() is True
+    assert table.undone == 0  # 0 = end hand
+    assert reversed_of(table) == [(pt.FIRE, 0, pt.OUT_RETURNED)]
+    assert table.res_count == 0 and table.shooter == 1
+
+
+def test_an_end_hand_after_four_points_made_settles_fire_as_a_win():
+    # RULES open point 2: after a point, the end hand resolves Fire by the points made, as at a
+    # seven-out; table 1 pays 4 points 25 for 1, a win. The roll before resolved a Fired Up loss.
+    table = fed([(2, 2), (2, 2), (2, 3), (2, 3), (3, 3), (3, 3), (4, 4), (4, 4), (1, 2)])
+    table.end_hand()
+    fire = [(table.res_wager[i], table.res_level[i], table.res_outcome[i]) for i in range(table.res_count)]
+    assert fire == [(pt.FIRE, 4, pt.OUT_WIN)]
+
+
+def test_reset_makes_a_fresh_table_with_nothing_resolved_and_nothing_to_undo():
+    # Table.reset(): "a fresh table" — the journal's boot uses it when an old journal could not be
+    # trusted, so nothing of that table may be reported or undone afterwards.
+    table = fed([(1, 1), (1, 2), (2, 2), (2, 3), (3, 3), (4, 4)])  # All Small won on the 6
+    table.roll(3, 4)  # a 7: every cycle resolves
+    assert table.res_count > 0
+    table.reset()
+    assert state(table) == state(Table())
+    assert table.res_count == 0 and table.rev_count == 0
+    assert table.undo() is False
+    assert state(table) == state(Table())
+
+
+def test_a_wager_not_offered_is_never_open_for_betting():
+    # docs/engine.md: is_open(w) is "offered and open for betting"; docs/lamps.md: lamps of a
+    # wager that is not offered stay dark. At the start every offered wager is open.
+    table = Table(cfg.parse({"offered": ["fire"]}))
+    assert table.is_open(pt.FIRE) is True
+    for w in range(1, pt.WAGER_COUNT):
+        assert table.is_open(w) is False, w
+
+
+def test_fired_up_marks_are_the_numbers_matched_so_far():
+    # docs/engine.md: marks(w) is a mask (bit n = number n); for Fired Up, the numbers matched.
+    table = fed([(3, 3), (2, 3), (2, 2)])  # 6 5 4 of 6-5-4-3-2
+    assert table.marks(pt.FIRED_UP) == marks(6, 5, 4)
+    assert table.fired_matched() == [6, 5, 4]
+
+
+def test_a_won_wager_waiting_for_a_seven_is_not_open_under_the_idle_window_either():
+    # docs/lamps.md: with rebet_after_win off a won All Small waits for the next 7 and small.open
+    # stays dark, although under "idle" a wager with nothing marked is otherwise open.
+    table = fed([(1, 1), (1, 2), (2, 2), (2, 3), (3, 3)], cfg.parse({"rebet_after_win": False, "bonus_window": "idle"}))
+    assert table.small_marks == 0 and table.is_open(pt.ALL_SMALL) is False
+    table.roll(3, 4)
+    assert table.is_open(pt.ALL_SMALL) is True
+
+
+def test_a_fired_up_resolution_carries_the_numbers_it_matched():
+    # docs/engine.md: res_marks is the mask the wager settled with (what the lamps flash).
+    table = fed([(3, 3), (2, 3), (2, 2)])  # 6 5 4
+    table.roll(3, 4)  # 7 ends it at three matches
+    fired = [table.res_marks[i] for i in range(table.res_count) if table.res_wager[i] == pt.FIRED_UP]
+    assert fired == [marks(6, 5, 4)]
+
+
+def test_under_the_idle_window_a_bonus_wager_with_marks_keeps_its_paytable():
+    # docs/engine.md "Configuration changes": refused while the wager has bets in action; under
+    # "idle" All Small is in action once it has a number marked.
+    table = fed([(1, 1)], cfg.parse({"bonus_window": "idle"}))  # 2 marked
+    assert table.in_progress(pt.ALL_SMALL) is True
+    with pytest.raises(cfg.ConfigError) as e:
+        table.configure(cfg.parse({"bonus_window": "idle", "paytables": {"all_small": "PT2"}}))
+    assert e.value.key == "paytables.all_small"
+    assert table.config.paytables[pt.ALL_SMALL].ident == "PT1"
+
+
+TALL_FIVE = [(4, 4), (4, 5), (5, 5), (5, 6), (6, 6)]  # 8 9 10 11 12
+ALL_TEN = [(1, 1), (1, 2), (2, 2), (2, 3), (3, 3)] + TALL_FIVE  # 2-6 and 8-12
+
+
+def test_with_rebet_off_a_won_all_tall_marks_nothing_until_the_seven():
+    # RULES (Bonus Craps): with rebet_after_win off a won wager waits for the next 7.
+    table = fed(TALL_FIVE, cfg.parse({"rebet_after_win": False}))
+    assert (pt.ALL_TALL, 5) in [(table.res_wager[i], table.res_level[i]) for i in range(table.res_count)]
+    for dice in TALL_FIVE:  # the same five again: no marks, no second win
+        table.roll(*dice)
+        assert table.tall_marks == 0
+        assert pt.ALL_TALL not in table.res_wager[: table.res_count]
+
+
+def test_with_rebet_off_a_won_make_em_all_marks_nothing_until_the_seven():
+    table = fed(ALL_TEN, cfg.parse({"rebet_after_win": False}))
+    assert (pt.MAKE_EM_ALL, 10) in [(table.res_wager[i], table.res_level[i]) for i in range(table.res_count)]
+    for dice in ALL_TEN:
+        table.roll(*dice)
+        assert table.all_marks == 0
+        assert pt.MAKE_EM_ALL not in table.res_wager[: table.res_count]
+
+
+def test_with_rebet_on_a_won_make_em_all_starts_over_with_nothing_marked():
+    from crapsboard import snapshot
+
+    table = fed(ALL_TEN)
+    assert table.all_marks == 0 and table.marks(pt.MAKE_EM_ALL) == 0
+    restored = Table()
+    snapshot.loads(snapshot.dumps(table, 10), restored)  # a restart right after the win
+    assert state(restored) == state(table)
+    table.roll(3, 4)  # a 7 at once: the new cycle had no roll and marked nothing
+    mea = [table.res_level[i] for i in range(table.res_count) if table.res_wager[i] == pt.MAKE_EM_ALL]
+    assert mea == [0]
+
+
+def test_a_progressive_ended_by_a_repeated_number_carries_the_numbers_it_had():
+    # RULES (MEA Progressive): a number rolled again ends the cycle, paid by the distinct numbers;
+    # docs/engine.md: res_marks is the mask it settled with.
+    table = fed([(1, 1), (1, 2), (2, 2)])  # 2 3 4
+    table.roll(1, 2)  # 3 again
+    mea = [
+        (table.res_level[i], table.res_marks[i])
+        for i in range(table.res_count)
+        if table.res_wager[i] == pt.MEA_PROGRESSIVE
+    ]
+    assert mea == [(3, marks(2, 3, 4))]
+
+
+def test_a_fired_up_roll_that_starts_no_sequence_settles_with_nothing_matched():
+    table = fed([(3, 3), (1, 1)])  # 6 started, 2 ended it at one match
+    table.roll(1, 2)  # 3 starts no FUP-01 sequence: a loss at level 0, nothing matched
+    fired = [
+        (table.res_level[i], table.res_marks[i]) for i in range(table.res_count) if table.res_wager[i] == pt.FIRED_UP
+    ]
+    assert fired == [(0, 0)]
+
+
+def test_a_seven_does_not_settle_again_a_bonus_wager_that_won_since_the_last_seven():
+    # RULES: every 7 reports each Bonus Craps wager that has not already won since the last 7.
+    table = fed(ALL_TEN, cfg.parse({"rebet_after_win": False}))  # All Small, All Tall, Make 'Em All won
+    table.roll(3, 4)
+    settled = table.res_wager[: table.res_count]
+    assert pt.ALL_SMALL not in settled and pt.ALL_TALL not in settled and pt.MAKE_EM_ALL not in settled
+    assert pt.MEA_PROGRESSIVE in settled

@@ -212,3 +212,58 @@ def test_after_a_late_scan_a_new_key_does_not_hold_back_keys_already_steady():
     assert d.update(0b11, 25) == 0
     assert d.update(0b111, 60) == 0b11
     assert [d.update(0b111, t) for t in (70, 80, 90)] == [0, 0, 0b100]
+
+
+# ---- keys held at power-up (Debouncer.hold: "already down and steady"; app.ignore_held_keys) ----
+
+
+def presses(debouncer, readings):
+    """The presses reported for (raw, now_ms) readings, as (now_ms, bits)."""
+    out = []
+    for raw, now in readings:
+        got = debouncer.update(raw, now)
+        if got:
+            out.append((now, got))
+    return out
+
+
+KEY = 1 << 5
+OTHER = 1 << 9
+
+
+def test_a_held_key_counts_only_once_released_and_pressed_again():
+    d = keypad.Debouncer(DEBOUNCE_MS)
+    d.hold(KEY)
+    assert presses(d, [(KEY, t) for t in range(0, 200, SCAN_MS)]) == []
+    assert d.stable == KEY
+    assert presses(d, [(0, t) for t in range(200, 300, SCAN_MS)]) == [] and d.stable == 0
+    assert presses(d, [(KEY, t) for t in range(300, 400, SCAN_MS)]) == [(300 + DEBOUNCE_MS, KEY)]
+
+
+@pytest.mark.parametrize("seen_before", [False, True])
+def test_a_held_key_that_bounces_open_for_less_than_the_window_is_still_one_hold(seen_before):
+    # docs/keys.md: a contact change shorter than the 30 ms window does not count, held keys too.
+    d = keypad.Debouncer(DEBOUNCE_MS)
+    if seen_before:
+        d.update(KEY, 0)  # down at the first scan, not yet steady when the app holds it
+    d.hold(KEY)
+    readings = [(0, 1000), (KEY, 1010)] + [(KEY, t) for t in range(1020, 1200, SCAN_MS)]
+    assert presses(d, readings) == []
+    assert d.stable == KEY
+
+
+def test_holding_keys_keeps_a_key_already_down_and_steady():
+    d = keypad.Debouncer(DEBOUNCE_MS)
+    assert presses(d, [(KEY, t) for t in range(0, 100, SCAN_MS)]) == [(DEBOUNCE_MS, KEY)]
+    d.hold(KEY | OTHER)
+    assert presses(d, [(KEY | OTHER, t) for t in range(100, 300, SCAN_MS)]) == []
+    assert d.stable == KEY | OTHER
+
+
+def test_a_key_struck_a_whole_window_after_another_does_not_hold_it_back():
+    # Debouncer: a ready change waits only for changes that began *less than* debounce_ms
+    # after it; one struck exactly 30 ms later arrives on its own, 30 ms after that.
+    d = keypad.Debouncer(DEBOUNCE_MS)
+    readings = [(KEY, t) for t in range(0, DEBOUNCE_MS, SCAN_MS)]
+    readings += [(KEY | OTHER, t) for t in range(DEBOUNCE_MS, 100, SCAN_MS)]
+    assert presses(d, readings) == [(DEBOUNCE_MS, KEY), (2 * DEBOUNCE_MS, OTHER)]

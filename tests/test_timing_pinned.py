@@ -63,6 +63,49 @@ def test_a_pin_left_10_s_after_its_last_key_is_refused():
     assert e.status(13_000) == en.ST_ERROR
 
 
+@pytest.mark.parametrize("gap, a_die", [(9_999, False), (10_000, True)])
+def test_after_a_refused_pin_key_digits_are_dropped_until_10_s_without_a_key(gap, a_die):
+    # docs/keys.md "No phantom rolls": dropped up to #, * or 10 s without a key; no tick() between.
+    e = en.Entry()  # no PIN configured: D is refused (no_pin)
+    assert e.press(en.K_PIN, 50_000) == en.ACT_ERROR and e.error == en.ERR_NO_PIN
+    assert e.press(2, 51_000) == en.ACT_NONE and e.first == 0  # dropped; the 10 s start again
+    assert e.press(3, 51_000 + gap) == en.ACT_NONE
+    assert e.first == (3 if a_die else 0)
+    assert e.status(51_000 + gap) == (en.ST_HALF if a_die else en.ST_PIN)
+
+
+def test_after_a_refused_pin_key_every_digit_is_dropped_0_to_9():
+    # docs/keys.md: the digits typed next are PIN digits and are dropped (0-9 are digits).
+    e = en.Entry()
+    e.press(en.K_PIN, 1_000)
+    for i, digit in enumerate(range(10)):
+        assert e.press(digit, 1_100 + i) == en.ACT_NONE, digit
+    assert e.first == 0 and e.status(1_200) == en.ST_PIN
+
+
+@pytest.mark.parametrize("key", [en.K_UNDO, en.K_END_HAND])
+def test_undo_or_end_hand_while_refused_pin_digits_are_dropped_is_an_unexpected_key(key):
+    # docs/keys.md, unexpected_key: "undo or end hand while typing a PIN (or while its digits are
+    # being dropped)"; the digits after it are still dropped.
+    e = en.Entry()
+    e.press(en.K_PIN, 1_000)
+    e.press(4, 1_100)
+    assert e.press(key, 1_200) == en.ACT_ERROR and e.error == en.ERR_UNEXPECTED_KEY
+    assert e.press(3, 1_300) == en.ACT_NONE and e.first == 0
+
+
+@pytest.mark.parametrize("gap, a_die", [(9_999, False), (10_000, True)])
+def test_after_a_pin_entry_cut_short_the_10_s_count_from_the_key_that_cut_it(gap, a_die):
+    # docs/keys.md: a PIN entry cut short by an error (unexpected_key): digits dropped up to
+    # 10 s without a key; the refused key is a key.
+    e = pin_entry()
+    e.press(en.K_PIN, 0)
+    e.press(1, 1_000)
+    assert e.press(en.K_UNDO, 5_000) == en.ACT_ERROR and e.error == en.ERR_UNEXPECTED_KEY
+    assert e.press(3, 5_000 + gap) == en.ACT_NONE
+    assert e.first == (3 if a_die else 0)
+
+
 def test_an_error_shows_for_2_s():
     e = pin_entry()
     assert e.press(9, 1_000) == en.ACT_ERROR

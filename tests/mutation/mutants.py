@@ -224,7 +224,8 @@ def generate(module, text):
         except SyntaxError:
             continue
         code = m.line.split("  #")[0].strip()  # ruff puts two spaces before a trailing comment
-        base = "%s | %s | %s -> %s" % (module, code, _short(m.old), _short(m.new))
+        # rstrip: an edit that deletes (a unary minus) ends in "-> ", and equivalent.txt's keys are stripped
+        base = ("%s | %s | %s -> %s" % (module, code, _short(m.old), _short(m.new))).rstrip()
         seen[base] = seen.get(base, 0) + 1
         m.key = base if seen[base] == 1 else base + " #%d" % seen[base]
         good.append(m)

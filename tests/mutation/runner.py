@@ -10,7 +10,10 @@ MicroPython VM on the same copy. A mutant is killed when a test fails, errors
 or hangs (pytest-timeout, and a hard limit per mutant here).
 
 A survivor is either listed in tests/mutation/equivalent.txt, with the reason
-it changes nothing observable, or unexplained. The last line is always
+it changes nothing observable, or unexplained. The list is read again when the
+run ends, so reasons written while a long run goes on count (the tests are the
+ones copied at the start: a test written during a run kills nothing in it).
+The last line is always
 
     mutation: K killed of N (P %), E equivalent (listed), U unexplained
 
@@ -235,6 +238,13 @@ def _check_clean_run(module, cp_tests, mp_tests):
 # ---- parent ------------------------------------------------------------------
 
 
+def _interleaved(lists):
+    # One from each list in turn, spread in proportion to their lengths.
+    total = sum(len(x) for x in lists)
+    order = sorted(((i + 0.5) / len(x), k, i) for k, x in enumerate(lists) for i in range(len(x)))
+    return [[lists[k][i]] for _, k, i in order] if total else []
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sample", type=int, default=0, help="test a random sample of N mutants")
@@ -270,6 +280,10 @@ def main(argv=None):
         print("mutate: a sample of %d of %d mutants (--seed %d)" % (len(chosen), len(everything), seed), flush=True)
     else:
         print("mutate: all %d mutants of %s" % (len(everything), ", ".join(modules)), flush=True)
+    # The modules' mutants taken in turn (each in file order), not one module
+    # after another: an hour-long run shows survivors of every module early.
+    per_module = [[m for m in chosen if m.module == module] for module in modules]
+    chosen = [m for group in _interleaved(per_module) for m in group]
     listed = load_equivalent()
 
     sources = {}
@@ -288,8 +302,7 @@ def main(argv=None):
     killed = 0
     by_vm = 0  # killed only by the tests that run the MicroPython VM
     unloadable = []  # mpy-cross refuses the mutant: not a test result, left out of N
-    equivalent = []
-    unexplained = []
+    survivors = []
     try:
         for module in modules:
             status, _ = pool.apply(_check_clean_run, (module, *tests[module]))
@@ -305,23 +318,22 @@ def main(argv=None):
             elif status == UNLOADABLE:
                 unloadable.append(m)
                 print("  not loadable by MicroPython (a generator bug): %s" % m.describe(), flush=True)
-            elif m.key in listed:
-                equivalent.append(m)
             else:
-                unexplained.append(m)
-                print("  survived: %s\n      key: %s" % (m.describe(), m.key), flush=True)
+                survivors.append(m)
+                if m.key not in listed:
+                    print("  survived: %s\n      key: %s" % (m.describe(), m.key), flush=True)
             now = time.monotonic()
             if now - last_report >= 10 or done == len(chosen):
                 last_report = now
                 rate = (now - started) / done
                 print(
-                    "  [%d/%d] %d killed, %d equivalent, %d unexplained; %.1f s per mutant, about %d min left"
+                    "  [%d/%d] %d killed, %d survived (%d not listed yet); %.1f s per mutant, about %d min left"
                     % (
                         done,
                         len(chosen),
                         killed,
-                        len(equivalent),
-                        len(unexplained),
+                        len(survivors),
+                        len([m for m in survivors if m.key not in listed]),
                         rate,
                         round(rate * (len(chosen) - done) / 60),
                     ),
@@ -339,6 +351,13 @@ def main(argv=None):
             shutil.rmtree(s, ignore_errors=True)
 
     n = len(chosen) - len(unloadable)
+    listed = load_equivalent()  # again: entries written during the run count
+    equivalent = [m for m in survivors if m.key in listed]
+    unexplained = [m for m in survivors if m.key not in listed]
+    if unexplained:
+        print("mutate: %d survivors neither killed nor listed in equivalent.txt:" % len(unexplained))
+        for m in unexplained:
+            print("  %s\n      key: %s" % (m.describe(), m.key))
     if unloadable:
         print("mutate: %d mutants MicroPython cannot load were left out" % len(unloadable))
     killed_listed = [m.key for m in chosen if m.key in listed and m not in equivalent]
