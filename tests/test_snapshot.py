@@ -111,3 +111,22 @@ def test_the_pin_is_not_rule_state_and_comes_from_the_board_configuration():
     assert restored.point == 8
     assert restored.config.supervisor_pin == board_config.supervisor_pin
     assert restored.config.supervisor_pin[2] == bytes.fromhex("ab" * 32)
+
+
+def test_a_fired_up_paytable_changed_while_idle_is_captured_and_restored():
+    # docs/rules.md: Fired Up may change while no sequence is in progress.
+    # 8 starts the tall sequence (8 9 10 11 12), 2 ends it; PT-BJS-FUP-04 has
+    # only the small four (5 4 3 2), so the last sequence's index is not its.
+    from crapsboard import paytables as pt
+    from crapsboard import report
+
+    table = Table()
+    feed(table, [(4, 4), (1, 1)])
+    table.configure(cfg.parse({"paytables": {"fired_up": "PT-BJS-FUP-04"}}))
+    assert report.wager_marks(table, pt.FIRED_UP) == []
+    restored = Table()
+    snapshot.loads(snapshot.dumps(table, 3), restored)  # was refused: "Fired Up sequence out of range"
+    assert restored.config.paytables[pt.FIRED_UP].ident == "PT-BJS-FUP-04"
+    for t in (table, restored):
+        feed(t, [(2, 3), (1, 3)])
+        assert report.wager_marks(t, pt.FIRED_UP) == [5, 4]

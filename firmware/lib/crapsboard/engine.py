@@ -177,8 +177,10 @@ class Table:
 
     def fired_matched(self):
         """The numbers Fired Up has matched, in sequence order."""
-        sequence = self._fired_sequences[self.fired_sequence]
-        return list(sequence[: self.fired_count])
+        count = self.fired_count
+        if not count:  # none in progress: the last one's index may name another paytable's sequence
+            return []
+        return list(self._fired_sequences[self.fired_sequence][:count])
 
     def is_open(self, w):
         """Wager w is offered and open for betting before the next roll."""

@@ -56,7 +56,9 @@ def _check(fields, config):
     if fields[13] & ~0x0E or fields[17] & ~0x0E:
         raise SnapshotError("snapshot bonus flags name a wager that is not a bonus")
     sequences = config.paytables[pt.WAGER_COUNT - 1].sequences
-    if fields[15] >= len(sequences) or fields[16] >= len(sequences[fields[15]]):
+    # With no sequence in progress the index is the last one's, which the
+    # paytable in force may not have (changed while Fired Up was idle).
+    if fields[16] and (fields[15] >= len(sequences) or fields[16] >= len(sequences[fields[15]])):
         raise SnapshotError("snapshot Fired Up sequence out of range")
     if config.offered >= 1 << pt.WAGER_COUNT or fields[19] > 1 or fields[20] > 1 or fields[21] > 1:
         raise SnapshotError("snapshot configuration out of range")
