@@ -168,18 +168,18 @@ def main():
             hw.reset_after(startup.FAULT_RESET_MS)
         return
     startup.started(diag)
-    task = None
-    try:  # the link loads when a host speaks (crapsboard/link_task.py); it never stops the table
-        from crapsboard import link_task
+    link = link_args = None
+    try:  # the link loads when a host speaks (crapsboard/link_wait.py); it never stops the table
+        from crapsboard import link_wait as link
 
-        task = link_task.on_demand("link_app", "board_link", (app, diag, hw.board_id(), hw.machine.reset))
+        link_args = (app, diag, hw.board_id(), hw.machine.reset)
     except Exception as e:
         print("crapsboard: link not started:", startup.describe(e))
     board.start_watchdog()
     import asyncio
 
     try:
-        asyncio.run(app.run() if task is None else link_task.serve(app, task))
+        asyncio.run(app.run() if link is None else link.serve(app, link_args))
     except Exception as e:  # the watchdog, no longer fed, resets the board
         board.fault()
         startup.crashed(diag, e)
