@@ -38,25 +38,6 @@ from crapsboard import board as hw  # noqa: E402
 from crapsboard import startup  # noqa: E402
 
 
-def load_layout(lay):
-    try:
-        return lay.load("layout.json")
-    except OSError:  # not deployed (a broken one is a fault, never skipped)
-        return lay.load("board.json")
-
-
-def safe_mode_held(board, lay):
-    return board.held_at_power_up(lay.BUTTONS.index("lamp_test")) and board.held_at_power_up(
-        lay.BUTTONS.index("supervisor_key")
-    )
-
-
-def new_journal_held(board, lay):
-    return board.held_at_power_up(lay.BUTTONS.index("end_hand")) and board.held_at_power_up(
-        lay.BUTTONS.index("supervisor_key")
-    )
-
-
 def main():
     diag = startup.begin(hw.reset_cause())
     board = app = None
@@ -69,20 +50,15 @@ def main():
         print("crapsboard: maintenance mode (" + mode[:16] + "); app not started, REPL free")
         return
     try:
-        from crapsboard import layout as lay
-
-        layout = load_layout(lay)
-        lay.release_parser()  # its code is never needed again
-        gc.collect()  # nor the parsed JSON: free both before the big imports
-        board = hw.Board(layout)
-        board.booting()
-        if safe_mode_held(board, lay):
-            board.safe_mode()
-            print("crapsboard: safe mode (lamp test + keyswitch at power-up); app not started")
-            return
         from crapsboard import power_up
 
-        new_journal = new_journal_held(board, lay)
+        layout = power_up.load_layout()
+        gc.collect()  # the layout's parser and the parsed JSON: free both before the big imports
+        board = hw.Board(layout)
+        board.booting()
+        if power_up.safe_mode(board):
+            return
+        new_journal = power_up.new_journal_held(board)
         config, journal, table, restored = power_up.restore(board, new_journal)
         power_up.forget("power_up")  # its code is never needed again
         del power_up

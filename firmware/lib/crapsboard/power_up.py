@@ -9,6 +9,42 @@ import gc
 from crapsboard import board as hw
 
 
+def load_layout():
+    """The board's Layout from layout.json, or board.json on an older deploy."""
+    from crapsboard import layout as lay
+
+    try:
+        layout = lay.load("layout.json")
+    except OSError:  # not deployed (a broken one is a fault, never skipped)
+        layout = lay.load("board.json")
+    lay.release_parser()  # its code is never needed again
+    return layout
+
+
+def _held(board, *roles):
+    from crapsboard import layout as lay
+
+    for role in roles:
+        if not board.held_at_power_up(lay.BUTTONS.index(role)):
+            return False
+    return True
+
+
+def safe_mode(board):
+    """Safe mode (LAMP TEST held with the supervisor keyswitch on at power-up):
+    True, and the board shows it; the app is not started."""
+    if not _held(board, "lamp_test", "supervisor_key"):
+        return False
+    board.safe_mode()
+    print("crapsboard: safe mode (lamp test + keyswitch at power-up); app not started")
+    return True
+
+
+def new_journal_held(board):
+    """END HAND held with the supervisor keyswitch on at power-up: a new journal."""
+    return _held(board, "end_hand", "supervisor_key")
+
+
 def load_config(path):
     from crapsboard import config as cfg
 
