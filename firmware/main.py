@@ -62,7 +62,21 @@ def main():
         config, journal, table, restored = power_up.restore(board, new_journal)
         power_up.forget("power_up")  # its code is never needed again
         del power_up
-        gc.collect()  # the module's code too: the app's buffers are the boot's peak
+        gc.collect()  # the module's code too: the app's modules take its place
+        # The app's modules one at a time, each import's garbage collected before
+        # the next loads: what they keep then fills the holes instead of landing
+        # between garbage that leaves holes too small for the app's buffers.
+        for name in (
+            "asyncio",
+            "crapsboard.ticks",
+            "crapsboard.keypad",
+            "crapsboard.entry",
+            "crapsboard.lamps",
+            "crapsboard.app",
+        ):
+            __import__(name)
+            gc.collect()
+        gc.threshold(-1)
         from crapsboard.app import App
 
         app = App(board, layout, config, journal, table)

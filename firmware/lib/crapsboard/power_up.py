@@ -76,7 +76,7 @@ def forget(*names):
 
 def restore(board, new_journal=False):
     """The configuration, the journal, the table restored from it (or a new
-    journal started) and whether it was restored; the app's modules loaded."""
+    journal started) and whether it was restored."""
     # Until the app is built, collect every 8 KB allocated: what the restore
     # and the imports keep then lands in the holes their garbage left, not
     # past it, where it would split the free heap into pieces too small for
@@ -99,20 +99,7 @@ def restore(board, new_journal=False):
     # snapshot's reading side, the paytables' data (the tables in force are
     # built) and the configuration parser a snapshot used.
     forget("journal_boot", "journal_restore", "journal_read", "snapshot_read", "paytable_specs", "config_parse")
-    # The app's modules one at a time, each import's garbage collected before
-    # the next loads: what they keep then fills the holes instead of landing
-    # between garbage that leaves holes too small for the app's buffers.
-    for name in (
-        "asyncio",
-        "crapsboard.ticks",
-        "crapsboard.keypad",
-        "crapsboard.entry",
-        "crapsboard.lamps",
-        "crapsboard.app",
-    ):
-        __import__(name)
-        gc.collect()
-    gc.threshold(-1)
-    # main.py builds the App once this module's code is gone: the app's
-    # buffers are the boot's peak.
+    # main.py loads the app's modules and builds the App once this module's
+    # code is gone: they fill the holes it leaves, and the App's buffers are
+    # the boot's peak.
     return config, journal, table, found == jn.RESTORED
