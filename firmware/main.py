@@ -49,6 +49,7 @@ def main():
             pass
         print("crapsboard: maintenance mode (" + mode[:16] + "); app not started, REPL free")
         return
+    startup.forget_begin()
     try:
         from crapsboard import power_up
 
