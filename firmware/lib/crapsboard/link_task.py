@@ -53,6 +53,16 @@ def _stdout_write():
     return write
 
 
+def _ipoll_ready(poller):
+    for _ in poller.ipoll(0):
+        return True
+    return False
+
+
+def _poll_ready(poller):
+    return bool(poller.poll(0))
+
+
 class LinkTask:
     def __init__(self, link=None, stream=None, write=None, load=None, idle_ms=UNLOAD_MS):
         """`link`: a link.Link; or None and `load(task)`, which builds one when
@@ -124,13 +134,13 @@ class LinkTask:
         """Serve until stop() or the end of the input (a closed pipe)."""
         poller = select.poll()
         poller.register(self.stream, select.POLLIN)
-        ready = getattr(poller, "ipoll", poller.poll)  # MicroPython's poll(0) allocates a list per call
+        ready = _ipoll_ready if hasattr(poller, "ipoll") else _poll_ready  # MicroPython's poll(0) allocates a list
         read = self.stream.read
         quiet = 0
         self.running = True
         while self.running:
             taken = 0
-            while taken < BURST and ready(0):
+            while taken < BURST and ready(poller):
                 byte = read(1)
                 if byte is None:  # a non-blocking stream with nothing after all
                     break

@@ -13,6 +13,7 @@ from micropython import const
 
 _IDLE_MS = const(10)  # as link_task.IDLE_MS: how long a host's first byte waits
 _CTRL_C = const(3)
+_NOT_LOADED = '{"id": null, "ok": false, "error": "link not loaded: out of memory, try again"}\n'
 
 
 async def wait(args):
@@ -22,19 +23,33 @@ async def wait(args):
     stream = sys.stdin.buffer
     poller = select.poll()
     poller.register(stream, select.POLLIN)
+    dropping = False  # the link could not load: the line is skipped to its newline
     keep = {}  # what outlives a forgotten link (the wall clock a host set): LinkTask.keep
     while True:
         await asyncio.sleep_ms(_IDLE_MS)
-        if not poller.ipoll(0):  # ipoll: poll(0) allocates a list at every call
-            continue
+        for _ in poller.ipoll(0):  # ipoll, not poll(0), which allocates a list at every call
+            break
+        else:
+            continue  # nothing from the host
         byte = stream.read(1)
         if not byte:  # end of input
             return
         if byte[0] == _CTRL_C:  # as link_task: mpremote breaks into a running board
             raise KeyboardInterrupt
-        from crapsboard import link_task
+        if dropping:
+            dropping = byte != b"\n"
+            continue
+        try:
+            from crapsboard import link_task
 
-        task = link_task.on_demand("link_app", "board_link", args)
+            task = link_task.on_demand("link_app", "board_link", args)
+        except Exception:  # MemoryError above all: the table plays on, the host is told
+            link_task = task = None
+            sys.modules.pop("crapsboard.link_task", None)
+            gc.collect()
+            sys.stdout.write(_NOT_LOADED)
+            dropping = byte != b"\n"  # the rest of the request's line is dropped as it comes
+            continue
         task.keep = keep
         task.once = True  # run() returns once the link is forgotten
         task.take(byte)
