@@ -9,10 +9,12 @@
 # Byte 0x03 raises KeyboardInterrupt, as the ESP32's UART and USB drivers do,
 # so mpremote can break into a board (or the virtual board) that runs the app.
 #
-# On the board the link costs nothing until a host speaks: the task is built
-# with `load` instead of a link, loads the link's modules at the first byte
-# and forgets them again after `idle_ms` of silence (no half-read line, no
-# subscription), so the app has that heap back while no host is talking.
+# On the board the link costs nothing until a host speaks: crapsboard/link_wait.py
+# polls, and at the first byte imports this module and builds the task with
+# `load` instead of a link; it loads the link's modules and forgets them again
+# after `idle_ms` of silence (no half-read line, no subscription), then run()
+# returns (`once`) and link_wait drops this module too, so the app has that
+# heap back while no host is talking.
 import asyncio
 import gc
 import select
@@ -51,6 +53,16 @@ def _stdout_write():
     return write
 
 
+def _ipoll_ready(poller):
+    for _ in poller.ipoll(0):
+        return True
+    return False
+
+
+def _poll_ready(poller):
+    return bool(poller.poll(0))
+
+
 class LinkTask:
     def __init__(self, link=None, stream=None, write=None, load=None, idle_ms=UNLOAD_MS):
         """`link`: a link.Link; or None and `load(task)`, which builds one when
@@ -66,6 +78,8 @@ class LinkTask:
         self.stream = stream if stream is not None else _stdin()
         self.write = write if write is not None else _stdout_write()
         self.running = False
+        self.once = False  # run() returns when the link is forgotten (crapsboard/link_wait.py)
+        self.ended = False  # the input ended
 
     def push(self, name, fields=None):
         """Send a pushed event now. The loop is cooperative and writes are
@@ -73,7 +87,8 @@ class LinkTask:
         if self.link is not None:
             self.write(self.link.event(name, fields))
 
-    def _take(self, byte):
+    def take(self, byte):
+        """Feed one byte of a request (loading the link first if need be)."""
         if self.link is None:
             load = self.load
             if load is None:  # built without a link or a way to load one
@@ -97,8 +112,11 @@ class LinkTask:
         line or holds a subscription."""
         link = self.link
         if self.load is None or link is None or link.length or link.skipping or link.hold:
+            if self.once and link is None:  # never loaded (out of memory): link_wait polls again
+                self.running = False
             return
         self.link = None
+        self.running = not self.once
         import crapsboard
 
         for name in list(sys.modules):
@@ -116,28 +134,30 @@ class LinkTask:
         """Serve until stop() or the end of the input (a closed pipe)."""
         poller = select.poll()
         poller.register(self.stream, select.POLLIN)
+        ready = _ipoll_ready if hasattr(poller, "ipoll") else _poll_ready  # MicroPython's poll(0) allocates a list
         read = self.stream.read
         quiet = 0
         self.running = True
         while self.running:
             taken = 0
-            while taken < BURST and poller.poll(0):
+            while taken < BURST and ready(poller):
                 byte = read(1)
                 if byte is None:  # a non-blocking stream with nothing after all
                     break
                 if not byte:  # end of input
                     self.running = False
+                    self.ended = True
                     break
                 if byte[0] == _CTRL_C:
                     raise KeyboardInterrupt
                 if self._dropping:
                     self._dropping = byte != b"\n"
                 else:
-                    self._take(byte)
+                    self.take(byte)
                 taken += 1
             if taken:
                 quiet = 0
-            elif self.link is not None and self.load is not None:
+            elif self.load is not None and (self.link is not None or self.once):
                 quiet += IDLE_MS
                 if quiet >= self.idle_ms:
                     self.forget()

@@ -99,3 +99,12 @@ def crashed(diag, error, path=DIAG_FILE):
     """The running app stopped with `error`; the watchdog resets the board."""
     diag["error"] = describe(error)
     write_diag(diag, path)
+
+
+def forget_begin():
+    """Let the GC take what only the first steps of power-up use (main.py
+    calls this once it has checked for maintenance, before the journal is
+    restored: the restore is the boot's peak with a long journal)."""
+    names = globals()
+    for name in ("read_diag", "begin", "maintenance_marker", "forget_begin"):
+        names.pop(name, None)
