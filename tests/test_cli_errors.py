@@ -11,6 +11,7 @@ import time
 
 import pytest
 from conftest import ROOT
+from interrupt import default_sigint
 
 CONFIG_COMMANDS = [
     ("replay", "--runtime", "cpython"),
@@ -193,6 +194,7 @@ def test_ctrl_c_exits_130_without_a_traceback(command, tmp_path):
         stderr=subprocess.PIPE,
         cwd=ROOT,
         start_new_session=True,
+        preexec_fn=default_sigint,
     )
     if command[0] == "replay":
         proc.stdin.write(b"3 4\n")
@@ -201,6 +203,11 @@ def test_ctrl_c_exits_130_without_a_traceback(command, tmp_path):
     else:
         time.sleep(3)  # into the long computation; any moment will do
     os.killpg(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=120)
+    try:
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:  # never leave a billion-roll run behind
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
     assert proc.returncode == 130, err
     assert b"Traceback" not in err and b"Traceback" not in out

@@ -149,7 +149,10 @@ def test_the_flashing_steps_name_the_pinned_versions():
 
 def test_make_deploy_builds_the_venv_and_needs_a_port():
     dry = subprocess.run(
-        ["make", "-n", "deploy", "PORT=/dev/ttyUSB9", "CONFIG=c.json"], capture_output=True, text=True, cwd=ROOT
+        ["make", "-n", "--no-print-directory", "deploy", "PORT=/dev/ttyUSB9", "CONFIG=c.json"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
     )
     assert dry.returncode == 0
     assert dry.stdout.splitlines()[-1].split() == [

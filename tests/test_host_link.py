@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 import pytest
+from interrupt import default_sigint
 from pty_link import PtyLink, journal_events, make_records
 
 from crapsboard import link as lk
@@ -438,6 +439,7 @@ def test_ctrl_c_stops_monitor_with_status_130(tmp_path):
             stderr=subprocess.PIPE,
             text=True,
             cwd=ROOT,
+            preexec_fn=default_sigint,
         )
         deadline = time.monotonic() + 20
         while b'"subscribe"' not in pty.received and time.monotonic() < deadline:
