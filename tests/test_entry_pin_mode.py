@@ -369,3 +369,32 @@ def test_an_error_ended_by_a_tick_at_exactly_2_s_does_not_come_back_when_the_clo
     e.press(9, 0)
     assert e.tick(ERROR_MS) == en.ACT_NONE
     assert e.status(100) == en.ST_READY  # 2**30 ms later
+
+
+# ---- the PIN rule as the journal restores it (docs/journal.md, docs/keys.md) ---------
+
+
+@pytest.mark.parametrize("left", [1, 20_000, LOCK_MS])
+def test_a_restored_lockout_runs_exactly_the_time_it_had_left(left):
+    e = fresh()
+    e.restore_pin(0, left, 5_000)
+    assert e.press(en.K_PIN, 5_000) == en.ACT_ERROR and e.error == en.ERR_PIN_LOCKED
+    assert e.press(en.K_PIN, 5_000 + left - 1) == en.ACT_ERROR and e.error == en.ERR_PIN_LOCKED
+    assert e.press(en.K_PIN, 5_000 + left) == en.ACT_NONE and e.status(5_000 + left) == en.ST_PIN
+
+
+def test_no_lockout_restored_leaves_the_pin_key_free():
+    e = fresh()
+    e.restore_pin(0, 0, 5_000)
+    assert e.press(en.K_PIN, 5_000) == en.ACT_NONE and e.status(5_000) == en.ST_PIN
+
+
+@pytest.mark.parametrize("fails", [0, 1, 2])
+def test_wrong_pins_before_a_restart_count_towards_the_three(fails):
+    e = fresh()
+    e.restore_pin(fails, 0, 0)
+    t = 0
+    for _ in range(3 - fails):  # the wrong PINs that make three
+        actions, t = press_all(e, [en.K_PIN, 1, 1, 1, 1, en.K_ENTER], t + 3_000)
+        assert actions[-1] == en.ACT_ERROR and e.error == en.ERR_WRONG_PIN
+    assert e.press(en.K_PIN, t + 3_000) == en.ACT_ERROR and e.error == en.ERR_PIN_LOCKED
