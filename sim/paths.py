@@ -14,6 +14,11 @@ PORTABLE = os.path.join(ROOT, "sim", "portable")
 BOARD_JSON = os.path.join(ROOT, "hardware", "board.json")
 
 
+def cpython_environment():
+    """os.environ for a CPython child that imports as bootstrap() arranges."""
+    return dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, FIRMWARE_LIB, SHIMS]))
+
+
 def bootstrap():
     """Put the repository, firmware/lib and the shims on sys.path (idempotent)."""
     for path in (ROOT, FIRMWARE_LIB, SHIMS):

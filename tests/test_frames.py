@@ -11,7 +11,7 @@ import sys
 import pytest
 from conftest import ROOT
 
-from sim import runtime, session
+from sim import paths, runtime, session
 from sim.paths import BOARD_JSON
 
 SLOW_BLINK_MS = 512  # docs/lamps.md: a slow blink is 512 ms on, 512 ms off
@@ -23,12 +23,7 @@ def counts(runtime_name):
         # The simulator's driver from source: the heap sim run uses.
         out = runtime.run(PROGRAM, [BOARD_JSON], session.HEAPSIZE, capture_output=True, text=True, timeout=120)
     else:
-        env = dict(
-            os.environ,
-            PYTHONPATH=os.pathsep.join(
-                [ROOT, os.path.join(ROOT, "firmware", "lib"), os.path.join(ROOT, "sim", "shims")]
-            ),
-        )
+        env = paths.cpython_environment()
         out = subprocess.run(
             [sys.executable, os.path.join(ROOT, PROGRAM), BOARD_JSON],
             env=env,

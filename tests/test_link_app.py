@@ -15,7 +15,7 @@ from conftest import ROOT
 
 from crapsboard import journal_record as jr
 from host_tools import journal_log
-from sim import runtime
+from sim import paths, runtime
 
 SCRIPT = "tests/vm/link_app_session.py"
 KEY = b"k" * 32  # tests/vm/link_app_session.py's board key
@@ -31,12 +31,7 @@ def session(which, directory, commands):
     if which == "micropython":
         out = runtime.run(SCRIPT, [str(directory)], heapsize="1M", input=text, capture_output=True, text=True)
     else:
-        env = dict(
-            os.environ,
-            PYTHONPATH=os.pathsep.join(
-                [ROOT, os.path.join(ROOT, "firmware", "lib"), os.path.join(ROOT, "sim", "shims")]
-            ),
-        )
+        env = paths.cpython_environment()
         out = subprocess.run(
             [sys.executable, os.path.join(ROOT, SCRIPT), str(directory)],
             input=text,

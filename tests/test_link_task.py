@@ -14,8 +14,7 @@ import time
 import pytest
 from conftest import ROOT
 
-from sim import runtime
-from sim.paths import FIRMWARE_LIB
+from sim import paths, runtime
 
 SCRIPT = "tests/vm/link_serve.py"
 HOLD_S = 3.0
@@ -25,7 +24,7 @@ def start(which):
     pipes = dict(stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if which == "micropython":
         return runtime.start(SCRIPT, **pipes)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, FIRMWARE_LIB, os.path.join(ROOT, "sim", "shims")]))
+    env = paths.cpython_environment()
     return subprocess.Popen([sys.executable, os.path.join(ROOT, SCRIPT)], env=env, **pipes)
 
 
