@@ -36,14 +36,25 @@ class ConfigError(ValueError):
 class Config:
     """A checked configuration. Build it with `parse`; treat it as read-only."""
 
-    def __init__(self):
-        self.offered = (1 << pt.WAGER_COUNT) - 1  # bitmask over wager indexes
-        self.paytables: list = [pt.find(w, pt.DEFAULT_IDS[w]) for w in range(pt.WAGER_COUNT)]
-        self.rebet_after_win = True
-        self.fire_window = FIRE_UNTIL_POINT
-        self.bonus_window = BONUS_AFTER_SEVEN
-        # (salt, iterations, PBKDF2-HMAC-SHA256 digest) of the supervisor PIN, or None
-        self.supervisor_pin: tuple | None = None
+    def __init__(self, base=None):
+        """The defaults, or a copy of `base` for a caller to change (without
+        the checking code, which a snapshot's reader would otherwise load
+        during the restore; docs/board.md, Memory)."""
+        if base is None:
+            self.offered = (1 << pt.WAGER_COUNT) - 1  # bitmask over wager indexes
+            self.paytables: list = [pt.find(w, pt.DEFAULT_IDS[w]) for w in range(pt.WAGER_COUNT)]
+            self.rebet_after_win = True
+            self.fire_window = FIRE_UNTIL_POINT
+            self.bonus_window = BONUS_AFTER_SEVEN
+            # (salt, iterations, PBKDF2-HMAC-SHA256 digest) of the supervisor PIN, or None
+            self.supervisor_pin: tuple | None = None
+        else:
+            self.offered = base.offered
+            self.paytables = list(base.paytables)
+            self.rebet_after_win = base.rebet_after_win
+            self.fire_window = base.fire_window
+            self.bonus_window = base.bonus_window
+            self.supervisor_pin = base.supervisor_pin
 
     def is_offered(self, wager):
         return bool(self.offered & (1 << wager))

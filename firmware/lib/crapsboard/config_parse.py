@@ -127,14 +127,7 @@ def parse(obj, base=None):
     for key in obj:
         if key not in KEYS:
             raise ConfigError(str(key), "unknown key (known: " + ", ".join(KEYS) + ")")
-    config = Config()
-    if base is not None:
-        config.offered = base.offered
-        config.paytables = list(base.paytables)
-        config.rebet_after_win = base.rebet_after_win
-        config.fire_window = base.fire_window
-        config.bonus_window = base.bonus_window
-        config.supervisor_pin = base.supervisor_pin
+    config = Config(base)
     if "offered" in obj:
         config.offered = _parse_offered(obj["offered"])
     if "paytables" in obj:

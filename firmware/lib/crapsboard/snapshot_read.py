@@ -21,7 +21,7 @@ def decode(data, base=None):
     if len(data) < FIXED_SIZE or data[0] != VERSION:
         raise SnapshotError("not a version " + str(VERSION) + " table snapshot")
     fields = struct.unpack_from(FORMAT, data, 0)
-    config = cfg.parse({}, base)
+    config = cfg.Config(base)
     config.offered = fields[18]
     config.rebet_after_win = fields[19] == 1
     config.fire_window = fields[20]
