@@ -50,7 +50,7 @@ def session(rolls, with_json):
         "programs_per_roll": round(programs / rolls, 2),
         "bytes_programmed_per_roll": round(written / rolls, 1),
         "append_us_unix": round(append_ms / rolls),
-        "records_kept": sum(s[1] - s[0] + 1 for s in journal.segments()) + len(journal._staged),
+        "records_kept": sum(s[1] - s[0] + 1 for s in journal.segments()) + journal.staged,
         "segments": len(journal.segments()),
     }
     return dev, figures

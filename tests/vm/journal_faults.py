@@ -94,7 +94,7 @@ def case_flipped_bytes():
 def case_stale_slot_truncation():
     # The last staged record's seq rewritten lower (CRC not fixed): a truncation attempt.
     dev, journal, table = started(12)
-    name = "/f/journal/" + jr.slot_name(len(journal._staged) - 1)
+    name = "/f/journal/" + jr.slot_name(journal.staged - 1)
     with open(name, "rb") as f:
         data = bytearray(f.read())
     data[2] = 1

@@ -55,7 +55,10 @@ class Journal:
         self.journal_id = 0
         self.seq = 0  # last record written
         self.hash = b""  # chain hash after it
-        self._staged = []  # encoded records in s0.. not yet in a segment
+        # Records in the staging files s0.., not yet in a segment: only their
+        # number is held; a flush reads them back (up to `batch` records of
+        # heap the board would otherwise hold; docs/board.md, Memory).
+        self.staged = 0
         self._segments = []  # [first seq, last seq, bytes] oldest first
         self._rotate = True  # the next flush starts a new segment
         self._dropped_upto = 0
@@ -105,7 +108,7 @@ class Journal:
         self.hash = jr.genesis(head)
         self.seq = 0
         self.fault = 0
-        self._staged = []
+        self.staged = 0
         self._segments = []
         self._rotate = True
         self._dropped_upto = 0
@@ -129,21 +132,15 @@ class Journal:
         state = snapshot.dumps(table, seq) if kind in STATE_KINDS else b""
         record, digest = jr.encode(self.hash, seq, self._time(now_ms), kind, arg, state, payload)
         try:
-            if len(self._staged) >= self.batch:
+            if self.staged >= self.batch:
                 self._flush()  # maintain was not called: make room first
-            if not self._staged:
+            if not self.staged:
                 self._batch_prev = self.hash  # a new segment's header starts the chain here
             if len(record) <= SLOT_MAX:
-                self._write(jr.slot_name(len(self._staged)), record)
-                self._staged.append(record)
+                self._write(jr.slot_name(self.staged), record)
+                self.staged += 1
             else:
-                # Too big for a staging file: straight into the segment with the batch.
-                self._staged.append(record)
-                try:
-                    self._flush()
-                except OSError:
-                    self._staged.pop()
-                    raise
+                self._flush(record)  # too big for a staging file: straight into the segment with the batch
         except OSError as e:
             self._os_error(e, seq)
         prev = self.hash
@@ -159,7 +156,7 @@ class Journal:
         if not self._ready:
             return
         try:
-            if len(self._staged) >= self.batch:
+            if self.staged >= self.batch:
                 self._flush()
             while len(self._segments) > self.max_segments:
                 first, last, _ = self._segments[0]
@@ -171,7 +168,7 @@ class Journal:
             if self._segments and self._segments[-1][2] >= self.segment_bytes and not self._rotate:
                 # The new segment will open with the table state, so it
                 # restores on its own once older segments are dropped.
-                if self._staged:
+                if self.staged:
                     self._flush()
                 self._rotate = True
                 self.append(jr.SNAPSHOT, 0, t, table)
@@ -194,8 +191,10 @@ class Journal:
             self._fail(FULL, "no room for record " + str(seq), seq)
         raise e
 
-    def _flush(self):
-        data = b"".join(self._staged)
+    def _flush(self, extra=b""):
+        # The staged records, then `extra`, in one write: the segment gains
+        # the whole batch or, if power fails, none of it.
+        data = b"".join([self._read(jr.slot_name(k)) for k in range(self.staged)]) + extra
         first = jr.peek_seq(data, 0)
         if self._rotate or not self._segments:
             self._write("g" + str(first), jr.encode_segment_header(first, self._batch_prev) + data)
@@ -205,9 +204,9 @@ class Journal:
             with open(self.dir + "/g" + str(self._segments[-1][0]), "ab") as f:
                 f.write(data)
         segment = self._segments[-1]
-        segment[1] = first + len(self._staged) - 1
+        segment[1] = first + self.staged - (0 if extra else 1)
         segment[2] += len(data)
-        self._staged = []
+        self.staged = 0
 
     # ---- files -----------------------------------------------------------
 
@@ -216,6 +215,10 @@ class Journal:
         # old or all new, and no handle stays open across a rename or remove.
         with open(self.dir + "/" + name, "wb") as f:
             f.write(data)
+
+    def _read(self, name):
+        with open(self.dir + "/" + name, "rb") as f:
+            return f.read()
 
     def _fail(self, fault, message, seq=None):
         self.fault = fault

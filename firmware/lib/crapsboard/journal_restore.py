@@ -8,7 +8,6 @@
 # record carrying the table state and the rolls and hand ends after it are
 # replayed. A fault raises JournalError naming the first bad seq and writes
 # nothing; the journal then refuses appends until a new one is started.
-import gc
 import os
 
 from crapsboard import journal_record as jr
@@ -44,7 +43,7 @@ def mount(journal, table, base=None):
     journal._segments = []
     journal._empty_segment = None
     _verify_segments(journal, replay)
-    _verify_slots(journal, replay)
+    staged_state = _verify_slots(journal, replay)
     if journal.seq == 0:
         return NONE  # cut before its first record: never acknowledged
     try:
@@ -66,16 +65,7 @@ def mount(journal, table, base=None):
     # A pending rotation goes ahead only if the staged batch opens with the
     # table state; otherwise the batch joins the full segment and maintain
     # rotates after it, so every segment still starts with the state.
-    staged_state = journal._staged and journal._staged[0][jr.HEADER_SIZE - 1] != 0
-    journal._rotate = not journal._segments or (
-        journal._segments[-1][2] >= journal.segment_bytes and bool(staged_state)
-    )
-    # The staged records outlive the restore, but were read between its
-    # garbage, one every few hundred bytes through the heap: after a few
-    # hundred events no 640 bytes were left in one piece for the app's
-    # modules. Copied after a collection, they sit together low in the heap.
-    gc.collect()
-    journal._staged = [bytes(memoryview(r)) for r in journal._staged]
+    journal._rotate = not journal._segments or (journal._segments[-1][2] >= journal.segment_bytes and staged_state)
     journal._ready = True
     return RESTORED
 
@@ -144,9 +134,10 @@ def _verify_segments(journal, replay):
 def _verify_slots(journal, replay):
     # Slot files hold one record each; those past the last segment, in
     # order from slot 0, are the records staged since the last flush.
+    # Whether the first of them opens with the table state.
     last = journal.seq
     journal._batch_prev = journal.hash
-    journal._staged = []
+    journal.staged = 0
     found = {}
     names = [name for name in os.listdir(journal.dir) if name[0] == "s"]
     try:
@@ -170,7 +161,9 @@ def _verify_slots(journal, replay):
         if item is None or item[0] != jr.slot_name(k):
             raise _failed(journal, CHAIN, "staged records out of order after " + str(journal.seq), journal.seq + 1)
         _accept(journal, item[1], 0, replay)
-        journal._staged.append(item[1])
+        journal.staged += 1
+    first = found.get(last + 1)
+    return first is not None and first[1][jr.HEADER_SIZE - 1] != 0
 
 
 def _accept(journal, buf, pos, replay):

@@ -124,7 +124,7 @@ class Handlers:
         if journal is None:
             return None
         segments = journal.segments()
-        staged = len(journal._staged)
+        staged = journal.staged
         first = segments[0][0] if segments else journal.seq - staged + 1
         error = app.journal_error
         return {

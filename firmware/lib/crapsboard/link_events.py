@@ -99,7 +99,7 @@ def page(handlers, since, limit):
     base = journal.dir
     last = journal.seq
     segments = journal.segments()
-    staged = len(journal._staged)
+    staged = journal.staged
     first = segments[0][0] if segments else last - staged + 1
     reply = {"journal": journal.journal_id, "seq": last, "first": first if last else 0}
     out = []
