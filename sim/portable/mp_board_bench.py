@@ -76,30 +76,14 @@ def roll(clock, d1, d2):
 BOARD_ID = b"\x24\x0a\xc4\x00\x00\x01"
 
 
-def forget(*names):
-    # As firmware/main.py: modules run once at power-up, dropped for the app.
-    import crapsboard
-
-    for name in names:
-        sys.modules.pop("crapsboard." + name, None)
-        if name in dir(crapsboard):
-            delattr(crapsboard, name)
-    gc.collect()
-
-
 def build(layout, board, root):
     """The App with its journal, built in firmware/main.py's order."""
-    gc.threshold(8192)
-    from crapsboard import journal as jn
-    from crapsboard import journal_boot
-    from crapsboard.engine import Table
+    from crapsboard import power_up
 
-    table = Table()
-    journal = jn.Journal(root, BOARD_ID)
+    config, journal, table, restored = power_up.restore_in(root, BOARD_ID, 1, board)
+    power_up.forget("power_up")
+    del power_up
     gc.collect()
-    found = journal_boot.open_table_journal(table, journal, 1, 0)
-    del journal_boot
-    forget("journal_boot", "journal_restore", "journal_read", "snapshot_read", "paytable_specs", "config_parse")
     for name in ("asyncio", "crapsboard.ticks", "crapsboard.keypad", "crapsboard.entry", "crapsboard.lamps"):
         __import__(name)
         gc.collect()
@@ -107,8 +91,8 @@ def build(layout, board, root):
 
     gc.threshold(-1)
     gc.collect()
-    app = App(board, layout, None, journal, table)
-    app.restored = found == jn.RESTORED
+    app = App(board, layout, config, journal, table)
+    app.restored = restored
     return app
 
 

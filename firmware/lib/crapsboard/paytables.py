@@ -102,6 +102,18 @@ def _get(wager, spec):
     return table
 
 
+def keep_only(*configs):
+    """Drop every built table the `configs` (None: skipped) do not use. A
+    restore builds each table a snapshot names, and the cache would hold
+    them all for ever (~0.5 KB each). A table kept stays the one object for
+    its id, which the engine compares by identity; one dropped is built
+    afresh if asked for again, when nothing holds the old one."""
+    used = [t for c in configs if c is not None for t in c.paytables]
+    for key in list(_built):
+        if _built[key] not in used:
+            del _built[key]
+
+
 def tables(wager):
     """Every paytable of wager index `wager`, in the seeds' order."""
     return [_get(wager, spec) for spec in _specs(wager)]
@@ -109,6 +121,9 @@ def tables(wager):
 
 def find(wager, ident):
     """The paytable `ident` of wager index `wager`, or None."""
+    table = _built.get((wager, ident))
+    if table is not None:  # the tables in force: found without loading the specs
+        return table
     for spec in _specs(wager):
         if spec[1] == ident:
             return _get(wager, spec)

@@ -6,8 +6,6 @@
 # unix port; docs/board.md, Memory).
 import gc
 
-from crapsboard import board as hw
-
 
 def load_layout():
     """The board's Layout from layout.json, or board.json on an older deploy."""
@@ -74,31 +72,55 @@ def forget(*names):
     gc.collect()
 
 
+def forget_tables(pt, config, table):
+    pt.keep_only(config, table.config)
+    forget("paytable_specs")
+
+
 def restore(board, new_journal=False):
     """The configuration, the journal, the table restored from it (or a new
     journal started) and whether it was restored."""
-    # Until the app is built, collect every 8 KB allocated: what the restore
+    from crapsboard import board as hw
+
+    return restore_in("", hw.board_id(), hw.reset_cause(), board, new_journal)
+
+
+def restore_in(root, board_id, reset_cause, board, new_journal=False):
+    """`restore` with the journal in `root` ("": the filesystem's root) of
+    the board `board_id` (bytes), after a reset of cause `reset_cause`: the
+    simulator's benchmark builds the app this way on its simulated board."""
+    # Until the app is built, collect every 4 KB allocated: what the restore
     # and the imports keep then lands in the holes their garbage left, not
     # past it, where it would split the free heap into pieces too small for
-    # the app (30,000 records restore 15% slower).
-    gc.threshold(8192)
+    # the app; and the restore's garbage (a few hundred bytes a record)
+    # never piles up beside the resident names and code (1 KB less heap than
+    # every 8 KB, for a restore ~20% slower; docs/board.md, Memory).
+    gc.threshold(4096)
     config = load_config("config.json")
+    gc.collect()  # the parser's garbage, before the imports fill the heap around it (-1 KB with config.json)
     # The table is restored before the app's modules are imported: the
     # verifying code (journal_boot, journal_restore) and its read buffer use
     # the heap the app will need, and are dropped before it is imported.
     from crapsboard import journal as jn
     from crapsboard import journal_boot
+    from crapsboard import paytables as pt
     from crapsboard.engine import Table
 
     table = Table(config)
-    journal = jn.Journal("", hw.board_id())
+    # The tables in force are built. The specs and any other table built
+    # (the defaults, while config.json was read) go before the restore: it
+    # finds the tables its snapshots name among those built, and loads the
+    # specs again only for a journal kept under another configuration.
+    forget_tables(pt, config, table)
+    journal = jn.Journal(root, board_id)
     gc.collect()  # the imports left holes: the restore's 2 KB read buffer needs a piece
-    found = journal_boot.open_table_journal(table, journal, hw.reset_cause(), board.ticks_ms(), new_journal)
+    found = journal_boot.open_table_journal(table, journal, reset_cause, board.ticks_ms(), new_journal)
     del journal_boot
     # Run once: their code is freed for the app, with the journal's and the
-    # snapshot's reading side, the paytables' data (the tables in force are
-    # built) and the configuration parser a snapshot used.
-    forget("journal_boot", "journal_restore", "journal_read", "snapshot_read", "paytable_specs", "config_parse")
+    # snapshot's reading side, the configuration parser, and the tables of
+    # the journal's past.
+    forget("journal_boot", "journal_restore", "journal_read", "snapshot_read", "config_parse")
+    forget_tables(pt, config, table)
     # main.py loads the app's modules and builds the App once this module's
     # code is gone: they fill the holes it leaves, and the App's buffers are
     # the boot's peak.
