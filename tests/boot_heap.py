@@ -5,8 +5,11 @@
 BOOTS is a comma-separated list of: first (a first boot, then three rolls
 played), short (restoring the journal that left), shortplay (restoring it,
 then three rolls played), 300 (restoring 300 events, as
-test_a_journal_of_hundreds_of_events... builds them) and full (restoring a
-full journal: 24 segments; building it takes minutes). Default:
+test_a_journal_of_hundreds_of_events... builds them), 300play (restoring
+them, then three rolls played) and full (restoring a
+full journal: 24 segments; building it takes minutes); each with "+config"
+(300+config) boots beside a config.json of every key, the journal kept under
+it (tests/test_board_main.py's FULL_CONFIG). Default:
 first,short,shortplay,300 88 128 3. A heap passes when every one of REPEATS
 boots in it runs 3 s (30 watchdog feeds) with no fault; the bisection assumes
 HIGH passes. The flash folders are made as tests/test_board_main.py makes
@@ -31,8 +34,22 @@ from sim import runtime  # noqa: E402
 BOARD_ID = b"\x24\x0a\xc4\x00\x00\x01"  # the stand-in machine.unique_id()
 
 
+def journal_seq(folder):
+    """The last seq of the journal in `folder`, as the board would restore it (0: none)."""
+    from crapsboard import journal as jn
+    from crapsboard.engine import Table
+
+    journal = jn.Journal(str(folder), BOARD_ID)
+    return journal.seq if journal.mount(Table()) == jn.RESTORED else 0
+
+
 def boots(folder, heap, keys):
-    """True when main.py in `folder` boots and runs 3 s in `heap` (e.g. "96K")."""
+    """True when main.py in `folder` boots and runs 3 s in `heap` (e.g. "96K")
+    and its journal gains what it should: the journal's start or the restart,
+    and a record for each roll `keys` enter (a journal that ran out of memory
+    stops, and the board takes no more rolls, with no start-up fault)."""
+    rolls = len(keys) // 2
+    expected = journal_seq(folder) + 1 + rolls
     (folder / "fake_setup.py").write_text("HELD = ()\nRESET_CAUSE = 1\nKEYS = %r\nFEEDS = 30\n" % (tuple(keys),))
     try:
         done = runtime.run(
@@ -47,15 +64,17 @@ def boots(folder, heap, keys):
     except subprocess.TimeoutExpired:  # a task died after start-up: no more feeds
         return False
     report = dict(line.partition(" ")[::2] for line in done.stdout.splitlines())
-    return done.returncode == 0 and report.get("wdt") == "1 30" and "crapsboard:" not in report
+    ran = done.returncode == 0 and report.get("wdt") == "1 30" and "crapsboard:" not in report
+    return ran and journal_seq(folder) == expected
 
 
-def journal_of(folder, rolls):
+def journal_of(folder, rolls, config=None):
+    from crapsboard import config as cfg
     from crapsboard import journal as jn
     from crapsboard import journal_record as jr
     from crapsboard.engine import Table
 
-    table = Table(None)
+    table = Table(None if config is None else cfg.loads(config))
     journal = jn.Journal(str(folder), BOARD_ID)
     journal.start_new(table, 0, 1)
     for i in range(rolls):
@@ -71,21 +90,25 @@ def template(base, name):
     if folder.exists():
         return folder
     folder.mkdir()
-    tbm.flash(folder)
-    if name in ("short", "shortplay"):
+    boot, _, suffix = name.partition("+")
+    config = tbm.FULL_CONFIG if suffix == "config" else None
+    if suffix not in ("", "config"):
+        raise SystemExit("unknown boot " + name)
+    tbm.flash(folder, config=config)
+    if boot in ("short", "shortplay"):
         if not boots(folder, "256K", tbm.keys_for(tbm.PLAYED)):
             raise SystemExit("the first boot failed in 256K")
-    elif name == "300":
-        journal_of(folder, 300)
-    elif name == "full":
-        journal_of(folder, 24 * 1290)
-    elif name != "first":
+    elif boot in ("300", "300play"):
+        journal_of(folder, 300, config)
+    elif boot == "full":
+        journal_of(folder, 24 * 1290, config)
+    elif boot != "first":
         raise SystemExit("unknown boot " + name)
     return folder
 
 
 def smallest(base, name, low, high, repeats):
-    keys = tbm.keys_for(tbm.PLAYED) if name in ("first", "shortplay") else ()
+    keys = tbm.keys_for(tbm.PLAYED) if name.partition("+")[0] in ("first", "shortplay", "300play") else ()
     source = template(base, name)
     while high - low > 1:
         mid = (low + high) // 2

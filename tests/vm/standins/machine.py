@@ -2,8 +2,11 @@
 # (written by the test), a watchdog that ends the run after its third feed
 # (fake_setup.FEEDS, if set), and reset() that ends the run too, counted.
 # fake_setup.KEYS, if set, presses keypad keys once the watchdog starts (the
-# app is running): (row pin, column pin, from ms, to ms) each; a column reads
-# low while one of its keys is down and that key's row is driven low.
+# app is running): (row pin, column pin, from ms, to ms) each, in order; a
+# column reads low while one of its keys is down and that key's row is driven
+# low. A press begins at the first read at or after its `from` (and after the
+# previous press ended) and lasts `to - from` from then, so a VM the machine
+# left waiting (a loaded CI host) still sees every press whole.
 import sys
 import time
 
@@ -12,6 +15,7 @@ import fake_setup
 KEYS = getattr(fake_setup, "KEYS", ())
 FEEDS = getattr(fake_setup, "FEEDS", 3)
 _started_ms = [None]
+_press = [0, None, 0]  # the key pressed or next, when its press began, when the last one ended
 
 
 def _key_down(row, col):
@@ -19,9 +23,18 @@ def _key_down(row, col):
     if t0 is None:
         return False
     t = time.ticks_diff(time.ticks_ms(), t0)
-    for key in KEYS:
-        if key[0] == row and key[1] == col and key[2] <= t < key[3]:
-            return True
+    while _press[0] < len(KEYS):
+        key = KEYS[_press[0]]
+        began = _press[1]
+        if began is None:
+            if t < key[2] or t < _press[2] + key[2] - (KEYS[_press[0] - 1][3] if _press[0] else 0):
+                return False
+            began = _press[1] = t
+        if t < began + key[3] - key[2]:
+            return key[0] == row and key[1] == col
+        _press[0] += 1
+        _press[1] = None
+        _press[2] = began + key[3] - key[2]
     return False
 
 
