@@ -13,7 +13,9 @@ import shutil
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path[:0] = [HERE, ROOT] + [os.path.join(ROOT, p) for p in ("firmware/lib", "sim/shims", "hardware")]
 
 from test_board_main import STANDINS, flash  # noqa: E402
 
