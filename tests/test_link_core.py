@@ -207,6 +207,25 @@ def test_pushed_events_are_lines_of_their_own():
         lj.Raw('{"x": "\x03"}')
 
 
+def test_a_reply_of_many_pieces_is_the_line_json_dumps_writes():
+    # Hundreds of pieces (the status reply's shape): joined in chunks, the
+    # frame must still be byte for byte one JSON line, its members after the head.
+    result = {
+        "lamps": {"lamp.%02d" % i: {"on": True, "color": "#%06x" % (i * 4099), "blink": i % 3 == 0} for i in range(60)},
+        "marks": {"w%d" % w: list(range(2, 2 + w)) for w in range(6)},
+        "note": '\x03 \u00e9 "q"',
+        "raw": lj.Raw('{"x": [1, 2]}'),
+    }
+    frame = lj.line('{"id": 9, "ok": true', result)
+    expected = dict(result, raw={"x": [1, 2]})
+    assert frame == ('{"id": 9, "ok": true, ' + json.dumps(expected, sort_keys=True)[1:] + "\n").encode()
+    assert frame.count(b"\n") == 1 and frame.endswith(b"}}\n")
+    assert lj.line('{"id": 1, "ok": true', {}) == b'{"id": 1, "ok": true}\n'
+    assert lj.encode(result) == "{" + frame.decode()[len('{"id": 9, "ok": true, ') : -1]
+    with pytest.raises(TypeError):
+        lj.line('{"id": 1, "ok": true', {"x": 1.5})
+
+
 def test_unknown_command_names_are_cut_short_in_the_error():
     out, _, _ = feed([b'{"id": 1, "cmd": "' + b"z" * 200 + b'"}\n'])
     assert out == b'{"id": 1, "ok": false, "error": "unknown command: ' + b"z" * 32 + b'"}\n'

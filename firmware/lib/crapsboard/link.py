@@ -127,8 +127,7 @@ class Link:
 
     def event(self, name, fields=None):
         """A pushed event's line: {"event": name, ...fields}."""
-        body = lj.encode(fields or {})
-        return ('{"event": ' + lj.encode(name) + (", " + body[1:] if len(body) > 2 else "}") + "\n").encode()
+        return lj.line('{"event": ' + lj.encode(name), fields or {})
 
     # ---- one line ----------------------------------------------------------------
 
@@ -199,11 +198,9 @@ class Link:
             if key in result:
                 return self._error(rid, "internal error: handler reply uses " + key)
         try:
-            body = lj.encode(result)
+            return lj.line('{"id": %d, "ok": true' % rid, result)
         except TypeError:
             return self._error(rid, "internal error: handler reply is not JSON")
-        head = '{"id": %d, "ok": true' % rid
-        return (head + (", " + body[1:] if len(body) > 2 else "}") + "\n").encode()
 
     def _error(self, rid, message):
         self.refused += 1

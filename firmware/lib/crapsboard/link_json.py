@@ -212,20 +212,53 @@ def _string(buf, i, end):
 _PIECES = const(32)  # pieces joined as they come: no long list to grow in one block
 
 
+class _Chunks:
+    # A reply's pieces, joined every _PIECES into a chunk of the text. A reply
+    # of hundreds of pieces as one list, or as one string grown at each join,
+    # would need blocks the size of the whole reply again and again (a
+    # fragmented heap may not have them); chunks are a few hundred bytes.
+    def __init__(self):
+        self.chunks = []
+        self.pieces = []
+
+    def append(self, text):
+        pieces = self.pieces
+        pieces.append(text)
+        if len(pieces) >= _PIECES:
+            self.chunks.append("".join(pieces))
+            pieces.clear()
+
+    def done(self):
+        if self.pieces:
+            self.chunks.append("".join(self.pieces))
+            self.pieces.clear()
+        return self.chunks
+
+
 def encode(obj, compact=False):
     """One line of ASCII JSON (see the header); TypeError for what JSON cannot say."""
-    parts = []
-    _encode(obj, parts, "," if compact else ", ", ":" if compact else ": ")
-    return "".join(parts)
+    return "".join(_encode_chunks(obj, compact))
 
 
-def _fold(parts):
-    # A reply of hundreds of pieces would grow one list to kilobytes (a block
-    # a fragmented heap may not have); joined every _PIECES it stays small.
-    if len(parts) > _PIECES:
-        text = "".join(parts)
-        parts.clear()
-        parts.append(text)
+def _encode_chunks(obj, compact=False):
+    out = _Chunks()
+    _encode(obj, out, "," if compact else ", ", ":" if compact else ": ")
+    return out.done()
+
+
+def line(head, obj):
+    """The frame `head` + the members of the dict `obj` + "}" and a newline,
+    as bytes (`head` opens an object and ends with a member: '{"id": 1,
+    "ok": true'). The text is never one string: the only block the size of
+    the frame is the bytes written. TypeError for what JSON cannot say."""
+    chunks = _encode_chunks(obj)
+    if len(chunks) == 1 and len(chunks[0]) <= 2:  # {}
+        return (head + "}\n").encode()
+    data = [head.encode(), b", ", chunks[0][1:].encode()]
+    for k in range(1, len(chunks)):
+        data.append(chunks[k].encode())
+    data.append(b"\n")
+    return b"".join(data)
 
 
 def _encode(obj, parts, comma, colon):
@@ -245,7 +278,6 @@ def _encode(obj, parts, comma, colon):
             if k:
                 parts.append(comma)
             _encode(item, parts, comma, colon)
-            _fold(parts)
         parts.append("]")
     elif isinstance(obj, dict):
         parts.append("{")
@@ -257,7 +289,6 @@ def _encode(obj, parts, comma, colon):
             _encode_str(key, parts)
             parts.append(colon)
             _encode(obj[key], parts, comma, colon)
-            _fold(parts)
         parts.append("}")
     elif isinstance(obj, Raw):
         parts.append(obj.text)
