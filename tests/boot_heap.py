@@ -29,19 +29,6 @@ sys.path[:0] = [HERE, ROOT] + [os.path.join(ROOT, p) for p in ("firmware/lib", "
 
 import test_board_main as tbm  # noqa: E402
 
-from sim import runtime  # noqa: E402
-
-BOARD_ID = b"\x24\x0a\xc4\x00\x00\x01"  # the stand-in machine.unique_id()
-
-
-def journal_seq(folder):
-    """The last seq of the journal in `folder`, as the board would restore it (0: none)."""
-    from crapsboard import journal as jn
-    from crapsboard.engine import Table
-
-    journal = jn.Journal(str(folder), BOARD_ID)
-    return journal.seq if journal.mount(Table()) == jn.RESTORED else 0
-
 
 def boots(folder, heap, keys):
     """True when main.py in `folder` boots and runs 3 s in `heap` (e.g. "96K")
@@ -49,39 +36,14 @@ def boots(folder, heap, keys):
     and a record for each roll `keys` enter (a journal that ran out of memory
     stops, and the board takes no more rolls, with no start-up fault)."""
     rolls = len(keys) // 2
-    expected = journal_seq(folder) + 1 + rolls
-    (folder / "fake_setup.py").write_text("HELD = ()\nRESET_CAUSE = 1\nKEYS = %r\nFEEDS = 30\n" % (tuple(keys),))
+    expected = tbm.journal_seq(folder) + 1 + rolls
     try:
-        done = runtime.run(
-            "tests/vm/boot_main.py",
-            heapsize=heap,
-            extra_paths=[".", "lib"],
-            cwd=folder,
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
+        done = tbm.run_boot(folder, heap, keys=keys, feeds=30, timeout=30)
     except subprocess.TimeoutExpired:  # a task died after start-up: no more feeds
         return False
-    report = dict(line.partition(" ")[::2] for line in done.stdout.splitlines())
+    report = tbm.report_of(done.stdout)
     ran = done.returncode == 0 and report.get("wdt") == "1 30" and "crapsboard:" not in report
-    return ran and journal_seq(folder) == expected
-
-
-def journal_of(folder, rolls, config=None):
-    from crapsboard import config as cfg
-    from crapsboard import journal as jn
-    from crapsboard import journal_record as jr
-    from crapsboard.engine import Table
-
-    table = Table(None if config is None else cfg.loads(config))
-    journal = jn.Journal(str(folder), BOARD_ID)
-    journal.start_new(table, 0, 1)
-    for i in range(rolls):
-        die1, die2 = 1 + i % 6, 1 + (i * 5 + 2) % 6
-        table.roll(die1, die2)
-        journal.append(jr.ROLL, die1 * 8 + die2, i * 1000, table)
-        journal.maintain(table, i * 1000)
+    return ran and tbm.journal_seq(folder) == expected
 
 
 def template(base, name):
@@ -99,9 +61,9 @@ def template(base, name):
         if not boots(folder, "256K", tbm.keys_for(tbm.PLAYED)):
             raise SystemExit("the first boot failed in 256K")
     elif boot in ("300", "300play"):
-        journal_of(folder, 300, config)
+        tbm.journal_of(folder, 300, config)
     elif boot == "full":
-        journal_of(folder, 24 * 1290, config)
+        tbm.journal_of(folder, 24 * 1290, config)
     elif boot != "first":
         raise SystemExit("unknown boot " + name)
     return folder

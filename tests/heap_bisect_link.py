@@ -9,6 +9,7 @@ start-up message, and with requests on standard input every one must be answered
 """
 
 import os
+import pathlib
 import shutil
 import sys
 import tempfile
@@ -17,9 +18,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path[:0] = [HERE, ROOT] + [os.path.join(ROOT, p) for p in ("firmware/lib", "sim/shims", "hardware")]
 
-from test_board_main import STANDINS, flash  # noqa: E402
-
-from sim import runtime  # noqa: E402
+from test_board_main import flash, run_boot  # noqa: E402
+from test_board_main_link import link_paths  # noqa: E402
 
 CASES = (
     ("no host talking", ""),
@@ -29,22 +29,10 @@ CASES = (
 
 
 def boots(kb, stdin):
-    import pathlib
-
     folder = pathlib.Path(tempfile.mkdtemp())
     try:
         flash(folder)
-        (folder / "fake_setup.py").write_text("HELD = ()\nRESET_CAUSE = 1\nKEYS = ()\nFEEDS = 30\n")
-        out = runtime.run(
-            "tests/vm/boot_main.py",
-            heapsize="%dK" % kb,
-            extra_paths=[str(folder), str(folder / "lib"), STANDINS],
-            cwd=folder,
-            input=stdin,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        out = run_boot(folder, "%dK" % kb, feeds=30, stdin=stdin, timeout=120, extra_paths=link_paths(folder))
     finally:
         shutil.rmtree(folder)
     good = out.returncode == 0 and "wdt 1 30" in out.stdout and "crapsboard:" not in out.stdout

@@ -75,30 +75,69 @@ FULL_CONFIG = json.dumps(
 )
 
 
-def boot(tmp_path, held=(), heapsize=runtime.HEAPSIZE, keys=(), feeds=3):
-    """Power up main.py in the flash folder; the runner's report as a dict.
-    `keys` are pressed on the keypad once the app runs (tests/vm/standins/machine.py);
-    the run ends at the watchdog's `feeds`-th feed (one per 100 ms)."""
-    (tmp_path / "fake_setup.py").write_text(
+BOARD_ID = b"\x24\x0a\xc4\x00\x00\x01"  # the stand-in machine.unique_id()
+
+
+def run_boot(folder, heapsize, held=(), keys=(), feeds=3, stdin=None, timeout=60, extra_paths=(".", "lib")):
+    """Power up main.py in the flash folder `folder`; the finished process.
+    `held`: pins held low at power-up; `keys` are pressed on the keypad once
+    the app runs (tests/vm/standins/machine.py); the run ends at the
+    watchdog's `feeds`-th feed (one per 100 ms); `stdin`: the serial port's
+    input. The default path names the flash root and /lib as the board names
+    them (short and relative): every module's file name is a string the heap holds."""
+    (folder / "fake_setup.py").write_text(
         "HELD = %r\nRESET_CAUSE = 1\nKEYS = %r\nFEEDS = %d\n" % (tuple(held), tuple(keys), feeds)
     )
-    out = runtime.run(
+    return runtime.run(
         "tests/vm/boot_main.py",
         heapsize=heapsize,
-        # The flash root and /lib, named as the board names them (short and
-        # relative): every module's file name is a string the heap holds.
-        extra_paths=[".", "lib"],
-        cwd=tmp_path,
+        extra_paths=list(extra_paths),
+        cwd=folder,
+        input=stdin,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=timeout,
     )
+
+
+def report_of(stdout):
+    """The runner's report ("key value" lines) as a dict."""
+    return dict(line.partition(" ")[::2] for line in stdout.splitlines())
+
+
+def boot(tmp_path, held=(), heapsize=runtime.HEAPSIZE, keys=(), feeds=3):
+    """Power up main.py in the flash folder (run_boot); the runner's report as a dict."""
+    out = run_boot(tmp_path, heapsize, held, keys, feeds)
     assert out.returncode == 0, out.stdout + out.stderr
-    report = {}
-    for line in out.stdout.splitlines():
-        key, _, value = line.partition(" ")
-        report[key] = value
-    return report
+    return report_of(out.stdout)
+
+
+def journal_of(folder, rolls, config=None):
+    """A journal in `folder` of `rolls` rolls, as the board journals them, under
+    `config` (config.json's text; None: the defaults). Returns the Journal."""
+    from crapsboard import config as cfg
+    from crapsboard import journal as jn
+    from crapsboard import journal_record as jr
+    from crapsboard.engine import Table
+
+    table = Table(None if config is None else cfg.loads(config))
+    journal = jn.Journal(str(folder), BOARD_ID)
+    journal.start_new(table, 0, 1)
+    for i in range(rolls):
+        die1, die2 = 1 + i % 6, 1 + (i * 5 + 2) % 6
+        table.roll(die1, die2)
+        journal.append(jr.ROLL, die1 * 8 + die2, i * 1000, table)
+        journal.maintain(table, i * 1000)
+    return journal
+
+
+def journal_seq(folder):
+    """The last seq of the journal in `folder`, as the board would restore it (0: none)."""
+    from crapsboard import journal as jn
+    from crapsboard.engine import Table
+
+    journal = jn.Journal(str(folder), BOARD_ID)
+    return journal.seq if journal.mount(Table()) == jn.RESTORED else 0
 
 
 def assert_fault(report, red=GRB_RED):
@@ -342,24 +381,10 @@ def test_a_journal_of_hundreds_of_events_restores_and_plays_in_the_budget(tmp_pa
     # segment and 12 staged records, read between the restore's garbage (kept
     # scattered, they once left no 640 bytes in one piece for the app's
     # modules: 132K were needed). Then three rolls are played on it.
-    from crapsboard import config as cfg
-    from crapsboard import journal as jn
-    from crapsboard import journal_record as jr
-    from crapsboard.engine import Table
-
     flash(tmp_path, config=config)
-    table = Table(None if config is None else cfg.loads(config))
-    journal = jn.Journal(str(tmp_path), b"\x24\x0a\xc4\x00\x00\x01")  # the stand-in machine.unique_id()
-    journal.start_new(table, 0, 1)
-    for i in range(300):
-        die1, die2 = 1 + i % 6, 1 + (i * 5 + 2) % 6
-        table.roll(die1, die2)
-        journal.append(jr.ROLL, die1 * 8 + die2, i * 1000, table)
-        journal.maintain(table, i * 1000)
+    journal = journal_of(tmp_path, 300, config)
     assert [s[:2] for s in journal.segments()] == [[1, 288]] and journal.seq == 301
     report = boot(tmp_path, heapsize=heapsize, keys=keys_for(PLAYED), feeds=30)
     assert report["wdt"] == "1 30", report  # restored, played, ran 3 s: no MemoryError, no fault
     assert "crapsboard:" not in report
-    again = jn.Journal(str(tmp_path), b"\x24\x0a\xc4\x00\x00\x01")
-    assert again.mount(Table()) == jn.RESTORED
-    assert again.seq == 301 + 1 + 3, report  # the restart, then the three rolls, journalled
+    assert journal_seq(tmp_path) == 301 + 1 + 3, report  # the restart, then the three rolls, journalled

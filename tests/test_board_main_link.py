@@ -5,9 +5,7 @@ the maintenance marker boots to maintenance mode (no app, no watchdog)."""
 
 import json
 
-from test_board_main import PLAY_HEAP, STANDINS, flash, keys_for
-
-from sim import runtime
+from test_board_main import PLAY_HEAP, STANDINS, flash, keys_for, report_of, run_boot
 
 GRB_VIOLET = "0 40 64"  # board.MAINTENANCE_RGB in the strip's GRB order
 # The link loads when a host first speaks; serving needs this much more heap
@@ -16,30 +14,18 @@ GRB_VIOLET = "0 40 64"  # board.MAINTENANCE_RGB in the strip's GRB order
 LINK_HEAP = "168K"
 
 
+def link_paths(folder):
+    """The VM's module path the link's heap figures were taken with (docs/link.md, Memory)."""
+    return [str(folder), str(folder / "lib"), STANDINS]
+
+
 def boot(tmp_path, stdin, heapsize=LINK_HEAP, keys=(), feeds=30, held=()):
     """Power up main.py with `stdin` as the serial port's input; (report, link lines)."""
-    (tmp_path / "fake_setup.py").write_text(
-        "HELD = %r\nRESET_CAUSE = 1\nKEYS = %r\nFEEDS = %d\n" % (tuple(held), tuple(keys), feeds)
-    )
-    out = runtime.run(
-        "tests/vm/boot_main.py",
-        heapsize=heapsize,
-        extra_paths=[str(tmp_path), str(tmp_path / "lib"), STANDINS],
-        cwd=tmp_path,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    out = run_boot(tmp_path, heapsize, held, keys, feeds, stdin, extra_paths=link_paths(tmp_path))
     assert out.returncode == 0, out.stdout + out.stderr
-    report, link = {}, []
-    for line in out.stdout.splitlines():
-        if line.startswith("{"):
-            link.append(json.loads(line))
-        else:
-            key, _, value = line.partition(" ")
-            report[key] = value
-    return report, link
+    lines = out.stdout.splitlines()
+    link = [json.loads(line) for line in lines if line.startswith("{")]
+    return report_of("\n".join(line for line in lines if not line.startswith("{"))), link
 
 
 def test_the_link_answers_beside_the_running_app(tmp_path):
