@@ -72,7 +72,10 @@ def forget(*names):
     gc.collect()
 
 
-def forget_tables(pt, config, table):
+def forget_tables(config, table):
+    # Every built table but those in force, and the specs of all of them.
+    from crapsboard import paytables as pt
+
     pt.keep_only(config, table.config)
     forget("paytable_specs")
 
@@ -103,7 +106,6 @@ def restore_in(root, board_id, reset_cause, board, new_journal=False):
     # the heap the app will need, and are dropped before it is imported.
     from crapsboard import journal as jn
     from crapsboard import journal_boot
-    from crapsboard import paytables as pt
     from crapsboard.engine import Table
 
     table = Table(config)
@@ -111,7 +113,7 @@ def restore_in(root, board_id, reset_cause, board, new_journal=False):
     # (the defaults, while config.json was read) go before the restore: it
     # finds the tables its snapshots name among those built, and loads the
     # specs again only for a journal kept under another configuration.
-    forget_tables(pt, config, table)
+    forget_tables(config, table)
     journal = jn.Journal(root, board_id)
     gc.collect()  # the imports left holes: the restore's 2 KB read buffer needs a piece
     found = journal_boot.open_table_journal(table, journal, reset_cause, board.ticks_ms(), new_journal)
@@ -120,7 +122,7 @@ def restore_in(root, board_id, reset_cause, board, new_journal=False):
     # snapshot's reading side, the configuration parser, and the tables of
     # the journal's past.
     forget("journal_boot", "journal_restore", "journal_read", "snapshot_read", "config_parse")
-    forget_tables(pt, config, table)
+    forget_tables(config, table)
     # main.py loads the app's modules and builds the App once this module's
     # code is gone: they fill the holes it leaves, and the App's buffers are
     # the boot's peak.
