@@ -41,7 +41,7 @@ check: venv
 	$(PY) -m pytest -q tests/test_static_*.py
 
 # Mutation testing of the firmware (tests/mutation/runner.py); not part of `make test`.
-# `make mutate SAMPLE=200` tests a random sample; MODULES=keypad.py,lamps.py narrows it.
+# `make mutate SAMPLE=200` tests a random sample; MODULES=table/keypad.py,table/lamps.py narrows it.
 mutate: venv
 	$(PY) tests/mutation/runner.py --jobs $(JOBS) $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(SEED),--seed $(SEED)) $(if $(MODULES),--modules $(MODULES))
 

@@ -9,18 +9,18 @@
 # The status lamp goes white as soon as the board exists, before the heavy
 # imports. Any failure before the app runs shows the fault pattern (status and
 # alert lamps red) and resets after a few seconds; after three in a row the
-# board holds the fault (crapsboard/startup.py). Safe mode: hold LAMP TEST
+# board holds the fault (crapsboard/boot/startup.py). Safe mode: hold LAMP TEST
 # with the supervisor keyswitch on while powering up: the status lamp goes
 # violet and the REPL stays free (no app, no watchdog, which once started
 # cannot be stopped).
 #
-# The journal (crapsboard/journal_boot.py): the table is restored from it and
+# The journal (crapsboard/journal/journal_boot.py): the table is restored from it and
 # the status lamp shows "restored — verify" until a supervisor acknowledges; a
 # journal that will not mount or verify is a start-up failure like any other.
 # A supervisor starts a new journal by holding END HAND with the keyswitch on
 # while powering up (the old one is kept as journal.old).
 #
-# The serial link (crapsboard/link_app.py, docs/link.md) runs beside the app
+# The serial link (crapsboard/link/link_app.py, docs/link.md) runs beside the app
 # on standard input and output, with the key in link_key and the counter in
 # link_ctr. Maintenance mode: a file `maintenance` in the root, checked before
 # anything of crapsboard beyond board and startup is imported, boots with no
@@ -28,14 +28,18 @@
 # `once` (the link's maintenance command) it is removed at that boot, so the
 # next reset plays again; holding `deploy` (written by host_tools deploy
 # before it copies anything) it stays until the deploy has finished.
+#
+# Every module the table needs is imported here once and kept (the board's
+# PSRAM heap has room: docs/board.md, Memory); only the link is loaded while a
+# host talks and dropped again (crapsboard/base/modules.py).
 import micropython
 
 micropython.alloc_emergency_exception_buf(100)
 
 import gc  # noqa: E402
 
-from crapsboard import board as hw  # noqa: E402
-from crapsboard import startup  # noqa: E402
+from crapsboard.boot import startup  # noqa: E402
+from crapsboard.table import board as hw  # noqa: E402
 
 
 def main():
@@ -49,41 +53,23 @@ def main():
             pass
         print("crapsboard: maintenance mode (" + mode[:16] + "); app not started, REPL free")
         return
-    startup.forget_begin()
     try:
-        from crapsboard import power_up
+        from crapsboard.boot import power_up
 
         layout = power_up.load_layout()
-        gc.collect()  # the layout's parser and the parsed JSON: free both before the big imports
         board = hw.Board(layout)
         board.booting()
         if power_up.safe_mode(board):
             return
         new_journal = power_up.new_journal_held(board)
         config, journal, table, restored = power_up.restore(board, new_journal)
-        power_up.forget("power_up")  # its code is never needed again
-        del power_up
-        gc.collect()  # the module's code too: the app's modules take its place
-        # The app's modules one at a time, each import's garbage collected before
-        # the next loads: what they keep then fills the holes instead of landing
-        # between garbage that leaves holes too small for the app's buffers.
-        for name in (
-            "asyncio",
-            "crapsboard.ticks",
-            "crapsboard.keypad",
-            "crapsboard.entry",
-            "crapsboard.lamps",
-            "crapsboard.app",
-        ):
-            __import__(name)
-            gc.collect()
-        gc.threshold(-1)
-        from crapsboard.app import App
+        from crapsboard.table.app import App
 
         app = App(board, layout, config, journal, table)
         app.restored = restored  # shown as "restored — verify" until acknowledged
         if new_journal:
             app.ignore_held_keys()  # the END HAND of the gesture ends no hand
+        gc.collect()  # the restore's garbage, before play starts
     except Exception as e:  # MemoryError, OSError, ValueError, ...: all alike
         if board is not None:
             board.fault()
@@ -96,8 +82,8 @@ def main():
         return
     startup.started(diag)
     link = link_args = None
-    try:  # the link loads when a host speaks (crapsboard/link_wait.py); it never stops the table
-        from crapsboard import link_wait as link
+    try:  # the link loads when a host speaks (crapsboard/link/link_wait.py); it never stops the table
+        from crapsboard.link import link_wait as link
 
         link_args = (app, diag, hw.board_id(), hw.machine.reset)
     except Exception as e:

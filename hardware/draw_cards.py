@@ -135,7 +135,7 @@ def status_legend():
     for path in (os.path.join(root, "sim", "shims"), os.path.join(root, "firmware", "lib")):
         if path not in sys.path:
             sys.path.insert(0, path)
-    from crapsboard import lamps
+    from crapsboard.table import lamps
 
     names = {getattr(lamps, n): n[2:].lower() for n in dir(lamps) if n.startswith("C_")}
     blinks = {lamps.BLINK_NONE: "", lamps.BLINK_SLOW: " blink", lamps.BLINK_FAST: " fast blink"}

@@ -115,8 +115,8 @@ def effective_config(file_config):
     """The configuration a board makes of `file_config` (a checked config.json
     object), spelt as config_get spells it: a key the file leaves out takes
     its default, so a diff shows what would change, not what the file omits."""
-    from crapsboard import config as cfg
-    from crapsboard import link_config
+    from crapsboard.link import link_config
+    from crapsboard.rules import config as cfg
 
     return link_config.as_json(cfg.parse(file_config))
 
@@ -258,7 +258,7 @@ def _config_arguments(parser):
 def read_config_file(path):
     """The configuration in `path`, checked by the firmware's own checker first,
     so a file the board would refuse is refused here (exit 2), nothing sent."""
-    from crapsboard import config as cfg
+    from crapsboard.rules import config as cfg
 
     try:
         with open(path, encoding="utf-8") as f:

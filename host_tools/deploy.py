@@ -145,7 +145,7 @@ def parse_manifest(data):
 # ---- the board ------------------------------------------------------------------------------
 
 # A main.py that calls this honours the maintenance marker (firmware/main.py,
-# crapsboard/startup.py); one that does not predates it and is set aside.
+# crapsboard/boot/startup.py); one that does not predates it and is set aside.
 MARKER_AWARE = b"maintenance_marker("
 _INFO = (
     "import os,sys,binascii\n"

@@ -9,7 +9,8 @@ import csv
 import json
 import sys
 
-from crapsboard import journal_record as jr
+from crapsboard.journal import journal_read as jread
+from crapsboard.journal import journal_record as jr
 from host_tools import HostToolError, littlefs_meta
 
 BLOCK_SIZE = 4096
@@ -127,7 +128,7 @@ def verify_files(files):
     if "head" not in files:
         raise HostToolError("journal has no head file")
     try:
-        board_id, journal_id, _ = jr.decode_head(files["head"])
+        board_id, journal_id, _ = jread.decode_head(files["head"])
     except ValueError as e:
         raise HostToolError("journal head: " + str(e))
     segments = sorted((int(name[1:]), name) for name in files if name.startswith("g") and name[1:].isdigit())
@@ -139,7 +140,7 @@ def verify_files(files):
         if not data and i == len(segments) - 1:
             break
         try:
-            seg_first, prev = jr.decode_segment_header(data)
+            seg_first, prev = jread.decode_segment_header(data)
         except ValueError:
             raise HostToolError("record " + str(first) + ": segment " + name + " has no header")
         if seg_first != first or (i and first != seq + 1):
@@ -156,7 +157,7 @@ def verify_files(files):
     staged = {}
     for name, data in files.items():
         if name.rsplit("/", 1)[-1].startswith("s") and data:
-            if not jr.crc_ok(data, 0):
+            if not jread.crc_ok(data, 0):
                 raise HostToolError("record " + str(jr.peek_seq(data, 0)) + ": staging file " + name + " fails its CRC")
             if jr.peek_seq(data, 0) > seq:
                 staged[jr.peek_seq(data, 0)] = (name, data)
@@ -180,8 +181,8 @@ def verify_files(files):
 
 def _decode(data, pos, chain, seq):
     try:
-        return jr.decode(data, pos, chain, seq)
-    except jr.RecordError as e:
+        return jread.decode(data, pos, chain, seq)
+    except jread.RecordError as e:
         raise HostToolError(str(e))
 
 
@@ -202,7 +203,7 @@ def unwrapped_times(records):
 
 def record_dict(r, t=None):
     """One record as plain data for JSON or CSV; `t` its unwrapped time (unwrapped_times)."""
-    item = {"seq": r.seq, "t": r.t if t is None else t, "kind": jr.KIND_NAMES.get(r.kind, str(r.kind)), "arg": r.arg}
+    item = {"seq": r.seq, "t": r.t if t is None else t, "kind": jread.KIND_NAMES.get(r.kind, str(r.kind)), "arg": r.arg}
     if r.kind == jr.ROLL:
         item["dice"] = [r.arg >> 3, r.arg & 7]
     if r.state:

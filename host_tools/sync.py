@@ -16,7 +16,8 @@ import json
 import os
 import sys
 
-from crapsboard import journal_record as jr
+from crapsboard.journal import journal_read as jread
+from crapsboard.journal import journal_record as jr
 from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError, journal_log
 
 PAGE = 8  # records asked for per request: the board (link_events.PAGE_MAX) refuses more
@@ -78,8 +79,8 @@ class _Clock:
 
 
 def _with_t(r, t):
-    copy = jr.Record()
-    for name in jr.Record.__slots__:
+    copy = jread.Record()
+    for name in jread.Record.__slots__:
         setattr(copy, name, getattr(r, name))
     copy.t = t
     return copy
@@ -137,7 +138,7 @@ def pages(link, since, page=PAGE):
         since = nxt
 
 
-_KIND_CODES = {name: code for code, name in jr.KIND_NAMES.items()}
+_KIND_CODES = {name: code for code, name in jread.KIND_NAMES.items()}
 
 
 def record_bytes(event, chain):

@@ -9,7 +9,7 @@ import argparse
 import json
 import os
 
-from crapsboard import config as cfg
+from crapsboard.rules import config as cfg
 
 
 class CommandError(Exception):

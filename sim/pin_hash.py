@@ -7,7 +7,7 @@ import json
 import os
 import sys
 
-from crapsboard import entry as en
+from crapsboard.table import entry as en
 
 # One check costs ~1.8 ms on the MicroPython unix port (x86-64, tests/vm/mp_pin_bench.py:
 # 2.6 us per iteration). Assuming an ESP32 at 240 MHz runs this loop ~40x slower

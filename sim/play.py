@@ -1,9 +1,9 @@
 """`python -m sim play`: type dice at a prompt; see the table and what resolved."""
 
-from crapsboard import config as cfg
-from crapsboard import paytables as pt
-from crapsboard import report
-from crapsboard.engine import Table
+from crapsboard.rules import config as cfg
+from crapsboard.rules import paytables as pt
+from crapsboard.rules import report
+from crapsboard.rules.engine import Table
 from sim.cli import ArgumentParser, load_config_text
 from sim.portable.replay_core import DiceLineError, parse_dice
 
@@ -13,7 +13,7 @@ HELP = """Enter a roll as two die faces: `3 4` or `3,4`.
 
 
 def _pay_text(r):
-    # r: a resolution record (crapsboard.report); the engine decided its outcome.
+    # r: a resolution record (crapsboard.rules.report); the engine decided its outcome.
     if r["outcome"] == "loss":
         return "loses (returns 0)"
     if r["outcome"] == "returned":

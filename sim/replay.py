@@ -3,7 +3,7 @@
 import subprocess
 import sys
 
-from crapsboard import config as cfg
+from crapsboard.rules import config as cfg
 from sim import runtime
 from sim.cli import ArgumentParser, CommandError, load_config_text
 from sim.portable import vmmain

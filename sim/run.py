@@ -8,7 +8,7 @@ lamp after the last key. The same bytes under --runtime cpython and micropython.
 import json
 import sys
 
-from crapsboard import layout as lay
+from crapsboard.table import layout as lay
 from sim import board_svg, runtime
 from sim.cli import ArgumentParser, CommandError, load_config_text, read_text
 from sim.paths import BOARD_JSON

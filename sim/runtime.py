@@ -4,7 +4,7 @@ tests/vm/) is a file started through `command`/`run`/`start`.
 
 The VM sees the repository root and firmware/lib on its path, so the same
 absolute imports (`from sim.portable.keyscript import steps`,
-`from crapsboard.engine import Table`) work under both runtimes.
+`from crapsboard.rules.engine import Table`) work under both runtimes.
 """
 
 import os

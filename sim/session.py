@@ -17,7 +17,7 @@ import subprocess
 import tempfile
 import threading
 
-from crapsboard import layout as lay
+from crapsboard.table import layout as lay
 from sim import runtime
 from sim.paths import BOARD_JSON
 from sim.portable import keyscript

@@ -10,7 +10,7 @@ them, then three rolls played) and full (restoring a
 full journal: 24 segments; building it takes minutes); each with "+config"
 (300+config) boots beside a config.json of every key, the journal kept under
 it (tests/test_board_main.py's FULL_CONFIG). Default:
-first,short,shortplay,300 88 128 3. A heap passes when every one of REPEATS
+first,short,shortplay,300 112 256 3. A heap passes when every one of REPEATS
 boots in it runs 3 s (30 watchdog feeds) with no fault; the bisection assumes
 HIGH passes. The flash folders are made as tests/test_board_main.py makes
 them, in a temporary folder. Not a test: a measurement, run by hand.
@@ -88,7 +88,7 @@ def smallest(base, name, low, high, repeats):
 
 def main(argv):
     names = (argv[0] if argv else "first,short,shortplay,300").split(",")
-    low, high, repeats = [int(a) for a in argv[1:4]] if len(argv) >= 4 else (88, 128, 3)
+    low, high, repeats = [int(a) for a in argv[1:4]] if len(argv) >= 4 else (112, 256, 3)
     with tempfile.TemporaryDirectory(prefix="boot-heap-") as tmp:
         for name in names:
             print("%-10s %d KB" % (name, smallest(Path(tmp), name, low, high, repeats)), flush=True)

@@ -1,4 +1,4 @@
-"""The firmware's link core (crapsboard.link.Link, the real one) served on a
+"""The firmware's link core (crapsboard.link.link.Link, the real one) served on a
 pseudo-terminal from a thread, so host_tools talks to it through real pyserial.
 
 This is not the virtual board (python -m sim device runs the whole app under
@@ -13,9 +13,10 @@ import select
 import threading
 import tty
 
-from crapsboard import journal_record as jr
-from crapsboard import link as lk
-from crapsboard import link_events
+from crapsboard.journal import journal_read as jread
+from crapsboard.journal import journal_record as jr
+from crapsboard.link import link as lk
+from crapsboard.link import link_events
 
 
 class PtyLink:
@@ -88,7 +89,7 @@ def journal_events(records, page_max=8, tamper=None, head=None):
     head file, sent with a page that starts at record 1."""
 
     def fields(seq, data, prev):
-        r = jr.decode(data, 0, prev, seq)
+        r = jread.decode(data, 0, prev, seq)
         item = link_events.record_fields(r, data[r.size - jr.TRAILER_SIZE : r.size - 4])
         if tamper:
             tamper(item)

@@ -4,9 +4,9 @@ import os
 
 from conftest import ROOT
 
-from crapsboard import entry as en
-from crapsboard import layout as lay
-from crapsboard.app import LOG_SIZE, App
+from crapsboard.table import entry as en
+from crapsboard.table import layout as lay
+from crapsboard.table.app import LOG_SIZE, App
 from sim.portable.simboard import SimBoard
 
 LAYOUT = lay.load(os.path.join(ROOT, "hardware", "board.json"))

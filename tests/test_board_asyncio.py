@@ -9,9 +9,9 @@ import time
 import pytest
 from conftest import ROOT
 
-from crapsboard import layout as lay
-from crapsboard import ticks
-from crapsboard.app import App
+from crapsboard.base import ticks
+from crapsboard.table import layout as lay
+from crapsboard.table.app import App
 from sim import runtime
 from sim.portable.simboard import SimBoard
 

@@ -12,9 +12,9 @@ import sys
 
 import pytest
 
-from crapsboard import journal as jn
-from crapsboard.engine import Table
-from crapsboard.paytables import WAGER_COUNT
+from crapsboard.journal import journal as jn
+from crapsboard.rules.engine import Table
+from crapsboard.rules.paytables import WAGER_COUNT
 from sim.paths import BOARD_JSON, ROOT
 from sim.portable import flashfs
 from sim.portable.norflash import NorFlash
@@ -276,7 +276,7 @@ def test_on_the_vm_a_cut_at_a_sample_of_writes_loses_no_acknowledged_event(tmp_p
 
 
 def test_a_configuration_change_while_running_is_journalled_and_restored(tmp_path):
-    from crapsboard import config as cfg
+    from crapsboard.rules import config as cfg
 
     changed = '{"rebet_after_win": false, "fire_window": "first_roll"}'
     driver = boot()

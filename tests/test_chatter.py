@@ -3,7 +3,7 @@ own (docs/keys.md, `chatter:KEY:MS`). Both runtimes."""
 
 import pytest
 
-from crapsboard import keypad
+from crapsboard.table import keypad
 from sim.session import KeyScriptError, Session
 
 RUNTIMES = ["cpython", "micropython"]

@@ -21,9 +21,9 @@ from crapssim.strategy.single_bet import BetAll, BetFire, BetSmall, BetTall
 from crapssim.strategy.tools import AggregateStrategy
 from crapssim.table import TableUpdate
 
-from crapsboard import config as cfg
-from crapsboard import paytables as pt
-from crapsboard.engine import Table
+from crapsboard.rules import config as cfg
+from crapsboard.rules import paytables as pt
+from crapsboard.rules.engine import Table
 
 ATS_NAMES = {"small": "all_small", "tall": "all_tall", "all": "make_em_all"}
 

@@ -24,7 +24,7 @@ from sim.portable import flashfs
 from sim.portable.norflash import NorFlash
 
 MPREMOTE = os.path.join(os.path.dirname(sys.executable), "mpremote")
-WATCHDOG_MS = 8000  # the ESP32's watchdog as the firmware starts it (crapsboard/board.py)
+WATCHDOG_MS = 8000  # the ESP32's watchdog as the firmware starts it (crapsboard/table/board.py)
 PWRON_RESET, HARD_RESET, WDT_RESET, SOFT_RESET = 1, 2, 3, 5  # the ESP32 port's machine.*_RESET
 WAIT_S = 20  # how long a test waits for something that takes well under a second
 
@@ -292,10 +292,11 @@ def deployed_files(mpy_lib):
     for name in ("main.py", "boot.py"):
         with open(os.path.join(ROOT, "firmware", name), "rb") as f:
             files[name] = f.read()
-    package = os.path.join(mpy_lib, "crapsboard")
-    for name in os.listdir(package):
-        with open(os.path.join(package, name), "rb") as f:
-            files["lib/crapsboard/" + name] = f.read()
+    for folder, _, names in os.walk(os.path.join(mpy_lib, "crapsboard")):
+        for name in names:
+            path = os.path.join(folder, name)
+            with open(path, "rb") as f:
+                files["lib/" + os.path.relpath(path, mpy_lib).replace(os.sep, "/")] = f.read()
     with open(os.path.join(ROOT, "hardware", "board.json"), encoding="utf-8") as f:
         files[devlayout.DEVICE_FILE] = devlayout.compact_text(f.read()).encode()
     return files
@@ -319,10 +320,10 @@ WATCHDOG_RESET = r"^sim device: reset: watchdog: (\d+) ms without a feed \(timeo
 
 def test_the_deployed_firmware_answers_hello_and_its_watchdog_resets_it_after_a_ctrl_c(device, mpy_lib):
     files = deployed_files(mpy_lib)
-    assert "main.py" in files and "lib/crapsboard/link_task.mpy" in files
+    assert "main.py" in files and "lib/crapsboard/link/link_task.mpy" in files
     dev = device(files)
     started = dev.wait_line(r"^sim device: watchdog started: (\d+) ms$")  # the app runs
-    assert int(started.group(1)) == WATCHDOG_MS  # as crapsboard/board.py starts it
+    assert int(started.group(1)) == WATCHDOG_MS  # as crapsboard/table/board.py starts it
     with open_port(dev.port) as port:
         port.write(b"\n")  # the link at the start of a line
         hello = request(port, {"id": 1, "cmd": "hello"}, 1)
@@ -331,8 +332,8 @@ def test_the_deployed_firmware_answers_hello_and_its_watchdog_resets_it_after_a_
     assert (hello["reset_cause"], hello["boot_count"]) == (PWRON_RESET, 1)
     assert hello["firmware"] is None  # no firmware.json: host_tools deploy did not put it there
     # mpremote breaks into the running app (Ctrl-C) and finds the deployed files...
-    listing = dev.mpremote("resume", "exec", "import os; print(sorted(os.listdir('lib/crapsboard'))[:2])")
-    assert listing == "['app.mpy', 'board.mpy']\n"
+    listing = dev.mpremote("resume", "exec", "import os; print(sorted(os.listdir('lib/crapsboard/table'))[:2])")
+    assert listing == "['__init__.mpy', 'app.mpy']\n"
     mark = len(dev.lines)
     # ...but the app's watchdog, once started, cannot be stopped: nobody feeds it now.
     reset = dev.wait_line(WATCHDOG_RESET, mark)

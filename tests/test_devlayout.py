@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from crapsboard import layout as lay
+from crapsboard.table import layout as lay
 from sim import devlayout
 from sim.paths import BOARD_JSON, FIRMWARE_LIB, ROOT
 
@@ -107,7 +107,7 @@ def test_the_firmware_has_no_assert_the_deploy_would_strip():
     # The deploy compiles with -O3 (no line-number tables, for the heap),
     # which also drops every assert: a check written as one would vanish on the board.
     package = os.path.join(FIRMWARE_LIB, "crapsboard")
-    sources = [os.path.join(package, name) for name in os.listdir(package) if name.endswith(".py")]
+    sources = [os.path.join(d, n) for d, _, names in os.walk(package) for n in names if n.endswith(".py")]
     sources.append(os.path.join(ROOT, "firmware", "main.py"))
     found = []
     for path in sources:

@@ -8,9 +8,9 @@ which is what "restores the exact state before the last roll" means.
 
 import pytest
 
-from crapsboard import config as cfg
-from crapsboard import paytables as pt
-from crapsboard.engine import FIRE_DONE, FIRE_WORKING, Table
+from crapsboard.rules import config as cfg
+from crapsboard.rules import paytables as pt
+from crapsboard.rules.engine import FIRE_DONE, FIRE_WORKING, Table
 
 STATE = (
     "rolls shooter point die1 die2 fire_state fire_points small_marks tall_marks "
@@ -263,12 +263,12 @@ SIX_POINTS = [(2, 2), (2, 2), (2, 3), (2, 3), (3, 3), (3, 3), (4, 4), (4, 4), (4
 
 def test_a_table_after_six_points_made_restarts_with_fire_closed_until_the_next_shooter():
     # RULES: all six points made pays at once; no new Fire Bet until the next shooter.
-    from crapsboard import snapshot
+    from crapsboard.journal import snapshot, snapshot_read
 
     table = fed(SIX_POINTS)
     assert [(table.res_wager[i], table.res_level[i]) for i in range(table.res_count)][0] == (pt.FIRE, 6)
     restored = Table()
-    snapshot.loads(snapshot.dumps(table, len(SIX_POINTS)), restored)
+    snapshot_read.loads(snapshot.dumps(table, len(SIX_POINTS)), restored)
     assert state(restored) == state(table)
     assert not restored.is_open(pt.FIRE) and not restored.in_progress(pt.FIRE)
     restored.roll(3, 4)  # come-out 7, no point on: the same shooter, Fire still closed
@@ -283,7 +283,7 @@ def test_a_table_after_six_points_made_restarts_with_fire_closed_until_the_next_
 def test_the_level_of_a_cycle_is_how_many_numbers_it_marked_for_every_mark_mask():
     # docs/engine.md: a resolution's level is the numbers marked (or points made); the
     # marks of any cycle are totals 2-6 and 8-12, so every subset of them is counted.
-    from crapsboard.engine import popcount
+    from crapsboard.rules.engine import popcount
 
     totals = [2, 3, 4, 5, 6, 8, 9, 10, 11, 12]
     for subset in range(1 << len(totals)):
@@ -307,13 +307,13 @@ def test_a_fresh_table_is_the_first_shooter_coming_out_with_every_cycle_empty():
 @pytest.mark.parametrize("fired_up", ["PT-BJS-FUP-04", "PT-BJS-FUP-06"])
 def test_a_table_under_a_one_sequence_fired_up_paytable_restarts_from_its_snapshot(fired_up):
     # FUP-04 (5-4-3-2) and FUP-06 (8-9-10-11-12) have one sequence each.
-    from crapsboard import snapshot
+    from crapsboard.journal import snapshot, snapshot_read
 
     config = cfg.parse({"paytables": {"fired_up": fired_up}})
     for events in ([], [(1, 1)], [(1, 1), (3, 4)]):  # nothing, then rolls that start no sequence
         table = fed(events, config)
         restored = Table()
-        snapshot.loads(snapshot.dumps(table, 1), restored)
+        snapshot_read.loads(snapshot.dumps(table, 1), restored)
         assert state(restored) == state(table)
         assert restored.is_open(pt.FIRED_UP)
 
@@ -462,12 +462,12 @@ def test_with_rebet_off_a_won_make_em_all_marks_nothing_until_the_seven():
 
 
 def test_with_rebet_on_a_won_make_em_all_starts_over_with_nothing_marked():
-    from crapsboard import snapshot
+    from crapsboard.journal import snapshot, snapshot_read
 
     table = fed(ALL_TEN)
     assert table.all_marks == 0 and table.marks(pt.MAKE_EM_ALL) == 0
     restored = Table()
-    snapshot.loads(snapshot.dumps(table, 10), restored)  # a restart right after the win
+    snapshot_read.loads(snapshot.dumps(table, 10), restored)  # a restart right after the win
     assert state(restored) == state(table)
     table.roll(3, 4)  # a 7 at once: the new cycle had no roll and marked nothing
     mea = [table.res_level[i] for i in range(table.res_count) if table.res_wager[i] == pt.MAKE_EM_ALL]

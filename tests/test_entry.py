@@ -1,8 +1,8 @@
-"""The pure entry state machine (crapsboard/entry.py): keys + now_ms in, actions out."""
+"""The pure entry state machine (crapsboard/table/entry.py): keys + now_ms in, actions out."""
 
 import pytest
 
-from crapsboard import entry as en
+from crapsboard.table import entry as en
 
 PIN = "4321"
 # Times are the documented numbers (docs/keys.md), never the module's constants.

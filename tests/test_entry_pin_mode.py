@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from crapsboard import entry as en
+from crapsboard.table import entry as en
 from sim.pin_hash import config_entry
 from sim.session import Session, lit
 

@@ -88,7 +88,7 @@ def test_the_board_reports_an_end_hand_in_the_window_as_returned(runtime):
 
 
 def test_the_terminal_board_states_both_windows():
-    from crapsboard import config as cfg
+    from crapsboard.rules import config as cfg
     from sim.tui import text as tui_text
 
     assert tui_text.windows_text(None) == "Fire bets: until a point\nBonus bets: after a 7 only"

@@ -427,7 +427,7 @@ def test_changeover_keyswitch_is_additive_and_documented():
     board = load_board()
     key = board["buttons"]["supervisor_key"]
     assert key["contact"] == "changeover" and key["pin"] == 27 and key["nc_pin"] == 4
-    from crapsboard import layout as lay  # the current firmware still reads the file
+    from crapsboard.table import layout as lay  # the current firmware still reads the file
 
     layout = lay.load(os.path.join(HW, "board.json"))
     assert layout.button_pins[lay.BUTTONS.index("supervisor_key")] == 27

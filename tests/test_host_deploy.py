@@ -25,9 +25,14 @@ def built():
 
 
 def test_the_build_is_what_the_board_runs(built):
+    package = os.path.join(ROOT, "firmware", "lib", "crapsboard")
     sources = sorted(
-        n[:-3] for n in os.listdir(os.path.join(ROOT, "firmware", "lib", "crapsboard")) if n.endswith(".py")
+        os.path.relpath(os.path.join(d, n), package)[:-3].replace(os.sep, "/")
+        for d, _, names in os.walk(package)
+        for n in names
+        if n.endswith(".py")
     )
+    assert "table/app" in sources and "link/link_wait" in sources  # the subpackages' modules, each in its folder
     assert sorted(p for p in built if p.startswith("lib/")) == ["lib/crapsboard/%s.mpy" % n for n in sources]
     assert {"main.py", "boot.py", "layout.json"} <= set(built) and "config.json" not in built
     assert built["main.py"] == open(os.path.join(ROOT, "firmware", "main.py"), "rb").read()

@@ -80,7 +80,7 @@ def test_deploy_onto_a_fresh_board_then_status_config_and_replay(tmp_path, key_d
         assert summary["key"] == str(key_file) + " (new)"
         assert os.stat(key_file).st_mode & 0o777 == 0o600
         copied = set(summary["copied"])
-        assert {"main.py", "boot.py", "layout.json", "link_key", "lib/crapsboard/app.mpy"} <= copied
+        assert {"main.py", "boot.py", "layout.json", "link_key", "lib/crapsboard/table/app.mpy"} <= copied
         assert summary["unchanged"] == 0 and summary["removed"] == []
         board_hello = summary["hello"]
         assert board_hello["firmware_hash"] == summary["hash"] and board_hello["board"] == BOARD
@@ -158,8 +158,8 @@ def test_deploy_onto_a_fresh_board_then_status_config_and_replay(tmp_path, key_d
 
 def older_module(name, tmp_path):
     """crapsboard/NAME compiled under another source name: other bytes, same code."""
-    out = tmp_path / (name + ".mpy")
-    source = os.path.join(ROOT, "firmware", "lib", "crapsboard", name + ".py")
+    out = tmp_path / (name.replace("/", "_") + ".mpy")
+    source = os.path.join(ROOT, "firmware", "lib", "crapsboard", *(name + ".py").split("/"))
     subprocess.run([devlayout.mpy_cross(), "-s", "old/" + name + ".py", "-o", str(out), source], check=True)
     return out.read_bytes()
 
@@ -171,7 +171,7 @@ def test_a_deploy_cut_halfway_boots_to_maintenance_and_a_second_deploy_finishes(
         first = deploy.deploy(device.port, quiet=True)
         # An older firmware: five modules differ (compiled under another name:
         # other bytes, the same code, so the board still plays) and there is no manifest.
-        names = ("app", "engine", "entry", "keypad", "lamps")
+        names = ("table/app", "rules/engine", "table/entry", "table/keypad", "table/lamps")
         changed = ["lib/crapsboard/%s.mpy" % name for name in names]
         older = {path: older_module(name, tmp_path) for path, name in zip(changed, names)}
         with Repl(device.port) as repl:
@@ -260,9 +260,9 @@ def test_a_main_py_that_predates_the_marker_is_set_aside_then_replaced(tmp_path,
             assert repl.read_file("main.py") == b"print('older firmware')\n"
         second = deploy.deploy(device.port, quiet=True)
         assert "main.py" in second["copied"] and second["hello"]["firmware_hash"] == first["hash"]
+        built = deploy.build_files()  # before breaking in: the app's watchdog (8 s) still runs
         with Repl(device.port) as repl:
             names = repl.eval("__import__('os').listdir()")
-            built = deploy.build_files()
             assert repl.hashes(["main.py"])["main.py"] == deploy.sha256_hex(built["main.py"])
             repl.reset()
         assert "main.py.old" not in names and "maintenance" not in names

@@ -14,8 +14,8 @@ import pytest
 from interrupt import default_sigint
 from pty_link import PtyLink, journal_events, make_records
 
-from crapsboard import link as lk
-from crapsboard import link_auth
+from crapsboard.link import link as lk
+from crapsboard.link import link_auth
 from host_tools import HostToolError, journal_log, keys, sync
 from host_tools import link as hl
 from host_tools.link import BoardLink
@@ -254,18 +254,19 @@ def test_download_to_a_file_resumes_where_it_stopped(tmp_path):
 
 
 def _hash_after(record):
-    from crapsboard import journal_record as jr
+    from crapsboard.journal import journal_read as jread
 
     seq, data, prev = record
-    return jr.decode(data, 0, prev, seq).hash.hex()
+    return jread.decode(data, 0, prev, seq).hash.hex()
 
 
 def _continue(records, n):
     """`n` more records continuing the chain of `records`."""
-    from crapsboard import journal_record as jr
+    from crapsboard.journal import journal_read as jread
+    from crapsboard.journal import journal_record as jr
 
     seq, data, prev = records[-1]
-    chain = jr.decode(data, 0, prev, seq).hash
+    chain = jread.decode(data, 0, prev, seq).hash
     out = []
     for s in range(seq + 1, seq + 1 + n):
         rec, digest = jr.encode(chain, s, 1000 * s, jr.ROLL, 8 + 2, b"", b"")

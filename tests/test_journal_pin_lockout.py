@@ -11,9 +11,9 @@ the host unwraps its 32 bits in seq order.
 import contextlib
 import json
 
-from crapsboard import entry as en
-from crapsboard import journal_record as jr
-from crapsboard import ticks
+from crapsboard.base import ticks
+from crapsboard.journal import journal_record as jr
+from crapsboard.table import entry as en
 from host_tools import journal_log
 from host_tools.__main__ import main as host_tools_main
 from sim.paths import BOARD_JSON

@@ -1,6 +1,7 @@
-"""Keypad matrix scan, buttons and the debouncer (crapsboard/keypad.py)."""
+"""Keypad matrix scan, buttons and the debouncer (crapsboard/table/keypad.py)."""
 
-from crapsboard import keypad, ticks
+from crapsboard.base import ticks
+from crapsboard.table import keypad
 
 
 class Row:

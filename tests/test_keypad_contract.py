@@ -10,8 +10,8 @@ import os
 import pytest
 from conftest import ROOT
 
-from crapsboard import keypad
-from crapsboard import layout as lay
+from crapsboard.table import keypad
+from crapsboard.table import layout as lay
 
 DEBOUNCE_MS = 30  # docs/keys.md: keypad.debounce_ms, 30 ms
 SCAN_MS = 10  # docs/board.md: a scan every 10 ms

@@ -8,8 +8,8 @@ import os
 import pytest
 from conftest import ROOT
 
-from crapsboard import keypad
-from crapsboard import layout as lay
+from crapsboard.table import keypad
+from crapsboard.table import layout as lay
 from sim.session import KeyScriptError, Session
 
 BOARD_JSON = os.path.join(ROOT, "hardware", "board.json")

@@ -11,12 +11,12 @@ import os
 import pytest
 from conftest import ROOT
 
-from crapsboard import config as cfg
-from crapsboard import entry as en
-from crapsboard import lamps as lp
-from crapsboard import layout as lay
-from crapsboard import paytables as pt
-from crapsboard.engine import Table
+from crapsboard.rules import config as cfg
+from crapsboard.rules import paytables as pt
+from crapsboard.rules.engine import Table
+from crapsboard.table import entry as en
+from crapsboard.table import lamps as lp
+from crapsboard.table import layout as lay
 
 BOARD = os.path.join(ROOT, "hardware", "board.json")
 LAYOUT = lay.load(BOARD)

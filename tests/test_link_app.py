@@ -1,4 +1,4 @@
-"""The link's commands on a running app (crapsboard/link_app.py, docs/link.md):
+"""The link's commands on a running app (crapsboard/link/link_app.py, docs/link.md):
 each reply against the protocol text, on a SimBoard whose journal, config.json,
 counter and markers live in a real directory, under both runtimes
 (tests/vm/link_app_session.py). The runtimes must send the same bytes, but
@@ -13,7 +13,8 @@ import sys
 
 from conftest import ROOT
 
-from crapsboard import journal_record as jr
+from crapsboard.journal import journal_read as jread
+from crapsboard.journal import journal_record as jr
 from host_tools import journal_log
 from sim import paths, runtime
 
@@ -94,7 +95,7 @@ def one(chunk):
 
 
 def test_hello_reports_the_board_the_firmware_the_boot_and_the_journal(tmp_path):
-    manifest = {"version": "v0.3.0-12-gabc", "hash": "ab" * 32, "files": {"lib/crapsboard/app.mpy": "cd" * 32}}
+    manifest = {"version": "v0.3.0-12-gabc", "hash": "ab" * 32, "files": {"lib/crapsboard/table/app.mpy": "cd" * 32}}
     for which in RUNTIMES:
         (tmp_path / which).mkdir()
         (tmp_path / which / "firmware.json").write_text(json.dumps(manifest))
@@ -183,7 +184,7 @@ def test_events_page_on_exactly_and_match_the_journal_on_flash(tmp_path):
     assert pages[0]["prev"] == jr.genesis(head).hex()
     chain = jr.genesis(head)
     for e in events:
-        kind = {name: k for k, name in jr.KIND_NAMES.items()}[e["kind"]]
+        kind = {name: k for k, name in jread.KIND_NAMES.items()}[e["kind"]]
         state, payload = (
             bytes.fromhex(e.get("state", "")),
             bytes.fromhex(e.get("payload", "")),

@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from vm import link_vectors as lv
 
-from crapsboard.hmac256 import hmac_sha256
-from crapsboard.link import Link
-from crapsboard.link_auth import CounterFile, canonical
+from crapsboard.base.hmac256 import hmac_sha256
+from crapsboard.link.link import CounterFile, Link
+from crapsboard.link.link_auth import canonical
 from sim import runtime
 
 # RFC 4231 section 4: (key, data, HMAC-SHA-256); case 5's output is truncated to 128 bits there.

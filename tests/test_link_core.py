@@ -1,4 +1,4 @@
-"""The serial link's core (firmware/lib/crapsboard/link.py, docs/link.md):
+"""The serial link's core (firmware/lib/crapsboard/link/link.py, docs/link.md):
 frames, replies and refusals written out by hand from the protocol text, then
 the same vectors through the MicroPython VM, byte for byte."""
 
@@ -8,8 +8,8 @@ import json
 import pytest
 from vm import link_vectors as lv
 
-from crapsboard import link_json as lj
-from crapsboard.link import LINE_MAX, PROTOCOL, Link, LinkError
+from crapsboard.link import link_json as lj
+from crapsboard.link.link import LINE_MAX, PROTOCOL, Link, LinkError
 from sim import runtime
 
 

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from vm import link_fuzz
 from vm import link_vectors as lv
 
-from crapsboard import link_auth
-from crapsboard.link import LINE_MAX
+from crapsboard.link import link_auth
+from crapsboard.link.link import LINE_MAX
 from sim import runtime
 
 FRAMES = int(os.environ.get("LINK_FUZZ_FRAMES", "20000"))

@@ -1,4 +1,4 @@
-"""The link's asyncio task (crapsboard/link_task.py) on real standard input
+"""The link's asyncio task (crapsboard/link/link_task.py) on real standard input
 and output, under both runtimes (tests/vm/link_serve.py): a half-sent line held
 for seconds does not stop a 10 ms heartbeat, a full request gets its reply,
 0x03 breaks in with KeyboardInterrupt, end of input ends it. Heartbeat ticks

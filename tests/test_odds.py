@@ -18,7 +18,7 @@ from itertools import combinations
 import pytest
 import svgread
 
-from crapsboard import paytables as pt
+from crapsboard.rules import paytables as pt
 from sim.analysis import odds, odds_exact, odds_rows, plot_svg
 from sim.cli import CommandError
 

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from crapsboard import entry as en
+from crapsboard.table import entry as en
 from sim.pin_hash import config_entry
 from sim.session import Session
 

@@ -12,7 +12,7 @@ from conftest import ROOT
 from engine_both import run_both
 from vm import mp_hmac256
 
-from crapsboard import config as cfg
+from crapsboard.rules import config as cfg
 from sim import pin_hash, runtime
 from sim.session import Session
 

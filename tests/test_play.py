@@ -5,7 +5,7 @@ import sys
 
 from conftest import ROOT
 
-from crapsboard.engine import Table
+from crapsboard.rules.engine import Table
 from sim.play import step
 
 

@@ -5,10 +5,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference_model import BONUS, FIRED_UP_SEQUENCES, WAGERS, Reference
 
-from crapsboard import config as cfg
-from crapsboard import paytables as pt
-from crapsboard import report
-from crapsboard.engine import Table
+from crapsboard.rules import config as cfg
+from crapsboard.rules import paytables as pt
+from crapsboard.rules import report
+from crapsboard.rules.engine import Table
 
 die = st.integers(min_value=1, max_value=6)
 roll = st.tuples(die, die)
@@ -163,7 +163,7 @@ def test_fire_resolves_once_per_shooter_on_a_long_stream():
 
 
 def test_engine_wager_constants_match_the_paytables():
-    from crapsboard import engine
+    from crapsboard.rules import engine
 
     for name in ("FIRE", "ALL_SMALL", "ALL_TALL", "MAKE_EM_ALL", "MEA_PROGRESSIVE", "FIRED_UP"):
         assert getattr(engine, "_" + name) == getattr(pt, name), name

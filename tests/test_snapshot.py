@@ -4,9 +4,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crapsboard import config as cfg
-from crapsboard import snapshot
-from crapsboard.engine import Table
+from crapsboard.journal import snapshot, snapshot_read
+from crapsboard.rules import config as cfg
+from crapsboard.rules.engine import Table
 
 FIELDS = (
     "rolls", "shooter", "point", "die1", "die2", "fire_state", "fire_points", "small_marks",
@@ -56,7 +56,7 @@ def test_round_trip_then_the_same_future(config_obj, before, after, seq):
     feed(table, before)
     data = snapshot.dumps(table, seq)
     restored = Table()
-    assert snapshot.loads(data, restored) == seq
+    assert snapshot_read.loads(data, restored) == seq
     assert state(restored) == state(table)
     assert restored.undo() is False  # undo never reaches back across a restart
     rolls = [e for e in after if e not in ("undo", "end")]
@@ -71,7 +71,7 @@ def test_a_hand_in_play_is_captured():
     table = Table()
     feed(table, [(2, 2), (2, 2), (3, 3), (1, 2)])  # point 4 made, point 6 set, a 3 marked
     restored = Table()
-    snapshot.loads(snapshot.dumps(table, 9), restored)
+    snapshot_read.loads(snapshot.dumps(table, 9), restored)
     assert (restored.point, restored.fire_points, restored.rolls) == (6, 1 << 4, 4)
     assert restored.small_marks == table.small_marks == (1 << 4) | (1 << 6) | (1 << 3)
 
@@ -94,8 +94,8 @@ def test_a_bad_snapshot_is_refused_and_the_table_keeps_its_state(damage):
     target = Table()
     feed(target, [(1, 1), (4, 4)])
     before = state(target)
-    with pytest.raises(snapshot.SnapshotError):
-        snapshot.loads(bad, target)
+    with pytest.raises(snapshot_read.SnapshotError):
+        snapshot_read.loads(bad, target)
     assert state(target) == before
 
 
@@ -106,7 +106,7 @@ def test_the_pin_is_not_rule_state_and_comes_from_the_board_configuration():
     table = Table(cfg.parse({"offered": ["fire"]}))
     feed(table, [(4, 4)])
     restored = Table()
-    snapshot.loads(snapshot.dumps(table, 3), restored, base=board_config)
+    snapshot_read.loads(snapshot.dumps(table, 3), restored, base=board_config)
     assert restored.config.offered == 1 and restored.config.rebet_after_win is True
     assert restored.point == 8
     assert restored.config.supervisor_pin == board_config.supervisor_pin
@@ -117,15 +117,15 @@ def test_a_fired_up_paytable_changed_while_idle_is_captured_and_restored():
     # docs/rules.md: Fired Up may change while no sequence is in progress.
     # 8 starts the tall sequence (8 9 10 11 12), 2 ends it; PT-BJS-FUP-04 has
     # only the small four (5 4 3 2), so the last sequence's index is not its.
-    from crapsboard import paytables as pt
-    from crapsboard import report
+    from crapsboard.rules import paytables as pt
+    from crapsboard.rules import report
 
     table = Table()
     feed(table, [(4, 4), (1, 1)])
     table.configure(cfg.parse({"paytables": {"fired_up": "PT-BJS-FUP-04"}}))
     assert report.wager_marks(table, pt.FIRED_UP) == []
     restored = Table()
-    snapshot.loads(snapshot.dumps(table, 3), restored)  # was refused: "Fired Up sequence out of range"
+    snapshot_read.loads(snapshot.dumps(table, 3), restored)  # was refused: "Fired Up sequence out of range"
     assert restored.config.paytables[pt.FIRED_UP].ident == "PT-BJS-FUP-04"
     for t in (table, restored):
         feed(t, [(2, 3), (1, 3)])

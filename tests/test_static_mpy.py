@@ -20,7 +20,7 @@ MICROPYTHON_FILES = sorted(
 
 
 def test_there_is_firmware_to_check():
-    assert any(p.endswith(os.path.join("crapsboard", "engine.py")) for p in MICROPYTHON_FILES)
+    assert any(p.endswith(os.path.join("crapsboard", "rules", "engine.py")) for p in MICROPYTHON_FILES)
     assert any(p.endswith(os.path.join("portable", "run_core.py")) for p in MICROPYTHON_FILES)
     assert any(p.endswith(os.path.join("vm", "event_runner.py")) for p in MICROPYTHON_FILES)
 

@@ -10,11 +10,11 @@ import os
 import pytest
 from conftest import ROOT
 
-from crapsboard import app as app_mod
-from crapsboard import entry as en
-from crapsboard import lamps as lp
-from crapsboard import layout as lay
-from crapsboard.engine import Table
+from crapsboard.rules.engine import Table
+from crapsboard.table import app as app_mod
+from crapsboard.table import entry as en
+from crapsboard.table import lamps as lp
+from crapsboard.table import layout as lay
 from sim.pin_hash import config_entry
 from sim.session import Session, lit
 

@@ -194,8 +194,8 @@ def test_help_opens_with_question_mark_and_closes_with_escape():
 
 
 def test_one_for_one_is_called_a_push_not_a_win():
-    from crapsboard import report
-    from crapsboard.engine import Table
+    from crapsboard.rules import report
+    from crapsboard.rules.engine import Table
     from sim.tui.text import event_text
 
     table = Table()

@@ -7,8 +7,8 @@ import random
 import pytest
 from engine_both import resolved, run_both
 
-from crapsboard import report
-from crapsboard.engine import Table
+from crapsboard.rules import report
+from crapsboard.rules.engine import Table
 from sim.session import Session
 
 RUNTIMES = ("cpython", "micropython")
@@ -101,7 +101,7 @@ def test_the_board_undoes_16_after_40_rolls(runtime):
 
 
 def test_the_engine_bit_constants_agree():
-    from crapsboard import engine
+    from crapsboard.rules import engine
 
     assert engine._BONUS_BITS == engine._SMALL_BIT | engine._TALL_BIT | engine._ALL_BIT
     assert engine._RING == 2 * engine._HISTORY and engine._RING_MASK == engine._RING - 1

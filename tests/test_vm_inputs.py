@@ -10,8 +10,8 @@ import sys
 import pytest
 from conftest import ROOT
 
-from crapsboard import config as cfg
-from crapsboard import paytables as pt
+from crapsboard.rules import config as cfg
+from crapsboard.rules import paytables as pt
 from sim.session import Session
 
 

@@ -9,9 +9,9 @@ import os
 
 from conftest import ROOT
 
-from crapsboard import app, entry, events, keypad, lamps
-from crapsboard import entry as en
-from crapsboard import layout as lay
+from crapsboard.table import app, entry, events, keypad, lamps
+from crapsboard.table import entry as en
+from crapsboard.table import layout as lay
 from sim.portable import keyscript
 from sim.tui import bindings
 from sim.tui import text as tui_text

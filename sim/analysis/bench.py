@@ -34,8 +34,8 @@ import sys
 import tempfile
 import time
 
-from crapsboard import paytables as pt
-from crapsboard.engine import Table
+from crapsboard.rules import paytables as pt
+from crapsboard.rules.engine import Table
 from sim import devlayout, runtime
 from sim.cli import ArgumentParser, CommandError, write_text
 from sim.paths import ROOT
@@ -117,7 +117,7 @@ def micropython(rolls, seed, reps, sample):
 
 
 BOARD_BENCH = "sim/portable/mp_board_bench.py"
-HEAP_LOW, HEAP_HIGH = 32, 160  # KB: the bisection's bounds
+HEAP_LOW, HEAP_HIGH = 64, 256  # KB: the bisection's bounds
 
 
 def _compile_bench(dest):
@@ -152,9 +152,9 @@ def board(quick=False):
         launcher = _compile_bench(dest)
         # The full run is a first boot: it starts the journal the board keeps.
         os.makedirs(os.path.join(dest, "flash"))
-        figures = _board_run(launcher, dest, 128, False, os.path.join(dest, "flash"))
+        figures = _board_run(launcher, dest, HEAP_HIGH, False, os.path.join(dest, "flash"))
         if figures is None:
-            return {"error": "mp_board_bench.py failed in a 128K heap"}
+            return {"error": "mp_board_bench.py failed in a %dK heap" % HEAP_HIGH}
         low, high = HEAP_LOW, HEAP_HIGH  # low fails, high boots and plays
         step = 8 if quick else 1
         trial = 0

@@ -1,6 +1,6 @@
 """One row per (wager, paytable): exact figures, Dealer Envy, and the seeds' published figures.
 
-Pays and envy come from `crapsboard.paytables` (never copied here); the level
+Pays and envy come from `crapsboard.rules.paytables` (never copied here); the level
 distributions from `sim.analysis.odds_exact`. Units: a "for 1" pay includes the stake
 (return = pays), a "to 1" pay excludes it (return = pays + 1); pays 0 loses;
 METER is the progressive's top award, a meter value in base units.
@@ -8,7 +8,7 @@ METER is the progressive's top award, a meter value in base units.
 
 from fractions import Fraction
 
-from crapsboard import paytables as pt
+from crapsboard.rules import paytables as pt
 from sim.analysis import odds_exact as exact
 
 # Vendor figures printed in the seeds, as (house edge, hit frequency) in percent.

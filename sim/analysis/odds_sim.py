@@ -1,7 +1,7 @@
 """`odds --simulate N`: random rolls through the firmware engine, against the exact odds.
 
 One Mersenne Twister stream (`random.Random(seed)`, each roll one of 36
-equally likely dice pairs) drives three `crapsboard.engine.Table`s in step:
+equally likely dice pairs) drives three `crapsboard.rules.engine.Table`s in step:
 the first offers every wager with Fired Up on the 6-5-4-3-2 / 8-9-10-11-12
 sequences; the other two offer only Fired Up, on 5-4-3-2 and on 8-9-10-11-12.
 Engine levels do not depend on the paytable except Fired Up's sequences, so
@@ -19,9 +19,9 @@ import math
 import random
 import sys
 
-from crapsboard import config as cfg
-from crapsboard import paytables as pt
-from crapsboard.engine import Table
+from crapsboard.rules import config as cfg
+from crapsboard.rules import paytables as pt
+from crapsboard.rules.engine import Table
 
 SIGMAS = 4
 TAIL_4_SIGMA = math.erfc(SIGMAS / math.sqrt(2))  # two-sided, 6.33e-5
@@ -190,7 +190,7 @@ def flagged_count(groups):
 
 def render(groups, count, seed, write):
     write(
-        "Simulated %s rolls (random.Random(%d)) through crapsboard.engine.Table, against the exact odds.\n"
+        "Simulated %s rolls (random.Random(%d)) through crapsboard.rules.engine.Table, against the exact odds.\n"
         % (format(count, ","), seed)
     )
     write(

@@ -61,7 +61,7 @@ def unmount():
         return
     import os
 
-    from crapsboard import journal, journal_restore
+    from crapsboard.journal import journal, journal_restore
 
     for module in (journal, journal_restore):
         module.os = os
@@ -79,7 +79,7 @@ def _mount_cpython(dev, fresh):
         fs.mount()
     except littlefs.LittleFSError as e:
         raise MountError("the flash image has no filesystem (" + str(e) + ")")
-    from crapsboard import journal, journal_restore
+    from crapsboard.journal import journal, journal_restore
 
     shim = _LfsOs(fs, littlefs.LittleFSError)
     for module in (journal, journal_restore):

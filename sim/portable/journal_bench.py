@@ -10,10 +10,10 @@ import time
 
 import vfs
 
-from crapsboard import events
-from crapsboard import journal as jn
-from crapsboard import journal_record as jr
-from crapsboard.engine import Table
+from crapsboard.journal import journal as jn
+from crapsboard.journal import journal_record as jr
+from crapsboard.rules.engine import Table
+from crapsboard.table import events
 from sim.portable.norflash import NorFlash
 
 BOARD = b"\x24\x0a\xc4\x00\x00\x01"

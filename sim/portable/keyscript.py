@@ -4,8 +4,8 @@
 # docs/keys.md. A step is (kind, bits, ms): press `bits` (input bitmap, as
 # keypad.py numbers it) for `ms`; wait `ms`; or set the keyswitch on/off.
 # Scripts are walked token by token, never held as a list.
-from crapsboard import keypad
-from crapsboard import layout as lay
+from crapsboard.table import keypad
+from crapsboard.table import layout as lay
 
 PRESS = 0
 WAIT = 1

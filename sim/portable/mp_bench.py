@@ -18,7 +18,7 @@ import json
 import sys
 import time
 
-from crapsboard.engine import Table
+from crapsboard.rules.engine import Table
 from sim.portable import dice_stream
 
 CHUNK = 2048

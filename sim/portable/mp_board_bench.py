@@ -4,7 +4,7 @@
 # simulator's SimBoard, its clock stepped here, so time is the app's own CPU.
 # The app is built as firmware/main.py builds it: its journal in JOURNAL_ROOT
 # (a folder on the host) mounted and the table restored first (or a journal
-# started), the restore's code dropped, then the app's modules imported.
+# started), then the app built around it.
 #
 # Prints one JSON object: the heap the app holds after boot (gc.mem_alloc
 # after a collection, less what was in use before the firmware was imported),
@@ -78,32 +78,23 @@ BOARD_ID = b"\x24\x0a\xc4\x00\x00\x01"
 
 def build(layout, board, root):
     """The App with its journal, built in firmware/main.py's order."""
-    from crapsboard import power_up
+    from crapsboard.boot import power_up
 
     config, journal, table, restored = power_up.restore_in(root, BOARD_ID, 1, board)
-    power_up.forget("power_up")
-    del power_up
-    gc.collect()
-    for name in ("asyncio", "crapsboard.ticks", "crapsboard.keypad", "crapsboard.entry", "crapsboard.lamps"):
-        __import__(name)
-        gc.collect()
-    from crapsboard.app import App
+    from crapsboard.table.app import App
 
-    gc.threshold(-1)
-    gc.collect()
     app = App(board, layout, config, journal, table)
     app.restored = restored
+    gc.collect()
     return app
 
 
 def main(argv):
     gc.collect()
     base = gc.mem_alloc()
-    from crapsboard import layout as lay
+    from crapsboard.table import layout as lay
 
     layout = lay.load(argv[0])
-    lay.release_parser()
-    gc.collect()
     board = SimBoard(layout)
     app = build(layout, board, argv[1])
     gc.collect()

@@ -14,7 +14,7 @@ import hashlib
 import sys
 import time
 
-from crapsboard.link import Link, hello_handler
+from crapsboard.link.link import Link, hello_handler
 
 try:
     _ticks_us = time.ticks_us

@@ -2,7 +2,7 @@
 # argv: [--config FILE] [--summary]; dice on stdin, JSON Lines on stdout.
 import sys
 
-from crapsboard import config as cfg
+from crapsboard.rules import config as cfg
 from sim.portable import vmmain
 from sim.portable.replay_core import run
 

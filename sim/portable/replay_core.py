@@ -2,9 +2,9 @@
 #
 # Runs unchanged under CPython and the MicroPython unix port (sim/portable/mp_replay.py),
 # so both runtimes print the same bytes for the same input.
-from crapsboard import paytables as pt
-from crapsboard import report
-from crapsboard.engine import Table
+from crapsboard.rules import paytables as pt
+from crapsboard.rules import report
+from crapsboard.rules.engine import Table
 
 
 class DiceLineError(ValueError):

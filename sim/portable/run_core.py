@@ -2,18 +2,19 @@
 # scripts on a simulated clock, answering with one JSON line of state.
 #
 # Shared by CPython (sim/session.py) and MicroPython (sim/portable/mp_run.py);
-# the JSON comes from crapsboard.report's dumps, so both runtimes print the same bytes.
+# the JSON comes from crapsboard.rules.report's dumps, so both runtimes print the same bytes.
 from collections import OrderedDict
 
-from crapsboard import config as cfg
-from crapsboard import entry as en
-from crapsboard import events, ticks
-from crapsboard import layout as lay
-from crapsboard.app import KEYSWITCH_BIT, KEYSWITCH_NC_BIT, RENDER_MS, App
-from crapsboard.engine import mask_numbers
-from crapsboard.lamps import LAMP_COUNT, LAMP_NAMES
-from crapsboard.paytables import WAGER_COUNT, WAGER_NAMES
-from crapsboard.report import dumps, or_null, printable
+from crapsboard.base import ticks
+from crapsboard.rules import config as cfg
+from crapsboard.rules.engine import mask_numbers
+from crapsboard.rules.paytables import WAGER_COUNT, WAGER_NAMES
+from crapsboard.rules.report import dumps, or_null, printable
+from crapsboard.table import entry as en
+from crapsboard.table import events
+from crapsboard.table import layout as lay
+from crapsboard.table.app import KEYSWITCH_BIT, KEYSWITCH_NC_BIT, RENDER_MS, App
+from crapsboard.table.lamps import LAMP_COUNT, LAMP_NAMES
 from sim.portable.keyscript import (
     CHATTER,
     GAP_MS,
@@ -79,8 +80,8 @@ class Driver:
         self._chatter = []  # (bits, period_ms, start): inputs flipping on their own
 
     def _boot(self, fresh, new_journal):
-        from crapsboard import journal as jn
-        from crapsboard import journal_boot
+        from crapsboard.journal import journal as jn
+        from crapsboard.journal import journal_boot
         from sim.portable import flashfs
 
         try:
@@ -98,7 +99,7 @@ class Driver:
         self._acked_seq = self.journal.seq
 
     def _state_bytes(self):
-        from crapsboard import snapshot
+        from crapsboard.journal import snapshot
 
         return snapshot.dumps(self.app.table, 0)
 
@@ -224,11 +225,11 @@ class Driver:
             # The power is off: the table the lamps last showed (an event cut
             # while being written was never shown, whatever the runtime's
             # littlefs made of the dropped writes).
-            from crapsboard import snapshot
-            from crapsboard.engine import Table
+            from crapsboard.journal import snapshot_read
+            from crapsboard.rules.engine import Table
 
             table = Table(table.config)
-            snapshot.loads(self._acked, table, app.table.config)
+            snapshot_read.loads(self._acked, table, app.table.config)
         else:
             app.render(now)
         entry = app.entry

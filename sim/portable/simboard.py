@@ -1,9 +1,9 @@
-# A simulated board for crapsboard.app.App: the same interface as
-# crapsboard/board.py (rows, cols, buttons, show, feed, ticks_ms), with the
+# A simulated board for crapsboard.table.app.App: the same interface as
+# crapsboard/table/board.py (rows, cols, buttons, show, feed, ticks_ms), with the
 # keypad and button pins wired to a bitmap of inputs held down, a strip that
 # keeps the last frame and a clock the caller sets. Runs under CPython and
 # MicroPython alike.
-from crapsboard import keypad
+from crapsboard.table import keypad
 
 
 class SimPin:

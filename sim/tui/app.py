@@ -181,7 +181,7 @@ def build(
 ):
     with open(BOARD_JSON, encoding="utf-8") as f:
         board = json.load(f)
-    from crapsboard import config as cfg
+    from crapsboard.rules import config as cfg
 
     session = Session(runtime, config_text, heapsize=heapsize, flash=flash, new_journal=new_journal)
     app = BoardApp(session, board, seed, snapshot_dir)

@@ -9,7 +9,7 @@ neighbour is cut short; the board stays readable from 80 columns up.
 
 from rich.text import Text
 
-from crapsboard.lamps import SLOW_BLINK_MS  # the JSON state says only "blinks"
+from crapsboard.table.lamps import SLOW_BLINK_MS  # the JSON state says only "blinks"
 
 DARK = "grey35"
 MIN_WIDTH = 40

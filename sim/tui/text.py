@@ -59,7 +59,7 @@ def hand_line(state, runtime, keyswitch):
 
 def windows_text(config):
     """The betting windows in force (config: a crapsboard Config, None for the defaults)."""
-    from crapsboard import config as cfg
+    from crapsboard.rules import config as cfg
 
     config = config or cfg.Config()
     fire = {"until_point": "until a point", "first_roll": "before the first roll"}
@@ -115,7 +115,7 @@ def _resolved_text(resolved):
 
 
 def event_text(event):
-    """Lines for one event record of the app (crapsboard/events.py)."""
+    """Lines for one event record of the app (crapsboard/table/events.py)."""
     kind = event["event"]
     head = "%s #%d " % (clock(event["t"]), event["seq"])
     if kind == "roll":

@@ -1,6 +1,7 @@
 """`make mutate`: mutation testing of the firmware modules.
 
-    python tests/mutation/runner.py [--sample N] [--seed S] [--jobs J] [--modules a.py,b.py] [--match TEXT] [--list]
+    python tests/mutation/runner.py [--sample N] [--seed S] [--jobs J] [--modules rules/engine.py,table/lamps.py]
+        [--match TEXT] [--list]
 
 Every mutant (tests/mutation/mutants.py: one span of source text changed) is
 written into a scratch copy of the repository, never into the real files, so
@@ -50,7 +51,7 @@ TEST_TIMEOUT_S = 20  # per test, inside the child
 # likely to kill first), then the files that start the MicroPython VM.
 BOARD_MP = ["tests/test_board_runtimes.py"]
 MODULE_TESTS = {
-    "keypad.py": (
+    "table/keypad.py": (
         [
             "tests/test_keypad.py",
             "tests/test_keypad_contract.py",
@@ -59,7 +60,7 @@ MODULE_TESTS = {
         ],
         BOARD_MP + ["tests/test_chatter.py"],
     ),
-    "entry.py": (
+    "table/entry.py": (
         [
             "tests/test_entry.py",
             "tests/test_entry_pin_mode.py",
@@ -70,7 +71,7 @@ MODULE_TESTS = {
         ],
         BOARD_MP + ["tests/test_pin_entry.py", "tests/test_keyswitch_and_scan.py"],
     ),
-    "lamps.py": (
+    "table/lamps.py": (
         [
             "tests/test_lamps.py",
             "tests/test_lamps_frames.py",
@@ -80,7 +81,7 @@ MODULE_TESTS = {
         ],
         BOARD_MP + ["tests/test_frames.py"],
     ),
-    "engine.py": (
+    "rules/engine.py": (
         [
             "tests/test_rules_vectors.py::test_vector_cpython",
             "tests/test_engine_checkpoints.py",
@@ -99,7 +100,7 @@ MODULE_TESTS = {
     ),
 }
 # Modules mutated by a plain `make mutate` (journal and link join when they exist).
-DEFAULT_MODULES = ["engine.py", "entry.py", "keypad.py", "lamps.py"]
+DEFAULT_MODULES = ["rules/engine.py", "table/entry.py", "table/keypad.py", "table/lamps.py"]
 
 KILLED, SURVIVED, UNLOADABLE = "killed", "survived", "unloadable"
 

@@ -5,8 +5,8 @@ import sys
 
 from alloc_probe import Probe  # beside this script
 
-from crapsboard import layout as lay
-from crapsboard.app import App
+from crapsboard.table import layout as lay
+from crapsboard.table.app import App
 from sim.portable.simboard import SimBoard
 
 layout = lay.load(sys.argv[1])

@@ -7,10 +7,10 @@ import sys
 import vfs
 from alloc_probe import Probe  # beside this script
 
-from crapsboard import journal as jn
-from crapsboard import journal_boot
-from crapsboard import layout as lay
-from crapsboard.app import App
+from crapsboard.journal import journal as jn
+from crapsboard.journal import journal_boot
+from crapsboard.table import layout as lay
+from crapsboard.table.app import App
 from sim.portable.norflash import NorFlash
 from sim.portable.simboard import SimBoard
 

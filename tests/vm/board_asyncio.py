@@ -4,8 +4,8 @@ import asyncio
 import sys
 import time
 
-from crapsboard import layout as lay
-from crapsboard.app import App
+from crapsboard.table import layout as lay
+from crapsboard.table.app import App
 from sim.portable.simboard import SimBoard
 
 layout = lay.load(sys.argv[1])

@@ -8,7 +8,7 @@ import fake_micropython
 
 sys.modules["micropython"] = fake_micropython
 
-from crapsboard import startup  # noqa: E402  (after the micropython stand-in is in place)
+from crapsboard.boot import startup  # noqa: E402  (after the micropython stand-in is in place)
 
 startup.FAULT_RESET_MS = 0  # the real board waits 5 s before it resets
 

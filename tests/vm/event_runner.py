@@ -6,9 +6,9 @@
 # "reversed" (the resolutions taken back) after a successful undo.
 import sys
 
-from crapsboard import config as cfg
-from crapsboard import report
-from crapsboard.engine import Table
+from crapsboard.rules import config as cfg
+from crapsboard.rules import report
+from crapsboard.rules.engine import Table
 
 
 def _line(event, ok, error, table):

@@ -2,7 +2,7 @@
 import binascii
 import sys
 
-from crapsboard.hmac256 import hmac_sha256
+from crapsboard.base.hmac256 import hmac_sha256
 
 for line in sys.stdin:
     fields = line.split()

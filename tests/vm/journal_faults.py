@@ -4,10 +4,11 @@ import os
 
 import vfs
 
-from crapsboard import journal as jn
-from crapsboard import journal_record as jr
-from crapsboard import snapshot
-from crapsboard.engine import Table
+from crapsboard.journal import journal as jn
+from crapsboard.journal import journal_read as jread
+from crapsboard.journal import journal_record as jr
+from crapsboard.journal import snapshot
+from crapsboard.rules.engine import Table
 from sim.portable.norflash import NorFlash
 
 BOARD = b"\x24\x0a\xc4\x00\x00\x01"
@@ -157,11 +158,11 @@ def case_start_new_is_recorded():
     journal = jn.Journal("/f", BOARD, **OPTIONS)
     journal.mount(restored)
     with open("/f/journal/s0", "rb") as f:
-        r = jr.decode(f.read(), 0, jr.genesis(open("/f/journal/head", "rb").read()), 1)
+        r = jread.decode(f.read(), 0, jr.genesis(open("/f/journal/head", "rb").read()), 1)
     previous = r.payload
     print(
         "start_new:",
-        jr.KIND_NAMES[r.kind],
+        jread.KIND_NAMES[r.kind],
         r.arg,
         int.from_bytes(previous[0:4], "little"),
         int.from_bytes(previous[4:8], "little") == old_seq,

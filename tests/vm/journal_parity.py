@@ -5,11 +5,11 @@ import sys
 from binascii import hexlify
 from hashlib import sha256
 
-from crapsboard import config as cfg
-from crapsboard import journal as jn
-from crapsboard import journal_record as jr
-from crapsboard import snapshot
-from crapsboard.engine import Table
+from crapsboard.journal import journal as jn
+from crapsboard.journal import journal_record as jr
+from crapsboard.journal import snapshot
+from crapsboard.rules import config as cfg
+from crapsboard.rules.engine import Table
 
 
 def root_dir():

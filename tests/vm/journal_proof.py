@@ -19,10 +19,11 @@ import time
 
 import vfs
 
-from crapsboard import config as cfg
-from crapsboard import journal as jn
-from crapsboard import journal_record as jr
-from crapsboard.engine import Table
+from crapsboard.journal import journal as jn
+from crapsboard.journal import journal_read as jread
+from crapsboard.journal import journal_record as jr
+from crapsboard.rules import config as cfg
+from crapsboard.rules.engine import Table
 from sim.portable.norflash import NorFlash, apply_write
 
 BOARD = b"\x24\x0a\xc4\x00\x00\x01"
@@ -295,7 +296,7 @@ def main():
     failures += real_cuts(events, ack_early, log, record_seq, expected, real)
     kinds = {}
     for kind, _, _ in events:
-        kinds[jr.KIND_NAMES[kind]] = kinds.get(jr.KIND_NAMES[kind], 0) + 1
+        kinds[jread.KIND_NAMES[kind]] = kinds.get(jread.KIND_NAMES[kind], 0) + 1
     print(
         "RESULT",
         {

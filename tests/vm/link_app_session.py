@@ -1,7 +1,7 @@
 # The link's handlers on a running app, under either runtime: the firmware App
 # on a SimBoard with its journal in a directory (argv[1], also where config.json,
 # link_ctr, maintenance and firmware.json live), the Link that
-# crapsboard.link_app builds, and a LinkTask whose output is standard output.
+# crapsboard.link.link_app builds, and a LinkTask whose output is standard output.
 #
 # Reads commands on standard input, one a line, and prints what the board sends:
 #   > JSON        a request line fed to the link; its reply (and any pushed events)
@@ -13,12 +13,13 @@
 import asyncio
 import sys
 
-from crapsboard import journal as jn
-from crapsboard import journal_boot, link_app, snapshot
-from crapsboard import layout as lay
-from crapsboard.app import KEYSWITCH_BIT, KEYSWITCH_NC_BIT, RENDER_MS, App
-from crapsboard.link_auth import CounterFile
-from crapsboard.link_task import LinkTask, sleep_ms
+from crapsboard.journal import journal as jn
+from crapsboard.journal import journal_boot, snapshot
+from crapsboard.link import link_app
+from crapsboard.link.link import CounterFile
+from crapsboard.link.link_task import LinkTask, sleep_ms
+from crapsboard.table import layout as lay
+from crapsboard.table.app import KEYSWITCH_BIT, KEYSWITCH_NC_BIT, RENDER_MS, App
 from sim.portable.keyscript import KEY_ON, KEYSWITCH, WAIT, steps
 from sim.portable.simboard import SimBoard
 

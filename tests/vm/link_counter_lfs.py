@@ -1,4 +1,4 @@
-# link_auth.CounterFile on littlefs (VfsLfs2 on a RAM block device of 4 KiB
+# link.CounterFile on littlefs (VfsLfs2 on a RAM block device of 4 KiB
 # blocks, as on the ESP32), through the link: a signed request's counter
 # survives a new Link (a restart), a replay after it is refused, a damaged
 # file refuses signed commands. Prints one reply per line.
@@ -7,8 +7,8 @@ import sys
 
 import vfs
 
-from crapsboard.link import Link
-from crapsboard.link_auth import CounterFile, sign
+from crapsboard.link.link import CounterFile, Link
+from crapsboard.link.link_auth import sign
 
 KEY = b"lfs board key"
 

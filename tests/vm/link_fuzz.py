@@ -16,9 +16,9 @@ import gc
 import hashlib
 import sys
 
-from crapsboard import link_json as lj
-from crapsboard.link import LINE_MAX, Link, hello_handler
-from crapsboard.link_auth import CounterMemory, canonical, sign
+from crapsboard.link import link_json as lj
+from crapsboard.link.link import LINE_MAX, CounterMemory, Link, hello_handler
+from crapsboard.link.link_auth import canonical, sign
 
 KEY = b"fuzz board key"
 _MICROPYTHON = sys.implementation.name == "micropython"

@@ -4,8 +4,8 @@
 # ({"event": "eof"}) or 0x03 ({"event": "interrupted"}).
 import asyncio
 
-from crapsboard.link import Link
-from crapsboard.link_task import LinkTask, sleep_ms
+from crapsboard.link.link import Link
+from crapsboard.link.link_task import LinkTask, sleep_ms
 
 beats = [0]
 

@@ -8,9 +8,8 @@
 import binascii
 import sys
 
-from crapsboard import link_json as lj
-from crapsboard.link import Link, LinkError, hello_handler
-from crapsboard.link_auth import CounterMemory
+from crapsboard.link import link_json as lj
+from crapsboard.link.link import CounterMemory, Link, LinkError, hello_handler
 
 KEY = b"table 7 key, provisioned at deploy"
 EVENTS = [{"seq": n, "kind": "roll", "d1": 1 + n % 6, "d2": 1 + n * 5 % 6} for n in range(1, 31)]

@@ -2,7 +2,7 @@
 # Prints: quiet rolls, bytes on the worst quiet roll, resolving rolls, bytes in all.
 import gc
 
-from crapsboard.engine import Table
+from crapsboard.rules.engine import Table
 
 
 def measure(table, count):

@@ -1,10 +1,10 @@
-# Runs crapsboard.hmac256 on test cases from stdin, one per line:
+# Runs crapsboard.base.hmac256 on test cases from stdin, one per line:
 # "hmac KEYHEX MSGHEX" or "pbkdf2 PASSWORDHEX SALTHEX ITERATIONS"; prints the hex
 # digest of each. Shared by both runtimes (tests/test_pin_hash.py).
 import binascii
 import sys
 
-from crapsboard.hmac256 import hmac_sha256, pbkdf2_sha256
+from crapsboard.base.hmac256 import hmac_sha256, pbkdf2_sha256
 
 
 def run(lines, write):

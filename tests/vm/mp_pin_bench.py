@@ -3,7 +3,7 @@
 # A measurement for choosing sim/pin_hash.py's ITERATIONS, not a limit.
 import time
 
-from crapsboard.hmac256 import pbkdf2_sha256
+from crapsboard.base.hmac256 import pbkdf2_sha256
 
 for iterations in (500, 1000, 2000, 4000):
     best = None

@@ -4,9 +4,10 @@
 # worst record, event bytes per record (mean). A measurement, not a limit.
 import gc
 
-from crapsboard import entry as en
-from crapsboard import events, report
-from crapsboard.engine import Table
+from crapsboard.rules import report
+from crapsboard.rules.engine import Table
+from crapsboard.table import entry as en
+from crapsboard.table import events
 
 
 def measure(table, count):

@@ -1,0 +1,93 @@
+# The journal's record and file formats, shared by the board and the host tools.
+#
+# A record (little-endian):
+#   u16 length of the whole record    u32 seq    u32 t (journal clock, ms)    u8 kind
+#   u16 arg    u8 state length S      S bytes table snapshot (or none)
+#   payload (opaque bytes, the rest)  8 bytes link    u32 CRC32
+# link = the first 8 bytes of H(seq) = sha256(H(seq - 1) + record up to the
+# link); H before the first record = sha256(journal head file). CRC32 covers
+# everything before it. So a torn or altered record fails its CRC, and a record
+# removed, reordered or rewritten (CRC recomputed) breaks the chain from there.
+#
+# This module writes records; reading them back (decode, crc_ok, decode_head,
+# decode_segment_header, Record, RecordError, KIND_NAMES) is journal_read.py.
+import struct
+from binascii import crc32
+from hashlib import sha256
+
+from micropython import const
+
+# Kinds 1-8 are the app's events (crapsboard.table.entry ACT_*); the rest are the journal's.
+ROLL = const(1)  # arg: die1 * 8 + die2
+UNDO = const(2)  # carries the state after the undo
+END_HAND = const(3)
+ERROR = const(5)  # journalled for a wrong PIN only (arg ERR_WRONG_PIN): the PIN lockout survives a restart
+SUPERVISOR_ON = const(6)  # arg: entry.VIA_KEY or VIA_PIN
+CONFIG = const(16)  # a configuration change; carries the state after it
+RESTART = const(17)  # arg: reset cause
+JOURNAL_START = const(18)  # carries the fresh state; payload: the journal it replaces
+SNAPSHOT = const(19)  # the first record of every segment
+DROP = const(20)  # payload: u32 first, u32 last seq of the segment removed
+TIME = const(21)  # the wall clock set over the link; payload: u64 unix seconds at t
+
+# entry.Entry's PIN rule, which the restore rebuilds (tests/test_journal_pin_lockout.py ties them).
+ERR_WRONG_PIN = const(7)  # entry.ERR_WRONG_PIN
+VIA_PIN = const(1)  # entry.VIA_PIN
+PIN_TRIES = const(3)  # entry.PIN_TRIES
+PIN_LOCK_MS = const(60000)  # entry.LOCK_MS
+
+HEADER = "<HIIBHB"
+HEADER_SIZE = const(14)
+TRAILER_SIZE = const(12)  # link + CRC
+LINK_SIZE = const(8)
+MAX_RECORD = const(1024)
+
+# The journal head file: magic, format, board id (length + bytes), journal id, t.
+HEAD_MAGIC = b"CBJ1"
+# A segment file: magic, u32 first seq, 32-byte chain hash before its first record.
+SEGMENT_MAGIC = b"CBS1"
+SEGMENT_HEADER_SIZE = const(40)
+
+
+# Staging slot k's file in the journal directory: the odd slots live in a
+# subdirectory, a littlefs metadata pair of their own, so the staged records
+# alternate between two pairs and a commit littlefs rolls back in one leaves a
+# gap in seq against the other (docs/journal.md, "A damaged staged record").
+ODD_DIR = "odd"
+
+
+def slot_name(k):
+    return ("s" if k % 2 == 0 else "odd/s") + str(k)
+
+
+def encode(prev_hash, seq, t, kind, arg, state=b"", payload=b""):
+    """(record bytes, its chain hash) for one event after `prev_hash`."""
+    n = HEADER_SIZE + len(state) + len(payload) + TRAILER_SIZE
+    if n > MAX_RECORD or len(state) > 255:
+        raise ValueError("journal record too long")
+    body = struct.pack(HEADER, n, seq, t, kind, arg, len(state)) + state + payload
+    h = sha256(prev_hash)
+    h.update(body)
+    digest = h.digest()
+    record = body + digest[:LINK_SIZE]
+    return record + struct.pack("<I", crc32(record) & 0xFFFFFFFF), digest
+
+
+def peek_seq(buf, pos):
+    """The seq field of the record at buf[pos:] without checking it (-1 if too short)."""
+    if len(buf) - pos < HEADER_SIZE:
+        return -1
+    return struct.unpack_from("<I", buf, pos + 2)[0]
+
+
+def encode_head(board_id, journal_id, t):
+    return HEAD_MAGIC + struct.pack("<BB", 1, len(board_id)) + board_id + struct.pack("<II", journal_id, t)
+
+
+def genesis(head_bytes):
+    """The chain hash before a journal's first record."""
+    return sha256(head_bytes).digest()
+
+
+def encode_segment_header(first_seq, prev_hash):
+    return SEGMENT_MAGIC + struct.pack("<I", first_seq) + prev_hash

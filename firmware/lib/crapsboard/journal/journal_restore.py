@@ -1,0 +1,254 @@
+# Mounting the journal: verify every record, then restore the table.
+#
+# Used at power-up (Journal.mount). Segments oldest
+# first, then the staging files past the last segment in slot order (the odd
+# slots in their own directory): each
+# record's length, CRC, seq and hash chain. The table is set from the last
+# record carrying the table state and the rolls and hand ends after it are
+# replayed. A fault raises JournalError naming the first bad seq and writes
+# nothing; the journal then refuses appends until a new one is started.
+import os
+
+from crapsboard.journal import journal_read as jread
+from crapsboard.journal import journal_record as jr
+from crapsboard.journal import snapshot_read
+from crapsboard.journal.journal_codes import CHAIN, CORRUPT, FOREIGN, HEAD, NONE, RESTORED, STATE_KINDS, JournalError
+
+
+def mount(journal, table, base=None):
+    """Verify the journal and restore `table` to the state after its last
+    record. NONE when there is no journal; RESTORED; JournalError on a
+    fault (nothing is written then, and appends are refused). `base`: the
+    board's configuration, for the keys a snapshot does not hold (the PIN)."""
+    journal._ready = False
+    try:
+        head = _read(journal, HEAD)
+    except OSError:
+        # A journal whose start was cut before its head was written is none.
+        if journal._exists(journal.dir) and os.listdir(journal.dir):
+            _fail(journal, CORRUPT, "journal directory without a head file")
+        return NONE
+    try:
+        board_id, journal_id, _ = jread.decode_head(head)
+    except ValueError as e:
+        if not head and os.listdir(journal.dir) == [HEAD]:
+            return NONE  # its start was cut between creating and writing the head
+        _fail(journal, CORRUPT, str(e))
+    if board_id != journal.board_id:
+        _fail(journal, FOREIGN, "journal of board " + _hex(board_id) + ", this is " + _hex(journal.board_id))
+    journal.journal_id = journal_id
+    replay = _Replay(table, base)
+    journal.hash = jr.genesis(head)
+    journal.seq = 0
+    journal._segments = []
+    journal._empty_segment = None
+    _verify_segments(journal, replay)
+    staged_state = _verify_slots(journal, replay)
+    if journal.seq == 0:
+        return NONE  # cut before its first record: never acknowledged
+    try:
+        replay.finish()
+    except ValueError as e:
+        _fail(journal, CORRUPT, str(e), journal.seq)
+    # The clock carries on from the last record; the PIN lockout is counted
+    # on that clock, so the time the board was off never shortens it.
+    journal.clock = replay.t
+    journal._ticks = None
+    journal.pin_fails = replay.pin_fails
+    journal.pin_lock_ms = 0
+    if replay.pin_lock_t is not None:
+        locked_for = (replay.t - replay.pin_lock_t) & 0xFFFFFFFF
+        if locked_for < jr.PIN_LOCK_MS:
+            journal.pin_lock_ms = jr.PIN_LOCK_MS - locked_for
+    if journal._empty_segment:
+        os.remove(journal._empty_segment)
+    # A pending rotation goes ahead only if the staged batch opens with the
+    # table state; otherwise the batch joins the full segment and maintain
+    # rotates after it, so every segment still starts with the state.
+    journal._rotate = not journal._segments or (journal._segments[-1][2] >= journal.segment_bytes and staged_state)
+    journal._ready = True
+    return RESTORED
+
+
+def _verify_segments(journal, replay):
+    names = []
+    for name in os.listdir(journal.dir):
+        if name[0] == "g":
+            try:
+                names.append((int(name[1:]), name))
+            except ValueError:
+                _fail(journal, CORRUPT, "stray file " + name + " in the journal")
+    names.sort()
+    buf = bytearray(2 * jr.MAX_RECORD)
+    for i in range(len(names)):
+        first, name = names[i]
+        path = journal.dir + "/" + name
+        with open(path, "rb") as f:
+            n = f.readinto(buf)
+            if n == 0 and i == len(names) - 1:
+                # Created but power failed before its first flush: not data,
+                # removed once everything else has verified.
+                journal._empty_segment = path
+                break
+            try:
+                seg_first, prev = jread.decode_segment_header(buf[:n])
+            except ValueError:
+                _fail(journal, CORRUPT, "segment " + name + " has no header", first)
+            if seg_first != first:
+                _fail(journal, CORRUPT, "segment " + name + " starts at " + str(seg_first), first)
+            if i == 0:
+                journal.hash = prev  # older segments were dropped (each drop is recorded)
+                journal.seq = first - 1
+            elif first != journal.seq + 1:
+                _fail(
+                    journal,
+                    CHAIN,
+                    "records " + str(journal.seq + 1) + " to " + str(first - 1) + " missing",
+                    journal.seq + 1,
+                )
+            size = n
+            pos = jr.SEGMENT_HEADER_SIZE
+            while True:
+                while pos < n:
+                    if n - pos < jr.HEADER_SIZE + jr.TRAILER_SIZE or n - pos < _length(buf, pos):
+                        break  # the rest of this record is in the next read
+                    pos += _accept(journal, buf, pos, replay)
+                rest = n - pos
+                buf[:rest] = buf[pos:n]
+                got = f.readinto(memoryview(buf)[rest:])
+                if not got:
+                    if rest:
+                        _fail(
+                            journal,
+                            CORRUPT,
+                            "segment " + name + " ends inside record " + str(journal.seq + 1),
+                            journal.seq + 1,
+                        )
+                    break
+                size += got
+                n = rest + got
+                pos = 0
+        journal._segments.append([first, journal.seq, size])
+
+
+def _verify_slots(journal, replay):
+    # Slot files hold one record each; those past the last segment, in
+    # order from slot 0, are the records staged since the last flush.
+    # Whether the first of them opens with the table state.
+    last = journal.seq
+    journal._batch_prev = journal.hash
+    journal.staged = 0
+    found = {}
+    names = [name for name in os.listdir(journal.dir) if name[0] == "s"]
+    try:
+        names += [jr.ODD_DIR + "/" + name for name in os.listdir(journal.dir + "/" + jr.ODD_DIR)]
+    except OSError:
+        pass  # a journal whose start was cut before its odd slots' directory: no records
+    for name in names:
+        data = _read(journal, name)
+        if not data:
+            continue  # created, and power failed before its first record was written
+        # Staging files are written whole, so even a stale one passes its CRC.
+        if not jread.crc_ok(data, 0) or len(data) != _length(data, 0):
+            _fail(journal, CORRUPT, "staging file " + name + " fails its CRC", jr.peek_seq(data, 0))
+        seq = jr.peek_seq(data, 0)
+        if seq > last:
+            found[seq] = (name, data)
+    # A gap here is a commit littlefs rolled back in one slots' directory
+    # (a changed byte fails its CRC) while the other kept its later records.
+    for k in range(len(found)):
+        item = found.get(last + 1 + k)
+        if item is None or item[0] != jr.slot_name(k):
+            raise _failed(journal, CHAIN, "staged records out of order after " + str(journal.seq), journal.seq + 1)
+        _accept(journal, item[1], 0, replay)
+        journal.staged += 1
+    first = found.get(last + 1)
+    return first is not None and first[1][jr.HEADER_SIZE - 1] != 0
+
+
+def _accept(journal, buf, pos, replay):
+    try:
+        r = jread.decode(buf, pos, journal.hash, journal.seq + 1)
+    except jread.RecordError as e:
+        _fail(journal, CHAIN if e.chain else CORRUPT, str(e), e.seq)
+    journal.seq = r.seq
+    journal.hash = r.hash
+    if r.kind == jr.DROP and len(r.payload) == 8:
+        journal._dropped_upto = int.from_bytes(r.payload[4:8], "little")
+    try:
+        replay.add(r)
+    except ValueError as e:
+        _fail(journal, CORRUPT, "record " + str(r.seq) + ": " + str(e), r.seq)
+    return r.size
+
+
+class _Replay:
+    # Rebuilds the table from the last state-bearing record and the rolls and
+    # hand ends after it, kept as one byte each (0 = hand end) until the end;
+    # and the PIN lockout from the wrong PINs (entry.Entry's rule: PIN_TRIES
+    # in a row lock the PIN key, a good PIN clears the count).
+    def __init__(self, table, base):
+        self.table = table
+        self.base = base
+        self.state = None
+        self.codes = bytearray()
+        self.t = 0  # the last record's time
+        self.pin_fails = 0
+        self.pin_lock_t = None  # time of the wrong PIN that locked the PIN key
+
+    def add(self, r):
+        self.t = r.t
+        if r.kind == jr.ERROR and r.arg == jr.ERR_WRONG_PIN:
+            self.pin_fails += 1
+            if self.pin_fails >= jr.PIN_TRIES:
+                self.pin_fails = 0
+                self.pin_lock_t = r.t
+        elif r.kind == jr.SUPERVISOR_ON and r.arg == jr.VIA_PIN:
+            self.pin_fails = 0
+        if r.state:
+            snapshot_read.decode(r.state)  # a bad snapshot is a fault found now, not at the end
+            self.state = r.state
+            self.codes = bytearray()
+        elif r.kind == jr.ROLL:
+            if not (1 <= r.arg >> 3 <= 6 and 1 <= r.arg & 7 <= 6):
+                raise ValueError("roll " + str(r.arg) + " is not two dice")
+            self.codes.append(r.arg)
+        elif r.kind == jr.END_HAND:
+            self.codes.append(0)
+        elif r.kind in STATE_KINDS:
+            raise ValueError("a " + jread.KIND_NAMES[r.kind] + " record without the table state")
+
+    def finish(self):
+        table = self.table
+        if self.state is None:
+            raise ValueError("no table state in the journal")
+        snapshot_read.loads(self.state, table, self.base)
+        for code in self.codes:
+            if code:
+                table.roll(code >> 3, code & 7)
+            else:
+                table.end_hand()
+
+
+def _hex(data):
+    return "".join("%02x" % b for b in data)
+
+
+def _length(buf, pos):
+    return buf[pos] | buf[pos + 1] << 8
+
+
+def _fail(journal, fault, message, seq=None):
+    raise _failed(journal, fault, message, seq)
+
+
+def _failed(journal, fault, message, seq=None):
+    # As Journal._fail: the journal refuses appends from now on.
+    journal.fault = fault
+    journal._ready = False
+    return JournalError(fault, message, seq)
+
+
+def _read(journal, name):
+    with open(journal.dir + "/" + name, "rb") as f:
+        return f.read()

@@ -1,0 +1,81 @@
+# Authentication of the link's changing commands (docs/link.md, "Signed requests").
+#
+# A signed request carries "ctr", a counter that only grows, and "tag", the
+# lowercase hex HMAC-SHA256 under the board's key of the request's canonical
+# form: the request object without "tag", keys sorted, no spaces, ASCII --
+# exactly CPython's json.dumps(req, sort_keys=True, separators=(",", ":")).
+# The parser refuses duplicate keys and floats, so the canonical form is one
+# text for one meaning. The last accepted counter is kept in a store passed in
+# (`load() -> int`, `save(n)`); it is saved before the command runs, so an
+# authentic request is never accepted twice, whatever its command then does.
+import binascii
+
+from micropython import const
+
+from crapsboard.link.link_json import encode
+
+TAG_HEX = const(64)
+
+
+class AuthError(Exception):
+    pass
+
+
+def canonical(request):
+    """The bytes that are signed: `request` without its tag (link_json.encode, compact)."""
+    rest = {}
+    for key in request:
+        if key != "tag":
+            rest[key] = request[key]
+    return encode(rest, True).encode()
+
+
+def hmac_sha256(key, msg):
+    # Imported for a signed request only: a board that is never sent one
+    # keeps hmac256's code off its heap.
+    from crapsboard.base.hmac256 import hmac_sha256
+
+    return hmac_sha256(key, msg)
+
+
+def sign(key, request):
+    """The tag for `request` (what a host does; the tests and the fuzz use it too)."""
+    return binascii.hexlify(hmac_sha256(key, canonical(request))).decode()
+
+
+class Auth:
+    def __init__(self, key, store):
+        self.key = key  # bytes, or None when the board has not been provisioned
+        self.store = store
+
+    def counter(self):
+        return self.store.load()
+
+    def check(self, request):
+        """Accept `request` (and consume its counter) or raise AuthError, having changed nothing."""
+        ctr = request.get("ctr")
+        tag = request.get("tag")
+        if type(ctr) is not int or ctr < 0 or type(tag) is not str:
+            raise AuthError("signed command: needs ctr (a counter) and tag")
+        if self.key is None:
+            raise AuthError("no key on this board: deploy one")
+        given = tag.encode()
+        try:
+            want = binascii.hexlify(hmac_sha256(self.key, canonical(request)))
+        except TypeError:
+            raise AuthError("cannot be signed: floats or odd values")
+        diff = len(given) ^ len(want)
+        for a, b in zip(given, want):  # every byte compared: no early exit to time
+            diff |= a ^ b
+        if diff:
+            raise AuthError("bad tag")
+        try:
+            last = self.store.load()
+        except Exception:
+            raise AuthError("counter unreadable: provision the board again")
+        if ctr <= last:
+            raise AuthError("replayed or old counter: last accepted is %d" % last)
+        try:
+            self.store.save(ctr)
+        except Exception:
+            raise AuthError("counter not stored: nothing done")

@@ -1,0 +1,319 @@
+# The app: keypad and buttons -> entry -> engine -> lamps, with an event log.
+#
+# `step(now_ms)` is one input scan and `render(now_ms)` one lamp frame (sent to
+# the strip only when it changed); both
+# are plain calls, so the simulator drives them on its own clock. `run()` is
+# the thin asyncio shell the board uses: scan, render and watchdog tasks.
+#
+# The board is passed in (crapsboard/table/board.py on the ESP32, sim/portable/simboard.py on
+# the desktop): `rows`, `cols` (keypad pins), `buttons` (pins in layout.BUTTONS
+# order, None where absent), `show(frame)`, `feed()`, `ticks_ms()`.
+#
+# With a journal (crapsboard/journal/journal.py) every table event (roll, undo, end
+# hand, supervisor on/off) and every wrong PIN (so the PIN lockout survives a
+# restart) is appended before the next frame can show it; an
+# event the journal refuses is taken back and the board shows the journal
+# fault. Without one the hot path allocates nothing (tests/test_board_memory.py).
+import asyncio
+
+from micropython import const
+
+from crapsboard.journal import snapshot, snapshot_read
+from crapsboard.rules.engine import Table
+from crapsboard.table import entry as en
+from crapsboard.table import keypad
+from crapsboard.table.lamps import Lamps
+
+LOG_SIZE = const(32)  # events kept in RAM (the journal, when there is one, keeps all)
+_TABLE_SEQS = const(64)  # seq of recent rolls / hand ends, deeper than the engine's undo ring
+RENDER_MS = const(50)
+WATCHDOG_CHECK_MS = const(100)  # how often the watchdog task looks; it feeds only if all tasks ran
+
+_KEYS_MASK = const(0x7FFFF)  # keypad keys + undo, end hand, lamp test buttons
+KEYSWITCH_BIT = const(0x80000)  # 1 << (keypad.BUTTON_SHIFT + layout.BUTTONS.index("supervisor_key")): tested
+KEYSWITCH_NC_BIT = const(0x100000)  # the changeover keyswitch's normally-closed contact, after the buttons
+_KEYSWITCH_BITS = const(0x180000)
+_BUTTON_KEYS = (en.K_UNDO, en.K_END_HAND, en.K_LAMP_TEST)  # layout.BUTTONS order
+_CONFIG = const(16)  # journal_record.CONFIG, without importing the journal
+_SCAN_ALIVE = const(1)
+_RENDER_ALIVE = const(2)
+
+try:
+    from asyncio import sleep_ms
+except ImportError:  # CPython: the simulator's smoke test of run()
+
+    async def sleep_ms(delay):
+        await asyncio.sleep(delay / 1000)
+
+
+class App:
+    def __init__(self, board, layout, config=None, journal=None, table=None):
+        self.board = board
+        self.layout = layout
+        self.table = Table(config) if table is None else table  # `table`: one restored before the app was built
+        self.entry = en.Entry(self.table.config.supervisor_pin)
+        self.lamps = Lamps(layout)
+        self.matrix = keypad.Matrix(board.rows, board.cols, layout.settle_us, getattr(board, "sleep_us", None))
+        self.buttons = keypad.Buttons(board.buttons, layout.button_active_low)
+        self.debouncer = keypad.Debouncer(layout.debounce_ms)
+        self.key_codes = bytearray([en.key_code(layout.roles[i], layout.labels[i]) for i in range(len(layout.labels))])
+        # seq of each roll or hand end the table may still undo, so an undo
+        # event can name the event it took back (`undone_seq`).
+        self._table_seqs = [0] * _TABLE_SEQS
+        self._table_events = 0
+        self.undone_seq = 0
+        # The event log: a ring of the last LOG_SIZE events, seq counts them all.
+        self.seq = 0
+        self.log_kind = bytearray(LOG_SIZE)
+        self.log_arg = [0] * LOG_SIZE
+        self.log_t = [0] * LOG_SIZE
+        # Hook for a journal or the simulator: on_event(app, kind, arg, t) is
+        # called after each event, while the table holds its resolutions.
+        self.on_event = None
+        self.journal = journal  # mounted by crapsboard.journal.journal_boot before the app runs
+        if journal is not None:  # the PIN lockout the journal restored
+            self.entry.restore_pin(journal.pin_fails, journal.pin_lock_ms, board.ticks_ms())
+        self.journal_error = None  # the exception that stopped the journal: no table event is taken after it
+        self.restored = False  # restored from the journal: shown until a supervisor acknowledges
+        self._maintain_due = False  # an appended event waits for the journal's slow part
+        self._shown = False  # a frame was sent since the last append
+        self.running = False
+        self._alive = 0
+        self._changeover = layout.button_pins[-1] is not None  # the keyswitch's NC contact, last
+        self.keyswitch_fault = False
+
+    # ---- one scan -------------------------------------------------------------
+
+    def step(self, now_ms):
+        """Read the inputs once, feed entry, apply what it decides."""
+        raw = self.matrix.scan() | self.buttons.read()
+        debouncer = self.debouncer
+        pressed = debouncer.update(raw, now_ms)
+        entry = self.entry
+        action = entry.tick(now_ms)
+        while action != en.ACT_NONE:
+            self._apply(action, now_ms)
+            action = entry.tick(now_ms)
+        if debouncer.changed & _KEYSWITCH_BITS:
+            self._keyswitch(debouncer.stable, now_ms)
+        if self._maintain_due and self._shown and not (debouncer.stable & _KEYS_MASK) and not entry.first:
+            self._maintain(now_ms)
+        pressed &= _KEYS_MASK
+        if pressed:
+            down = debouncer.stable & _KEYS_MASK
+            if down & (down - 1):  # more than one key or button down
+                self._apply(entry.chord(now_ms), now_ms)
+            else:
+                bit = keypad.lowest_bit(pressed)
+                if bit < keypad.BUTTON_SHIFT:
+                    key = self.key_codes[bit]
+                else:
+                    key = _BUTTON_KEYS[bit - keypad.BUTTON_SHIFT]
+                self._apply(entry.press(key, now_ms), now_ms)
+
+    def ignore_held_keys(self):
+        """Keys and buttons held now (a power-up gesture) are not presses: each
+        counts again once released and pressed. The keyswitch is read as usual."""
+        self.debouncer.hold((self.matrix.scan() | self.buttons.read()) & _KEYS_MASK)
+
+    def _keyswitch(self, stable, now_ms):
+        """The keyswitch's contacts, debounced. A changeover switch must show one
+        contact closed: both or neither (a shorted or broken lead) is a fault,
+        recorded once and shown on the status lamp while it lasts, and the
+        keyswitch counts as off, so a short can never mean supervisor mode."""
+        on = bool(stable & KEYSWITCH_BIT)
+        if self._changeover:
+            fault = on == bool(stable & KEYSWITCH_NC_BIT)
+            if fault != self.keyswitch_fault:
+                self.keyswitch_fault = fault
+                if fault:
+                    self._apply(self.entry.fail(en.ERR_KEYSWITCH_FAULT, now_ms), now_ms)
+            if fault:
+                on = False
+        self._apply(self.entry.keyswitch(on, now_ms), now_ms)
+
+    def _apply(self, action, now_ms):
+        if action == en.ACT_NONE:
+            return
+        entry = self.entry
+        table = self.table
+        lamps = self.lamps
+        journal = self.journal
+        if journal is not None and action <= en.ACT_END_HAND and self.journal_error is not None:
+            return  # the journal is stopped: no table event can be made durable, so none is taken
+        if action == en.ACT_ROLL:
+            table.roll(entry.die1, entry.die2)
+            arg = entry.die1 * 8 + entry.die2
+            if journal is not None and not self._append(action, arg, now_ms):
+                table.undo()
+                return
+            lamps.celebrate(table, now_ms)
+            self._table_event()
+        elif action == en.ACT_UNDO:
+            before = None if journal is None else self._state()
+            if table.undo():
+                if journal is not None and not self._append(action, entry.via, now_ms):
+                    self._put_back(before)
+                    return
+                lamps.stop_celebration()
+                arg = entry.via
+                self._table_events -= 1
+                self.undone_seq = self._table_seqs[self._table_events % _TABLE_SEQS]
+            else:
+                action = entry.fail(en.ERR_NOTHING_TO_UNDO, now_ms)
+                arg = entry.error
+        elif action == en.ACT_END_HAND:
+            table.end_hand()
+            arg = entry.via
+            if journal is not None and not self._append(action, arg, now_ms):
+                table.undo()
+                return
+            lamps.celebrate(table, now_ms)
+            self._table_event()
+        elif action == en.ACT_LAMP_TEST:
+            lamps.lamp_test(now_ms)
+            arg = 0
+        elif action == en.ACT_ERROR:
+            arg = entry.error
+            if arg == en.ERR_WRONG_PIN and journal is not None:
+                self._append(action, arg, now_ms)  # so the PIN lockout survives a restart
+        elif action == en.ACT_CLEAR:
+            arg = entry.dropped
+        else:  # supervisor on / off
+            arg = entry.via
+            if journal is not None:
+                self._append(action, arg, now_ms)  # the switch has turned all the same
+            if action == en.ACT_AUTH_ON:
+                self.restored = False  # a supervisor has seen the restored table
+        self._log(action, arg, now_ms)
+
+    def configure(self, config, now_ms):
+        """A configuration change while running (for the serial link): applied
+        and, with a journal, made durable (a CONFIG record with the table
+        state) before any frame shows it. ConfigError: refused, nothing
+        changed; False: the journal could not record it, so it is not applied."""
+        table = self.table
+        old = table.config
+        table.configure(config)
+        if self.journal is not None and not self._append(_CONFIG, 0, now_ms):
+            table.configure(old)  # the cycles have not moved: going back is never refused
+            return False
+        self.entry.pin_record = config.supervisor_pin
+        return True
+
+    def record(self, kind, arg, now_ms, payload=b""):
+        """A journal record that is not a table event (the link's clock set):
+        True once durable; False (the journal stopped) if it could not be."""
+        return self._append(kind, arg, now_ms, payload)
+
+    # ---- the journal (only with one attached) ------------------------------------
+
+    def _append(self, kind, arg, now_ms, payload=b""):
+        """Make the event durable before any frame shows it; False (and the
+        journal stopped) if it could not be."""
+        journal = self.journal
+        if journal is None or self.journal_error is not None:
+            return False
+        try:
+            journal.append(kind, arg, now_ms, self.table, payload)
+        except Exception as e:  # JournalError (full, ...) or OSError: not durable, so not shown
+            self.journal_error = e
+            return False
+        self._maintain_due = True
+        self._shown = False
+        return True
+
+    def _maintain(self, now_ms):
+        # The journal's slow part (block copies and erases, 45-400 ms on a
+        # real chip): after the event is on the lamps and no key is down.
+        self._maintain_due = False
+        journal = self.journal
+        if journal is None:
+            return
+        try:
+            journal.maintain(self.table, now_ms)
+        except Exception as e:
+            self.journal_error = e
+
+    def _state(self):
+        return snapshot.dumps(self.table, 0)
+
+    def _put_back(self, state):
+        # An undo the journal refused: the table as it was (its undo history
+        # is gone, but the journal is stopped, so no table event follows).
+        snapshot_read.loads(state, self.table, self.table.config)
+
+    def _table_event(self):
+        # The event about to be logged gets seq + 1.
+        self._table_seqs[self._table_events % _TABLE_SEQS] = self.seq + 1
+        self._table_events += 1
+
+    def _log(self, kind, arg, now_ms):
+        i = self.seq % LOG_SIZE
+        self.seq += 1
+        self.log_kind[i] = kind
+        self.log_arg[i] = arg
+        self.log_t[i] = now_ms
+        if self.on_event is not None:
+            self.on_event(self, kind, arg, now_ms)
+
+    def event(self, seq):
+        """(kind, arg, t) of event number `seq` (1-based) if still in the ring, else None."""
+        if seq < 1 or seq > self.seq or self.seq - seq >= LOG_SIZE:
+            return None
+        i = (seq - 1) % LOG_SIZE
+        return self.log_kind[i], self.log_arg[i], self.log_t[i]
+
+    # ---- one frame ------------------------------------------------------------
+
+    def render(self, now_ms):
+        """Render the lamps; write the strip only when the frame changed (an
+        event, a blink edge, a celebration or lamp test step)."""
+        if self.lamps.render(self.table, self.status(now_ms), now_ms):
+            self.board.show(self.lamps.frame)
+        self._shown = True  # the strip shows the state now, changed or not
+
+    def status(self, now_ms):
+        """What the status lamp shows (entry.ST_*)."""
+        if self.journal_error is not None:
+            return en.ST_JOURNAL_FAULT
+        if self.keyswitch_fault:
+            return en.ST_ERROR
+        status = self.entry.status(now_ms)
+        if self.restored and status == en.ST_READY:
+            return en.ST_RESTORED
+        return status
+
+    # ---- the asyncio shell ------------------------------------------------------
+
+    async def _scan_task(self):
+        board = self.board
+        scan_ms = self.layout.scan_ms
+        while self.running:
+            self.step(board.ticks_ms())
+            self._alive |= _SCAN_ALIVE
+            await sleep_ms(scan_ms)
+
+    async def _render_task(self):
+        while self.running:
+            self.render(self.board.ticks_ms())
+            self._alive |= _RENDER_ALIVE
+            await sleep_ms(RENDER_MS)
+
+    async def run(self):
+        """Scan, render and feed the watchdog until stop(). The watchdog is
+        fed only when both other tasks have run since the last feed, so a
+        task that dies resets the board."""
+        self.running = True
+        scan = asyncio.create_task(self._scan_task())
+        render = asyncio.create_task(self._render_task())
+        while self.running:
+            if self._alive == _SCAN_ALIVE | _RENDER_ALIVE:
+                self._alive = 0
+                self.board.feed()
+            await sleep_ms(WATCHDOG_CHECK_MS)
+        await scan
+        await render
+
+    def stop(self):
+        self.running = False
