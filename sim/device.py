@@ -110,6 +110,7 @@ class Device:
         self.last_feed = None
         self.resets = []  # (cause, monotonic time), for the log and the tests
         self.started_at = 0.0
+        self.chip_reset_at = 0.0
         self.quick_deaths = 0
 
     # ---- the port ---------------------------------------------------------
@@ -126,6 +127,8 @@ class Device:
 
     def power_on(self, cause=PWRON_RESET, mode="friendly"):
         """Start the VM: a reset of the chip (the flash stays)."""
+        if cause != SOFT_RESET:  # the chip's tick counter starts again (a soft reboot keeps it)
+            self.chip_reset_at = time.monotonic()
         control_read, control_write = os.pipe()
         keys_read, self.keys_fd = os.pipe()
         os.set_blocking(keys_read, False)  # the board polls it while it scans the keypad
@@ -137,6 +140,7 @@ class Device:
             "flash": self.flash,
             "mode": mode,
             "cause": cause,
+            "uptime_ms": round((time.monotonic() - self.chip_reset_at) * 1000),
             "uid": BOARD_ID,
             "pins": self.pins,
             "config": self.config_text,
