@@ -1,5 +1,5 @@
-"""The commands that talk to a running board over the link: ports, status,
-monitor, config, selftest, time, maintenance.
+"""The commands that talk to a running board over the link: ports, monitor,
+config, selftest, time, maintenance (status: host_tools/status.py).
 
 Each command is a plain function taking an open BoardLink (the Python API)
 and a `run_*` wrapper for the command line, which prints the result for
@@ -204,16 +204,6 @@ def _run_ports(args):
     emit(args, rows, human)
 
 
-def _status_arguments(parser):
-    add_port_options(parser)
-
-
-def _run_status(args):
-    with connect(args) as link:
-        reply = dict(hello=link.hello(), status=status(link))
-    emit(args, reply, flat_lines)
-
-
 def _monitor_arguments(parser):
     add_port_options(parser)
     parser.add_argument("--count", type=int, help="stop after this many events")
@@ -348,7 +338,6 @@ def _run_maintenance(args):
 # name -> (add_arguments, run, help): host_tools/__main__.py's table reads this.
 COMMANDS = {
     "ports": (_ports_arguments, _run_ports, "serial ports, and which answer hello"),
-    "status": (_status_arguments, _run_status, "the board's hello and table status"),
     "monitor": (_monitor_arguments, _run_monitor, "live events from the board"),
     "config": (_config_arguments, _run_config, "config get | set FILE | diff FILE"),
     "selftest": (_selftest_arguments, _run_selftest, "lamp walk; keys or buttons held or chattering"),
