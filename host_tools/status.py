@@ -99,7 +99,10 @@ def not_running(found):
         held = ": holding the fault" if failed >= MAX_FAILED_BOOTS else ""
         times = "once" if failed == 1 else "%d times in a row" % failed
         return "the board's start-up failed %s%s: %s" % (times, held, diag["error"]), EXIT_FAILED
-    return "the board is not running the app: its REPL is free (no start-up fault recorded)", EXIT_NO_BOARD
+    return (
+        "the board is not running the app: its REPL is free (maintenance or a bare REPL; no start-up fault recorded)",
+        EXIT_NO_BOARD,
+    )
 
 
 def status_of(port, timeout):

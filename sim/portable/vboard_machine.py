@@ -17,6 +17,9 @@
 import sys
 import time
 
+# What the virtual board says it is (host_tools deploy accepts it as itself,
+# not as an ESP32 with the pinned MicroPython).
+VIRTUAL_BOARD = "python -m sim device"
 PWRON_RESET = 1
 HARD_RESET = 2
 WDT_RESET = 3
