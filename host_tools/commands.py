@@ -1,5 +1,6 @@
-"""The commands that talk to a running board over the link: ports, monitor,
-config, selftest, time, maintenance (status: host_tools/status.py).
+"""The commands that talk to a running board over the link: ports, config,
+selftest, time, maintenance (status: host_tools/status.py; monitor:
+host_tools/monitor.py, which uses `monitor` here).
 
 Each command is a plain function taking an open BoardLink (the Python API)
 and a `run_*` wrapper for the command line, which prints the result for
@@ -7,10 +8,9 @@ people or, with --json, as one JSON document for scripts.
 """
 
 import json
-import sys
 import time
 
-from host_tools import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, HostToolError, keys
+from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError, keys
 from host_tools.link import DEFAULT_TIMEOUT, BoardLink
 
 # ---- shared options and output ------------------------------------------------------
@@ -204,35 +204,6 @@ def _run_ports(args):
     emit(args, rows, human)
 
 
-def _monitor_arguments(parser):
-    add_port_options(parser)
-    parser.add_argument("--count", type=int, help="stop after this many events")
-    parser.add_argument("--seconds", type=float, help="stop after this many seconds")
-
-
-def _run_monitor(args):
-    if args.json:
-
-        def show(event):
-            print(json.dumps(event, sort_keys=True), flush=True)
-    else:
-        from rich.console import Console
-
-        console = Console(highlight=False)
-
-        def show(event):
-            fields = " ".join("%s=%s" % (k, json.dumps(v)) for k, v in sorted(event.items()) if k != "event")
-            console.print("[dim]%s[/dim] [bold]%s[/bold] %s" % (time.strftime("%H:%M:%S"), event["event"], fields))
-
-    with connect(args) as link:
-        if not args.json and sys.stdout.isatty():
-            print("monitoring %s: Ctrl-C to stop" % args.port, file=sys.stderr)
-        try:
-            monitor(link, show, args.count, args.seconds)
-        except KeyboardInterrupt:
-            raise HostToolError("stopped", EXIT_INTERRUPTED)
-
-
 def _config_arguments(parser):
     sub = parser.add_subparsers(dest="action", required=True, parser_class=type(parser))
     get = sub.add_parser("get", help="print the configuration in force")
@@ -338,7 +309,6 @@ def _run_maintenance(args):
 # name -> (add_arguments, run, help): host_tools/__main__.py's table reads this.
 COMMANDS = {
     "ports": (_ports_arguments, _run_ports, "serial ports, and which answer hello"),
-    "monitor": (_monitor_arguments, _run_monitor, "live events from the board"),
     "config": (_config_arguments, _run_config, "config get | set FILE | diff FILE"),
     "selftest": (_selftest_arguments, _run_selftest, "lamp walk; keys or buttons held or chattering"),
     "time": (_signed_arguments, _run_time, "set the board's clock from this host's (signed)"),
