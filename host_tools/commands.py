@@ -8,6 +8,7 @@ people or, with --json, as one JSON document for scripts.
 """
 
 import json
+import sys
 import time
 
 from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError, keys
@@ -214,6 +215,10 @@ def _config_arguments(parser):
         add_port_options(p)
         if name == "set":
             add_key_option(p)
+            p.add_argument("--yes", "-y", action="store_true", help="apply without asking (the changes are listed)")
+            p.add_argument(
+                "--merge", action="store_true", help="change only the keys FILE gives; the rest stay as on the board"
+            )
 
 
 def read_config_file(path):
@@ -250,9 +255,7 @@ def _run_config(args):
     wanted = read_config_file(args.file)
     with connect(args) as link:
         if args.action == "set":
-            key = board_key(link, args.key)
-            reply = config_set(link, wanted, key)
-            emit(args, reply, lambda r: ["configuration applied"] + flat_lines(r))
+            _set(args, link, wanted)
             return
         differences = config_diff(config_get(link), effective_config(wanted))
     rows = [{"name": n, "board": b, "file": f} for n, b, f in differences]
@@ -266,6 +269,25 @@ def _run_config(args):
     )
     if differences:
         raise _Quiet(EXIT_FAILED)
+
+
+def _set(args, link, wanted):
+    """config set: list what changes, confirm, send (host_tools/config_change.py)."""
+    from host_tools import config_change
+
+    board = config_get(link)
+    if args.merge:
+        wanted = config_change.merged(board, wanted)
+    differences = config_diff(board, effective_config(wanted))
+    if not differences:
+        emit(args, {"changed": []}, lambda r: ["same as the board: nothing sent"])
+        return
+    for line in config_change.change_lines(differences, read_config_file(args.file)):
+        print(line, file=sys.stderr if args.json else sys.stdout, flush=True)
+    if not config_change.confirm(len(differences), args.yes):
+        raise HostToolError("nothing sent", EXIT_USAGE)
+    reply = config_set(link, wanted, board_key(link, args.key))
+    emit(args, reply, lambda r: ["configuration applied"] + flat_lines(r))
 
 
 class _Quiet(HostToolError):

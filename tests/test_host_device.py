@@ -102,13 +102,15 @@ def test_deploy_onto_a_fresh_board_then_status_config_and_replay(tmp_path, key_d
         path.write_text(json.dumps({"rebet_after_win": False}))
         diff = host_tools("config", "diff", str(path), "--port", device.port)
         assert diff.returncode == 1 and diff.stdout == "rebet_after_win: board true, file false\n"
-        applied = host_tools("config", "set", str(path), "--port", device.port, "--json")
+        applied = host_tools("config", "set", str(path), "--port", device.port, "--json", "--yes")
         assert applied.returncode == 0, applied.stderr
         assert host_tools("config", "diff", str(path), "--port", device.port).returncode == 0
 
         wrong = tmp_path / "wrong.key"
         wrong.write_text(bytes(32).hex())
-        refused = host_tools("config", "set", str(path), "--port", device.port, "--key", str(wrong))
+        back = tmp_path / "back.json"
+        back.write_text(json.dumps({"rebet_after_win": True}))
+        refused = host_tools("config", "set", str(back), "--port", device.port, "--key", str(wrong), "--yes")
         assert refused.returncode == 1 and refused.stderr == "host_tools config: board refused config_set: bad tag\n"
 
         key = keys.read_key(str(key_file))
