@@ -76,7 +76,10 @@ def test_a_board_holding_its_start_up_fault_is_named_through_its_repl(tmp_path, 
         as_json = host_tools("status", "--port", device.port, "--timeout", "2", "--json")
     finally:
         device.stop()
-    reason = "the board's start-up failed 3 times in a row: holding the fault: ConfigError: rebet_after_win: must be true or false"
+    reason = (
+        "the board's start-up failed 3 times in a row: holding the fault:"
+        " ConfigError: rebet_after_win: must be true or false"
+    )
     assert shown.returncode == 1, shown.stderr
     assert shown.stderr == "host_tools status: " + reason + "\n"
     assert "running: false\n" in shown.stdout and "board: 240ac4000001\n" in shown.stdout
