@@ -54,12 +54,12 @@ class Hands:
     turned into changes of the held bitmap on the monotonic clock (seconds),
     timed as `python -m sim run` presses keys (docs/keys.md)."""
 
-    def __init__(self, layout, script_steps_=(), feed_path=None, log=None):
+    def __init__(self, layout, steps=(), feed_path=None, log=None):
         self.layout = layout
         self.log = log or (lambda line: None)
         self.base = idle_inputs(layout)  # held with no key pressed (the keyswitch's contacts)
         self.held = self.base
-        self.steps = collections.deque((None, step) for step in script_steps_)  # (arrival or None, step)
+        self.steps = collections.deque((None, step) for step in steps)  # (arrival or None, step)
         self.changes = collections.deque()  # (time, held bitmap), in time order
         self.free_at = None  # when the hands are free for the next step
         self.started = False
