@@ -7,7 +7,7 @@ STUBS  := $(VENV)/esp32-stubs
 STUBS_STAMP := $(STUBS)/.installed
 JOBS   ?= 2
 
-.PHONY: all venv sim test check bench bench-link bench-host mutate proof proof-journal proof-link deploy clean
+.PHONY: all venv system-deps sim test check bench bench-link bench-host mutate proof proof-journal proof-link deploy clean
 
 all: test
 
@@ -22,10 +22,29 @@ $(STUBS_STAMP): requirements-stubs.txt $(STAMP)
 
 venv: $(STAMP) $(STUBS_STAMP)
 
+# Beyond the venv, `make test` needs Node.js (pyright runs on it) and
+# rsvg-convert (Debian's librsvg2-bin: tests/test_odds.py renders the odds
+# plot). Missing ones are installed with apt-get when run as root; otherwise
+# one line says what to install, and the target fails.
+SYSTEM_TOOLS := node:nodejs rsvg-convert:librsvg2-bin
+APT_GET ?= apt-get
+
+system-deps:
+	@missing=""; \
+	for pair in $(SYSTEM_TOOLS); do command -v "$${pair%%:*}" >/dev/null || missing="$$missing $${pair#*:}"; done; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v "$(APT_GET)" >/dev/null; then \
+			echo "make: installing$$missing with apt-get" >&2; \
+			$(APT_GET) update -qq && DEBIAN_FRONTEND=noninteractive $(APT_GET) install -y -qq$$missing >/dev/null || exit 2; \
+		else \
+			echo "make: install$$missing first (as root: apt-get install$$missing)" >&2; exit 2; \
+		fi; \
+	fi
+
 sim: venv
 	$(PY) -m sim
 
-test: venv
+test: venv system-deps
 	$(PY) -m pytest -n $(JOBS) -q tests
 
 # Long proofs, beyond `make test`'s samples; .ci/run calls this after `make test`.
@@ -36,8 +55,7 @@ proof: proof-journal proof-link
 proof-journal: venv
 	JOURNAL_PROOF=all $(PY) -m pytest -q -s --timeout=1800 tests/test_journal_proof.py tests/test_board_journal.py -k "proof or cut_after"
 
-check: venv
-	@command -v node >/dev/null || { echo "make check: pyright needs Node.js on PATH (apt-get install nodejs)" >&2; exit 2; }
+check: venv system-deps
 	$(PY) -m pytest -q tests/test_static_*.py
 
 # Mutation testing of the firmware (tests/mutation/runner.py); not part of `make test`.

@@ -1,5 +1,6 @@
-"""The commands that talk to a running board over the link: ports, status,
-monitor, config, selftest, time, maintenance.
+"""The commands that talk to a running board over the link: ports, config,
+selftest, time, maintenance (status: host_tools/status.py; monitor:
+host_tools/monitor.py, which uses `monitor` here).
 
 Each command is a plain function taking an open BoardLink (the Python API)
 and a `run_*` wrapper for the command line, which prints the result for
@@ -10,7 +11,7 @@ import json
 import sys
 import time
 
-from host_tools import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, HostToolError, keys
+from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError, keys
 from host_tools.link import DEFAULT_TIMEOUT, BoardLink
 
 # ---- shared options and output ------------------------------------------------------
@@ -204,45 +205,6 @@ def _run_ports(args):
     emit(args, rows, human)
 
 
-def _status_arguments(parser):
-    add_port_options(parser)
-
-
-def _run_status(args):
-    with connect(args) as link:
-        reply = dict(hello=link.hello(), status=status(link))
-    emit(args, reply, flat_lines)
-
-
-def _monitor_arguments(parser):
-    add_port_options(parser)
-    parser.add_argument("--count", type=int, help="stop after this many events")
-    parser.add_argument("--seconds", type=float, help="stop after this many seconds")
-
-
-def _run_monitor(args):
-    if args.json:
-
-        def show(event):
-            print(json.dumps(event, sort_keys=True), flush=True)
-    else:
-        from rich.console import Console
-
-        console = Console(highlight=False)
-
-        def show(event):
-            fields = " ".join("%s=%s" % (k, json.dumps(v)) for k, v in sorted(event.items()) if k != "event")
-            console.print("[dim]%s[/dim] [bold]%s[/bold] %s" % (time.strftime("%H:%M:%S"), event["event"], fields))
-
-    with connect(args) as link:
-        if not args.json and sys.stdout.isatty():
-            print("monitoring %s: Ctrl-C to stop" % args.port, file=sys.stderr)
-        try:
-            monitor(link, show, args.count, args.seconds)
-        except KeyboardInterrupt:
-            raise HostToolError("stopped", EXIT_INTERRUPTED)
-
-
 def _config_arguments(parser):
     sub = parser.add_subparsers(dest="action", required=True, parser_class=type(parser))
     get = sub.add_parser("get", help="print the configuration in force")
@@ -253,6 +215,10 @@ def _config_arguments(parser):
         add_port_options(p)
         if name == "set":
             add_key_option(p)
+            p.add_argument("--yes", "-y", action="store_true", help="apply without asking (the changes are listed)")
+            p.add_argument(
+                "--merge", action="store_true", help="change only the keys FILE gives; the rest stay as on the board"
+            )
 
 
 def read_config_file(path):
@@ -289,9 +255,7 @@ def _run_config(args):
     wanted = read_config_file(args.file)
     with connect(args) as link:
         if args.action == "set":
-            key = board_key(link, args.key)
-            reply = config_set(link, wanted, key)
-            emit(args, reply, lambda r: ["configuration applied"] + flat_lines(r))
+            _set(args, link, wanted)
             return
         differences = config_diff(config_get(link), effective_config(wanted))
     rows = [{"name": n, "board": b, "file": f} for n, b, f in differences]
@@ -305,6 +269,25 @@ def _run_config(args):
     )
     if differences:
         raise _Quiet(EXIT_FAILED)
+
+
+def _set(args, link, wanted):
+    """config set: list what changes, confirm, send (host_tools/config_change.py)."""
+    from host_tools import config_change
+
+    board = config_get(link)
+    if args.merge:
+        wanted = config_change.merged(board, wanted)
+    differences = config_diff(board, effective_config(wanted))
+    if not differences:
+        emit(args, {"changed": []}, lambda r: ["same as the board: nothing sent"])
+        return
+    for line in config_change.change_lines(differences, read_config_file(args.file)):
+        print(line, file=sys.stderr if args.json else sys.stdout, flush=True)
+    if not config_change.confirm(len(differences), args.yes):
+        raise HostToolError("nothing sent", EXIT_USAGE)
+    reply = config_set(link, wanted, board_key(link, args.key))
+    emit(args, reply, lambda r: ["configuration applied"] + flat_lines(r))
 
 
 class _Quiet(HostToolError):
@@ -348,8 +331,6 @@ def _run_maintenance(args):
 # name -> (add_arguments, run, help): host_tools/__main__.py's table reads this.
 COMMANDS = {
     "ports": (_ports_arguments, _run_ports, "serial ports, and which answer hello"),
-    "status": (_status_arguments, _run_status, "the board's hello and table status"),
-    "monitor": (_monitor_arguments, _run_monitor, "live events from the board"),
     "config": (_config_arguments, _run_config, "config get | set FILE | diff FILE"),
     "selftest": (_selftest_arguments, _run_selftest, "lamp walk; keys or buttons held or chattering"),
     "time": (_signed_arguments, _run_time, "set the board's clock from this host's (signed)"),

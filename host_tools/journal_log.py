@@ -11,7 +11,7 @@ import sys
 
 from crapsboard.journal import journal_read as jread
 from crapsboard.journal import journal_record as jr
-from host_tools import HostToolError, littlefs_meta
+from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError, littlefs_meta
 
 BLOCK_SIZE = 4096
 JOURNAL_DIR = "journal"
@@ -23,8 +23,22 @@ def add_arguments(parser):
     parser.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
 
 
+class JournalFault(HostToolError):
+    """A record that fails its check (exit 1); `records` are the good ones before it."""
+
+    def __init__(self, message, records=()):
+        super().__init__(message, EXIT_FAILED)
+        self.records = list(records)
+
+
 def run(args):
-    records, summary = read_image(args.image)
+    try:
+        records, summary = read_image(args.image)
+    except JournalFault as e:
+        if not args.verify:  # what can be proven is printed, then the fault (exit 1)
+            write_records(e.records, args.format, sys.stdout)
+            sys.stdout.flush()
+        raise
     if args.verify:
         print(summary)
         return
@@ -40,7 +54,10 @@ def verify_image(image, name="the image"):
     """read_image for the bytes of an image: the files as littlefs mounts them,
     then the metadata littlefs passed over."""
     records, summary = verify_files(read_journal_files(name, image))
-    return records, summary + check_metadata(image, records[-1].seq if records else 0)
+    try:
+        return records, summary + check_metadata(image, records[-1].seq if records else 0)
+    except HostToolError as e:
+        raise JournalFault(str(e), records)
 
 
 def check_metadata(image, last_seq):
@@ -69,9 +86,9 @@ def _load(path):
         with open(path, "rb") as f:
             image = bytearray(f.read())
     except OSError as e:
-        raise HostToolError("cannot read " + path + ": " + e.strerror, 2)
+        raise HostToolError("cannot read " + path + ": " + e.strerror, EXIT_USAGE)
     if not image or len(image) % BLOCK_SIZE:
-        raise HostToolError(path + " is not a flash image of 4 KiB blocks")
+        raise HostToolError(path + " is not a flash image of 4 KiB blocks", EXIT_USAGE)
     return image
 
 
@@ -96,7 +113,8 @@ def read_journal_files(path, image=None):
     try:
         fs.mount()
     except littlefs.LittleFSError as e:
-        raise HostToolError(path + " has no littlefs filesystem (" + str(e) + ")")
+        reason = " has no littlefs filesystem (" + str(e) + "): not a board's flash image"
+        raise HostToolError(path + reason, EXIT_USAGE)
     try:
         names = fs.listdir(JOURNAL_DIR)
     except littlefs.LittleFSError:
@@ -124,7 +142,18 @@ def _image_context():
 
 
 def verify_files(files):
-    """(records, summary) from the journal's files by name; HostToolError naming the first bad seq."""
+    """(records, summary) from the journal's files by name; JournalFault
+    naming the first bad seq, holding the records verified before it."""
+    records = []
+    try:
+        return _verify_files(files, records)
+    except JournalFault:
+        raise
+    except HostToolError as e:
+        raise JournalFault(str(e), records)
+
+
+def _verify_files(files, records):
     if "head" not in files:
         raise HostToolError("journal has no head file")
     try:
@@ -134,7 +163,6 @@ def verify_files(files):
     segments = sorted((int(name[1:]), name) for name in files if name.startswith("g") and name[1:].isdigit())
     chain = jr.genesis(files["head"])
     seq = 0
-    records = []
     for i, (first, name) in enumerate(segments):
         data = files[name]
         if not data and i == len(segments) - 1:

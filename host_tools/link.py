@@ -164,7 +164,7 @@ class BoardLink:
         while True:
             line = self._read_line(deadline)
             if line is None:
-                hint = " (last text from the port: %r)" % self.noise[-1][:60] if self.noise else ""
+                hint = " (last text from the port: %r)" % self.noise[-1] if self.noise else ""  # whole: a reason
                 raise HostToolError(
                     "no reply to %s from %s within %g s: is the board running the app?%s"
                     % (cmd, self.port, timeout, hint),

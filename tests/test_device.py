@@ -11,7 +11,6 @@ import re
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
@@ -67,11 +66,12 @@ def files_in(path):
 class Device:
     """`python -m sim device` as a process: its port and its log lines."""
 
-    def __init__(self, flash, *args):
+    def __init__(self, flash, *args, env=None):
         flash_args = [] if flash is None else ["--flash", str(flash)]
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "sim", "device", *flash_args, *args],
             cwd=ROOT,
+            env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -364,15 +364,23 @@ def test_link_and_config_and_a_clean_stop_on_sigint(device, tmp_path):
 
 
 def test_without_flash_a_fresh_board_is_served_and_thrown_away(tmp_path):
-    before = set(os.listdir(tempfile.gettempdir()))
-    dev = Device(None)
+    # The board under test gets a temporary root of its own (TMPDIR), and only
+    # that is checked: another virtual board running meanwhile (the other test
+    # worker, a second checkout's `make test`) makes its folders in the shared
+    # temporary directory, here on purpose.
+    own_tmp = tmp_path / "tmp"
+    own_tmp.mkdir()
+    neighbour = Device(None)  # in the shared temporary directory, running all along
+    dev = Device(None, env=dict(os.environ, TMPDIR=str(own_tmp)))
     try:
+        assert [n for n in os.listdir(own_tmp) if n.startswith("sim-device-")]  # its flash is in its own root
         assert dev.mpremote("resume", "exec", "import os; print(os.listdir())") == "[]\n"  # erased, formatted
         dev.mpremote("resume", "exec", "open('x', 'w').write('1')")
     finally:
         dev.stop()
-    left = {n for n in set(os.listdir(tempfile.gettempdir())) - before if n.startswith("sim-device-")}
-    assert left == set()  # its flash went with it
+        left = os.listdir(own_tmp)
+        neighbour.stop()
+    assert left == []  # its flash went with it, while the neighbour's stayed
 
 
 def test_bad_arguments_are_one_line_and_exit_2(tmp_path):

@@ -118,6 +118,65 @@ def test_a_board_whose_micropython_loads_another_mpy_version_is_refused(built):
     assert str(e.value).startswith("the board's MicroPython loads .mpy version 5, this firmware is version 6")
 
 
+ESP32_SPIRAM = {
+    "name": "micropython",
+    "version": (1, 29, 0, ""),
+    "machine": "Generic ESP32 module with SPIRAM with ESP32",
+    "platform": "esp32",
+    "virtual": None,
+}
+
+
+def test_only_the_pinned_micropython_build_is_accepted():
+    assert deploy.check_micropython(ESP32_SPIRAM) == "MicroPython 1.29.0, Generic ESP32 module with SPIRAM with ESP32"
+    refused = [
+        (dict(ESP32_SPIRAM, machine="Generic ESP32 module with ESP32"), "on 'Generic ESP32 module with ESP32' (esp32)"),
+        (dict(ESP32_SPIRAM, version=(1, 28, 0, "")), "runs MicroPython 1.28.0 on"),
+        (dict(ESP32_SPIRAM, version=(1, 29, 0, "preview")), "runs MicroPython 1.29.0-preview on"),
+        (dict(ESP32_SPIRAM, name="circuitpython"), "runs MicroPython 1.29.0 on"),
+        # the unix port without the virtual board's machine module is not the virtual board
+        (
+            {
+                "name": "micropython",
+                "version": (1, 29, 0, "preview"),
+                "machine": "linux [GCC 14.2.1] version",
+                "platform": "linux",
+                "virtual": None,
+            },
+            "(linux)",
+        ),
+        ({}, "of unknown version"),
+    ]
+    for reported, words in refused:
+        with pytest.raises(HostToolError) as e:
+            deploy.check_micropython(reported)
+        assert e.value.code == 2
+        message = str(e.value)
+        assert words in message, message
+        assert message.endswith(
+            "not the pinned v1.29.0 on 'Generic ESP32 module with SPIRAM with ESP32':"
+            " flash ESP32_GENERIC-SPIRAM-20260824-v1.29.0.bin first (hardware/README.md)"
+        )
+        assert "\n" not in message
+    with pytest.raises(HostToolError):
+        deploy.check_micropython(None)
+
+
+def test_the_virtual_board_is_accepted_as_itself():
+    reported = {
+        "name": "micropython",
+        "version": (1, 29, 0, "preview"),
+        "machine": "linux [GCC 14.2.1] version",
+        "platform": "linux",
+        "virtual": "python -m sim device",
+    }
+    assert deploy.check_micropython(reported) == (
+        "virtual board (python -m sim device), MicroPython 1.29.0-preview on the unix port"
+    )
+    with pytest.raises(HostToolError):
+        deploy.check_micropython(dict(reported, version=(1, 28, 0)))
+
+
 # ---- the documents ------------------------------------------------------------------------
 
 

@@ -455,17 +455,6 @@ def test_ctrl_c_stops_monitor_with_status_130(tmp_path):
     assert pty.received.count(b'"subscribe"') == 2 and b'"on": false' in pty.received  # unsubscribed on the way out
 
 
-def test_monitor_prints_events_for_people_and_stops_after_count():
-    pushed = b'{"event": "roll", "dice": [1, 2], "seq": 9}\n{"event": "end_hand", "seq": 10}\n'
-    with PtyLink(board(subscribe=lambda request: {"on": request["on"]}), before_reply=pushed) as pty:
-        result = host_tools("monitor", "--port", pty.port, "--count", "2")
-    assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
-    assert len(lines) == 2
-    assert re.fullmatch(r"\d\d:\d\d:\d\d roll dice=\[1, 2\] seq=9", lines[0]), lines[0]
-    assert re.fullmatch(r"\d\d:\d\d:\d\d end_hand seq=10", lines[1]), lines[1]
-
-
 def test_a_new_journal_on_the_board_is_not_appended_to_an_old_download(tmp_path):
     records = make_records(5)
     journal = {"id": 1, "seq": 5}

@@ -102,7 +102,7 @@ def test_a_flipped_byte_in_the_image_fails_with_one_line_naming_the_seq(image, t
         lookahead_size=32,
     )
     fs.mount()
-    segment = sorted(n for n in fs.listdir("journal") if n.startswith("g"))[-1]
+    segment = max((n for n in fs.listdir("journal") if n.startswith("g")), key=lambda n: int(n[1:]))  # the newest
     with fs.open("journal/" + segment, "rb") as f:
         content = bytearray(f.read())
     first = int(segment[1:])
@@ -115,14 +115,25 @@ def test_a_flipped_byte_in_the_image_fails_with_one_line_naming_the_seq(image, t
     assert result.returncode == 1
     assert result.stderr == "host_tools log: record %d fails its CRC\n" % first
     assert "Traceback" not in result.stderr
+    # Without --verify: the records that verify, up to the bad one, then the error.
+    shown = host_tools("log", "--image", str(bad))
+    assert shown.returncode == 1
+    assert shown.stderr == "host_tools log: record %d fails its CRC\n" % first
+    seqs = [json.loads(line)["seq"] for line in shown.stdout.splitlines()]
+    assert seqs and seqs[-1] == first - 1 and seqs == list(range(seqs[0], first))
 
 
 def test_an_unformatted_image_is_refused_and_left_as_it_was(tmp_path):
     blank = tmp_path / "blank.img"
     blank.write_bytes(b"\xff" * 4096 * 512)
     result = host_tools("log", "--image", str(blank))
-    assert result.returncode == 1 and "no littlefs filesystem" in result.stderr
+    assert result.returncode == 2 and "no littlefs filesystem" in result.stderr  # not an image: status 2 (README)
     assert blank.read_bytes() == b"\xff" * 4096 * 512
+    odd = tmp_path / "notes.txt"
+    odd.write_text("not an image\n")
+    result = host_tools("log", "--image", str(odd))
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == "host_tools log: %s is not a flash image of 4 KiB blocks\n" % odd
 
 
 def test_every_segment_opens_with_the_table_state(image):

@@ -191,6 +191,21 @@ def test_help_opens_with_question_mark_and_closes_with_escape():
     (name, text), after, rolls, pending = asyncio.run(go())
     assert name == "HelpScreen" and "A roll is two presses" in text
     assert after == "Screen" and rolls == 0 and pending is None
+    # The events pane's abbreviations and its most frequent line, explained.
+    said = flat(text)
+    for short, name in [
+        ("Fire", "Fire Bet"),
+        ("Small", "All Small"),
+        ("Tall", "All Tall"),
+        ("All", "Make 'Em All"),
+        ("MEA", "Make 'Em All Progressive"),
+        ("FiredUp", "Fired Up Progressive"),
+    ]:
+        assert "%s = %s" % (short, name) in said
+    assert (
+        '"lost: FiredUp 0": a roll that starts no Fired Up sequence while Fired Up is idle ends its cycle at level 0'
+        in said
+    )
 
 
 def test_one_for_one_is_called_a_push_not_a_win():

@@ -5,14 +5,15 @@
 # (vboard_flash.py, VfsLfs2 with MicroPython's defaults, formatted when it is
 # erased) as the root filesystem, with `lib` on sys.path and the VM's own
 # filesystem unmounted, so the board imports only what is on its flash; puts
-# the ESP32's machine, neopixel and micropython in place; runs boot.py, then
+# the ESP32's machine, neopixel, micropython and time in place; runs boot.py, then
 # main.py (not after a soft reboot from the raw REPL); then serves the REPL
 # (vboard_repl.py) on standard input and output, which sim/device.py bridges
 # to a pseudo-terminal.
 #
 # The control channel (a pipe to sim/device.py, its number in SETTINGS) takes
 # one line per event: `up` (ready for input and Ctrl-C), `wdt MS`, `feed`,
-# `reset`, `soft MODE`, `keys`, `kbd CHAR`.
+# `reset`, `soft MODE`, `kbd CHAR`. The held keys come on a second pipe
+# (vboard_machine.py).
 import gc
 import json
 import os
@@ -20,7 +21,7 @@ import sys
 
 import vfs
 
-from sim.portable import vboard_flash, vboard_machine, vboard_micropython, vboard_neopixel, vboard_repl
+from sim.portable import vboard_flash, vboard_machine, vboard_micropython, vboard_neopixel, vboard_repl, vboard_time
 
 _HIDE = "vboard"  # this program's files, kept out of the tracebacks users see
 
@@ -45,9 +46,15 @@ def main(settings_path):
         settings["cause"],
         bytes.fromhex(settings["uid"]),
         pins,
-        settings.get("timeline"),
+        settings["keys"],
         vboard_repl.soft_reboot,
     )
+    # asyncio first, on the unix port's own ticks: its C task queue (_asyncio)
+    # stamps tasks with those, so its Python half must count on the same clock.
+    import asyncio  # noqa: F401  (frozen into the VM, as on the ESP32)
+
+    vboard_time.setup(settings["uptime_ms"])
+    sys.modules["time"] = vboard_time  # every other import: ticks from the chip's reset, the board's uptime
     sys.modules["machine"] = vboard_machine
     sys.modules["neopixel"] = vboard_neopixel
     sys.modules["micropython"] = vboard_micropython

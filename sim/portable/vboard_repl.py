@@ -79,8 +79,12 @@ def traceback_text(e, hide):
     return "\r\n".join(lines)
 
 
-def continues(text):
-    """mp_repl_continue_with_input: more lines are needed after `text`."""
+def continues(line):
+    """mp_repl_continue_with_input: more lines are needed after `line` (bytes)."""
+    try:
+        text = line.decode()
+    except UnicodeError:  # not UTF-8: no more lines; compile() then refuses it as the board does
+        return False
     if not text:
         return False
     first = text.split("\n", 1)[0]
@@ -248,7 +252,7 @@ class Repl:
                 continue
             else:
                 cancelled = False
-                while continues(line.decode()):
+                while continues(line):
                     line.append(10)
                     ret = self.readline("... ", line)
                     if ret == CTRL_C:
@@ -355,3 +359,5 @@ class Repl:
                 out(b"\r\n")
             except EndOfInput:
                 return
+            except Exception as e:  # whatever bytes came, the REPL must outlive them, as the board's does
+                out(b"\r\n" + traceback_text(e, self.hide).encode() + b"\r\n")

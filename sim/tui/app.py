@@ -12,7 +12,7 @@ import time
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, VerticalScroll
 from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -40,7 +40,8 @@ class HelpScreen(ModalScreen):
         self._board = board
 
     def compose(self) -> ComposeResult:
-        yield Static(tui_text.help_text(self._board), id="help")
+        with VerticalScroll(id="help-scroll"):  # longer than a 24-row terminal
+            yield Static(tui_text.help_text(self._board), id="help")
 
 
 class BoardApp(App):

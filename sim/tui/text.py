@@ -165,6 +165,33 @@ def event_lines(events, rows, width):
     return out if lines else Text("no events yet: enter a roll (two presses, 1-6)", "dim")
 
 
+# What the events pane's wager names stand for (SHORT's values), for the help.
+WAGER_NAMES = {
+    "fire": "Fire Bet",
+    "all_small": "All Small",
+    "all_tall": "All Tall",
+    "make_em_all": "Make 'Em All",
+    "mea_progressive": "Make 'Em All Progressive",
+    "fired_up": "Fired Up Progressive",
+}
+
+
+def events_legend():
+    """The help's lines on reading the events pane: the wagers' short names,
+    what the number after one is, and why "lost: FiredUp 0" comes so often."""
+    names = " · ".join("%s = %s" % (SHORT[w], WAGER_NAMES[w]) for w in SHORT)
+    return [
+        "Events: each roll, then what it resolved: WIN / PUSH / RETURNED / lost, the",
+        "wager and its level (Fire: points made; Small, Tall, All, MEA: numbers marked;",
+        "FiredUp: matching rolls).",
+        "  " + names,
+        '"lost: FiredUp 0": a roll that starts no Fired Up sequence while Fired Up is',
+        "idle ends its cycle at level 0. The board cannot see chips, so every cycle's",
+        "end is reported for whatever was bet (docs/rules.md). A 7 does the same for",
+        "Small, Tall, All and MEA.",
+    ]
+
+
 def help_text(board):
     return Text(
         "\n".join(
@@ -174,10 +201,12 @@ def help_text(board):
                 "The keyboard is the dealer's keypad. A roll is two presses, one per die (1-6).",
                 *bindings.help_lines(board),
                 "",
+                *events_legend(),
+                "",
                 "Lamps: lit = label on its colour; dark = grey. Colours and blinks: docs/lamps.md.",
                 "Layout: %d lamps placed as hardware/board.json puts them." % len(board["lamps"]),
                 "",
-                "Esc or q closes this help.",
+                "Up/Down scroll; Esc or q closes this help.",
             ]
         )
     )
