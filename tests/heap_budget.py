@@ -12,7 +12,7 @@ scenario in BUDGET; this script bisects -X heapsize for the smallest heap each
 passes in and prints, beside it, the 32-bit estimate and the margin against
 the ESP32-WROVER's heap.
 
-NAMES: comma-separated scenario names (default: all); LOW, HIGH: the bisection's
+NAMES: scenario names separated by ";" (default: all); LOW, HIGH: the bisection's
 bounds in KB (default 96 320; HIGH must pass).
 """
 
@@ -179,11 +179,11 @@ def row(name, kb):
 
 
 def main(argv):
-    names = argv[0].split(",") if argv and argv[0] else list(SCENARIOS)
+    names = argv[0].split(";") if argv and argv[0] else list(SCENARIOS)
     low, high = (int(argv[1]), int(argv[2])) if len(argv) >= 3 else (96, 320)
     print(
         "budget: every scenario in %d KB of 64-bit heap (%d KB estimated on 32 bits)"
-        % (BUDGET_KB, BUDGET_KB * RATIO_32)
+        % (BUDGET_KB, round(BUDGET_KB * RATIO_32))
     )
     print(
         "| scenario | 64-bit, measured | 32-bit, estimated (x%.2f) | margin on the WROVER's %d KB |"
