@@ -7,7 +7,7 @@ STUBS  := $(VENV)/esp32-stubs
 STUBS_STAMP := $(STUBS)/.installed
 JOBS   ?= 2
 
-.PHONY: all venv system-deps sim test check bench bench-link bench-host mutate proof proof-journal proof-link deploy clean
+.PHONY: all venv system-deps sim test check bench bench-link bench-host bench-heap mutate proof proof-journal proof-link deploy clean
 
 all: test
 
@@ -67,6 +67,12 @@ bench: venv
 	$(PY) -m sim bench
 	$(MAKE) --no-print-directory bench-link
 	$(MAKE) --no-print-directory bench-host
+	$(MAKE) --no-print-directory bench-heap
+
+# The board's memory budget, scenario by scenario: the smallest heap each needs
+# on the unix port, the 32-bit estimate and the margin (docs/board.md, Memory).
+bench-heap: venv
+	$(PY) tests/heap_budget.py
 
 # host_tools on the virtual board: deploy time, request round trip, journal sync rate (build/host_bench.json).
 bench-host: venv

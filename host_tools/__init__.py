@@ -15,6 +15,7 @@ EXIT_OK = 0
 EXIT_FAILED = 1  # the board refused, or a check failed (a record, a hash, a difference)
 EXIT_USAGE = 2  # the request could not be carried out: usage, a missing or unreadable file
 EXIT_NO_BOARD = 3  # no board: the port cannot be opened, no answer in time, the connection lost
+EXIT_BOARD_OUT_OF_MEMORY = 4  # the board answered, but had no heap to build the reply or load the link
 EXIT_INTERRUPTED = 130
 
 

@@ -15,7 +15,7 @@ import itertools
 import json
 import time
 
-from host_tools import EXIT_FAILED, EXIT_NO_BOARD, EXIT_USAGE, HostToolError
+from host_tools import EXIT_BOARD_OUT_OF_MEMORY, EXIT_FAILED, EXIT_NO_BOARD, EXIT_USAGE, HostToolError
 
 LINE_MAX = 1024  # the board's line limit (link.LINE_MAX), the newline not counted
 BAUD = 115200
@@ -24,6 +24,11 @@ SIGNED = ("config_set", "time", "maintenance", "journal_reset")
 
 
 # ---- frames and signatures (pure) ----------------------------------------------------
+
+# How the board's refusals begin when its heap ran out (docs/link.md): a reply it
+# could not build ("out of memory: ...", the request's id) or a link it could
+# not load ("link not loaded: out of memory, ...", id null).
+OUT_OF_MEMORY = "out of memory"
 
 
 def canonical(request):
@@ -149,7 +154,12 @@ class BoardLink:
         self._write(line)
         reply = self._wait_reply(request["id"], self.timeout if timeout is None else timeout, request["cmd"])
         if not reply.get("ok"):
-            raise HostToolError("board refused %s: %s" % (request["cmd"], reply.get("error", "no reason given")))
+            error = str(reply.get("error", "no reason given"))
+            if error.startswith(OUT_OF_MEMORY):
+                raise HostToolError(
+                    "board out of memory: %s refused (%s)" % (request["cmd"], error), EXIT_BOARD_OUT_OF_MEMORY
+                )
+            raise HostToolError("board refused %s: %s" % (request["cmd"], error))
         return {k: v for k, v in reply.items() if k not in ("id", "ok")}
 
     def _write(self, data):
@@ -178,6 +188,11 @@ class BoardLink:
                     self.noise.append(obj)
             elif obj["id"] == rid:
                 return obj
+            elif obj["id"] is None and OUT_OF_MEMORY in str(obj.get("error")):
+                # the link could not load to read our line (link_wait: out of memory)
+                raise HostToolError(
+                    "board out of memory: %s not read (%s)" % (cmd, obj.get("error")), EXIT_BOARD_OUT_OF_MEMORY
+                )
             elif obj["id"] is None:
                 # a refusal of a line that was not ours (bytes left on the line
                 # before we came: our frames are whole JSON); kept for the error

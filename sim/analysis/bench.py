@@ -334,6 +334,11 @@ def main(argv):
     )
     result["offered_wagers"] = list(pt.WAGER_NAMES)
     render(result, sys.stdout.write)
+    if not args.no_micropython:  # the collection's pause against the used heap (sim/analysis/gc_pause.py)
+        from sim.analysis import gc_pause
+
+        result["gc_pause"] = gc_pause.measure()
+        gc_pause.render(result["gc_pause"], sys.stdout.write)
     if not args.no_journal:  # the journal's flash figures (sim/analysis/journal_figures.py)
         from sim.analysis import journal_figures
 

@@ -26,14 +26,22 @@ def load(name):
 def drop_since(before):
     """Forget every firmware module loaded since `before` (loaded()'s list):
     once nothing refers to them, the next collection frees their code, and a
-    later import loads them again."""
-    for name in loaded():
-        if name in before:
-            continue
+    later import loads them again. Called when the heap is full too (a link
+    that could not load): it finds them one at a time, building no list."""
+    while True:
+        name = _one_since(before)
+        if name is None:
+            return
         sys.modules.pop(name)
-        parent, _, short = name.rpartition(".")
-        package = sys.modules.get(parent)
-        try:
-            delattr(package, short)
+        dot = name.rfind(".")
+        try:  # unbind it from its package, which would keep it alive
+            delattr(sys.modules.get(name[:dot]), name[dot + 1 :])
         except (AttributeError, KeyError, TypeError):  # not bound there (MicroPython raises KeyError)
             pass
+
+
+def _one_since(before):
+    for name in sys.modules:
+        if name.startswith(_PACKAGE) and name not in before:
+            return name
+    return None

@@ -46,6 +46,9 @@ SPECS = {
 _ENVELOPE = ("id", "cmd")
 _SIGNATURE = ("ctr", "tag")
 _REPLY_KEYS = ("id", "ok", "error")
+# A reply that cannot be built in the heap is refused with this reason and the
+# request's own id (host tools: "board out of memory", exit 4).
+OUT_OF_MEMORY = "out of memory: the reply could not be built"
 _TOO_LONG = b'{"id": null, "ok": false, "error": "line longer than %d bytes: skipped to its newline"}\n' % LINE_MAX
 
 
@@ -87,6 +90,7 @@ class Link:
         self.skipping = False
         self.lines = 0  # non-blank lines answered, refusals included
         self.hold = False  # a handler needs the link kept loaded (a subscription): link_task
+        self.rid = None  # the id of the request being answered (None until read)
         self.refused = 0
 
     def add(self, name, handler, args=(), signed=False):
@@ -139,10 +143,13 @@ class Link:
         if i == n:
             return b""  # a blank line: how a host clears a half-sent line
         self.lines += 1
+        self.rid = None  # the request's id once read: every refusal after that names it
         try:
             return self._request(n)
-        except Exception as e:  # MemoryError included: nothing a host sends escapes
-            return self._error(None, "internal error: " + type(e).__name__)
+        except MemoryError:  # the reply could not be built: its pieces are garbage now
+            return self._error(self.rid, OUT_OF_MEMORY)
+        except Exception as e:  # nothing a host sends escapes
+            return self._error(self.rid, "internal error: " + type(e).__name__)
 
     def _request(self, n):
         if max(self.view[0:n]) > 0x7E:
@@ -156,6 +163,7 @@ class Link:
         rid = request.get("id")
         if type(rid) is not int or not 0 <= rid <= ID_MAX:
             return self._error(None, "id must be an integer 0..%d" % ID_MAX)
+        self.rid = rid
         name = request.get("cmd")
         if type(name) is not str:
             return self._error(rid, "cmd must be a string")
@@ -178,6 +186,8 @@ class Link:
             result = command.handler(request) if command.handler else None
         except LinkError as e:
             return self._error(rid, str(e))
+        except MemoryError:
+            return self._error(rid, OUT_OF_MEMORY)
         except Exception as e:  # a handler's bug is the host's answer, never the app's crash
             return self._error(rid, "internal error: " + type(e).__name__)
         if name == "hello":

@@ -77,7 +77,7 @@ class LinkTask:
         self.idle_ms = idle_ms
         self.keep = {}  # what must outlive a forgotten link (the wall clock a host set)
         self.loads = 0
-        self._before = []  # the firmware's modules in memory before the link loaded (modules.loaded)
+        self._before = None  # the firmware's modules in memory before the link loaded (modules.loaded)
         self._dropping = False  # the link could not load: the line is skipped to its newline
         self.stream = stream if stream is not None else _stdin()
         self.write = write if write is not None else _stdout_write()
@@ -98,12 +98,14 @@ class LinkTask:
             if load is None:  # built without a link or a way to load one
                 return
             gc.collect()  # the link's modules load into whole pieces, not the scan's crumbs
-            self._before = modules.loaded()
+            self._before = None
             try:
+                self._before = modules.loaded()
                 self.link = load(self)
             except Exception:  # MemoryError above all: the table plays on, the host is told
                 self.link = None
-                modules.drop_since(self._before)
+                if self._before is not None:
+                    modules.drop_since(self._before)
                 gc.collect()
                 self.write(_NOT_LOADED)
                 self._dropping = byte != b"\n"
