@@ -37,7 +37,7 @@ def draw_power(s, board, b):
     s.line(xd - 9, y5 + 30, xd + 9, y5 + 30, stroke=BLK, stroke_width=2)
     s.line(xd, y5 + 20, xd, y5 + 30, stroke=RED, stroke_width=2)
     s.line(xd, y5 + 48, xd, p5 - 30, stroke=RED, stroke_width=2)
-    fuse(s, xd, p5 - 30, p5, "%s T%gA" % (branches[-1][0], branches[-1][2]))
+    fuse(s, xd, p5 - 30, p5, "%s %gA" % (branches[-1][0], branches[-1][3]))
     s.dot(xd, p5)
     s.text(xd - 14, y5 + 44, "D1 " + board["parts"]["supply_diode"], size=10, anchor="end")
     yg = pin_y("J2", "GND")
@@ -53,7 +53,7 @@ def draw_power(s, board, b):
         x = 640 + 110 * i
         s.dot(x, p5)
         s.dot(x + 30, p0)
-        fuse(s, x, p5, p5 + 34, "%s T%gA" % (branches[i][0], branches[i][2]))
+        fuse(s, x, p5, p5 + 34, "%s %gA" % (branches[i][0], branches[i][3]))
         s.line(x, p5 + 34, x, p0 + 44, stroke=RED, stroke_width=2)
         s.line(x + 30, p0, x + 30, p0 + 44, stroke=BLK, stroke_width=2)
         s.text(x + 15, p0 + 60, fname, size=13, anchor="middle", weight="bold", fill=RED)

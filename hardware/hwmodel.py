@@ -8,7 +8,7 @@ import math
 import os
 
 import partfacts as pf
-from devkitc import FLASH, INPUT_ONLY, J2, J3, NOTES, SILK, STRAPPING, UART0, header_pin  # noqa: F401
+from devkitc import FLASH, INPUT_ONLY, J2, J3, NOTES, PSRAM, SILK, STRAPPING, UART0, header_pin  # noqa: F401
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BOARD_JSON = os.path.join(HERE, "board.json")
@@ -88,11 +88,31 @@ def gpio_uses(board):
                 g,
                 "%s (%s)" % (what, net),
                 "input",
-                "active low, %s pull-up at the connector (+ internal), %s + %d nF RC"
-                % (ohms(parts["input_pullup_ohm"]), ohms(parts["input_series_ohm"]), parts["switch_filter_nf"]),
+                "active low, %s pull-up at the connector%s, %s + %d nF RC"
+                % (
+                    ohms(parts["input_pullup_ohm"]),
+                    "" if g in INPUT_ONLY else " (+ internal)",
+                    ohms(parts["input_series_ohm"]),
+                    parts["switch_filter_nf"],
+                ),
+            )
+        )
+    for net, g, ref, feed in fault_nets(board):
+        uses.append(
+            (
+                g,
+                "lamp feed %s fault flag (%s, %s FAULT)" % (feed, net, ref),
+                "input",
+                "active low (open-drain, latched), %s pull-up to 3V3 on the carrier" % ohms(parts["input_pullup_ohm"]),
             )
         )
     return uses
+
+
+def fault_nets(board):
+    """[(net, gpio, eFuse ref, feed)]: each lamp feed's eFuse FAULT flag."""
+    pins = board["strip"]["feed_fault_pins"]
+    return [("FLT%d" % (i + 1), g, "EF%d" % (i + 1), "F%d" % (i + 1)) for i, g in enumerate(pins)]
 
 
 def span(names):
@@ -106,7 +126,7 @@ def lamps_by_pixel(board):
 
 def feeds(board):
     """[(feed name, first pixel, last pixel)] for each power injection point."""
-    inj = sorted(board["power"]["inject_at"])
+    inj = sorted(board["strip"]["feed_first_pixels"])
     ends = inj[1:] + [board["strip"]["count"]]
     return [("F%d" % (i + 1), a, b - 1) for i, (a, b) in enumerate(zip(inj, ends))]
 
@@ -136,18 +156,22 @@ def strings(board):
 def chain_drop_v(board, lamp_ma):
     """Worst supply drop (V) at any lamp, every lamp drawing lamp_ma.
 
-    Each feed is a separate +5 V/GND pair of feed_m metres from the supply to
+    The DC trunk (trunk_m of trunk_awg pair, PS1 to the carrier's rails) carries
+    every lamp and the controller. Each feed is a separate +5 V/GND pair of feed_m metres from the supply to
     its first pixel; current then flows down the string's links (every link the
     string's pitch long). Both conductors count. +5 V is not linked across feed
     boundaries, so each section draws only on its own feed.
     """
     pw = board["power"]
+    r_trunk = AWG_OHM_PER_M[pw["trunk_awg"]] * pw["trunk_m"] * 2
     r_feed = AWG_OHM_PER_M[pw["feed_awg"]] * pw["feed_m"] * 2
     r_link = AWG_OHM_PER_M[pw["link_awg"]] * 2 / 1000.0
+    trunk_a = (board["strip"]["count"] * lamp_ma + pw["controller_ma"] + pw["shifter_ma"]) / 1000.0
+    v_trunk = trunk_a * r_trunk
     worst = (0.0, 0)
     for _, first, last, pitch in strings(board):
         n = last - first + 1
-        v = n * lamp_ma / 1000.0 * r_feed
+        v = v_trunk + n * lamp_ma / 1000.0 * r_feed
         worst = max(worst, (v, first))
         for k in range(first, last):
             downstream = last - k
@@ -176,14 +200,29 @@ def fuse_opens_within_s(fuse_a, current_a):
     return best
 
 
-def fused_branches(board):
-    """[(fuse ref, what, fuse A, worst-case load mA, normal load mA, [(wire, AWG)])].
+def protector(kind, rating_a):
+    """(lowest current it may cut, highest current it may let run for good, A).
 
-    Every branch from the rail has its own time-lag fuse, sized for the thinnest
-    wire it protects. F1..Fn feed the lamp sections (feed pair, then the string's
-    links); the last branch feeds the controller carrier.
+    An eFuse (partfacts.EFUSE) cuts anything above its trip point within
+    microseconds and latches off; its trip point has a tolerance. A time-lag
+    fuse cuts nothing below 2.1 × its rating within 2 minutes (IEC 60127-2)."""
+    if kind == "efuse":
+        tol = pf.EFUSE["trip_tolerance"]
+        return rating_a * (1 - tol), rating_a * (1 + tol)
+    return rating_a, pf.FUSE_T_OPEN_BY[0][0] * rating_a
+
+
+def protected_branches(board):
+    """[(ref, what, kind, rating A, worst-case load mA, normal load mA, [(wire, AWG)])].
+
+    Every branch from the rail has its own protector (board.json power.protector:
+    "efuse", the latch-off current limiter, or "fuse"), sized for its load and
+    the thinnest wire it protects. EF1..EFn feed the lamp sections (feed pair,
+    then the string's links); the last branch feeds the controller carrier.
     """
     pw = board["power"]
+    kind = pw.get("protector", "efuse")
+    prefix = "EF" if kind == "efuse" else "FU"
     cap = board["strip"]["max_brightness"] / 255.0
     full = pw["lamp_full_white_ma"]
     out = []
@@ -191,9 +230,10 @@ def fused_branches(board):
         n = last - first + 1
         out.append(
             (
-                "FU%d" % (i + 1),
+                "%s%d" % (prefix, i + 1),
                 "feed %s (pixels %d–%d)" % (name, first, last),
-                pw["feed_fuse_a"],
+                kind,
+                pw["feed_trip_a"][i],
                 n * full,
                 n * full * cap,
                 [("feed pair", pw["feed_awg"]), ("string links", pw["link_awg"])],
@@ -202,9 +242,10 @@ def fused_branches(board):
     ctrl = pw["controller_ma"] + pw["shifter_ma"]
     out.append(
         (
-            "FU%d" % (len(out) + 1),
+            "%s%d" % (prefix, len(out) + 1),
             "controller carrier (D1, DevKitC, U1)",
-            pw["controller_fuse_a"],
+            kind,
+            pw["controller_trip_a"],
             ctrl,
             ctrl,
             [("carrier wiring", pw["controller_awg"])],
@@ -253,7 +294,11 @@ def budget(board):
         "capped_load_pct": 100.0 * (lamps_capped + other) / supply_ma,
         "worst_w": worst * pw["supply_v"] / 1000.0,
         "capped_w": (lamps_capped + other) * pw["supply_v"] / 1000.0,
-        "branches": fused_branches(board),
+        "branches": protected_branches(board),
+        "trunk_awg": pw["trunk_awg"],
+        "trunk_m": pw["trunk_m"],
+        "trunk_ma": worst,
+        "fault_w": pw["max_unchecked_fault_w"],
         "feed_awg": pw["feed_awg"],
         "link_awg": pw["link_awg"],
         "feed_m": pw["feed_m"],
@@ -268,34 +313,75 @@ def budget(board):
     }
 
 
+def is_iec_rating(amps):
+    """A fuse rating from the IEC 60127 series (R10: 1, 1.25, 1.6, 2, 2.5, 3.15, 4, 5, 6.3, 8 × 10^n)."""
+    for decade in (0.01, 0.1, 1.0, 10.0):
+        for step in pf.IEC_FUSE_STEPS:
+            if abs(amps - step * decade) < 1e-9:
+                return True
+    return False
+
+
 def branch_problems(b):
-    """Reasons a fused branch is unsafe: each fuse against its load, its wires and the supply."""
+    """Reasons a protected branch is unsafe: each protector against its load, its
+    wires, its connectors, the supply's hiccup limit and the fault it lets run."""
     out = []
     low_limit = b["supply_limit_a"][0]
-    normal_total = sum(br[4] for br in b["branches"]) / 1000.0
-    for ref, what, fuse, worst, normal, wires in b["branches"]:
-        if worst / 1000.0 > pf.FUSE_DERATE * fuse:
-            out.append(
-                "%s T%gA on %s: worst case %.2f A exceeds %d %% of its rating"
-                % (ref, fuse, what, worst / 1000.0, pf.FUSE_DERATE * 100)
-            )
-        for wire, awg in wires:
-            if fuse > pf.AWG_AMPACITY_A[awg]:
+    normal_total = sum(br[5] for br in b["branches"]) / 1000.0
+    for ref, what, kind, rating, worst, normal, wires in b["branches"]:
+        label = "%s %s" % (ref, ("T%gA" % rating) if kind == "fuse" else "eFuse %g A" % rating)
+        cuts_from, runs_up_to = protector(kind, rating)
+        if kind == "fuse":
+            if worst / 1000.0 > pf.FUSE_DERATE * rating:
                 out.append(
-                    "%s T%gA on %s: above the %g A ampacity of its %d AWG %s"
-                    % (ref, fuse, what, pf.AWG_AMPACITY_A[awg], awg, wire)
+                    "%s on %s: worst case %.2f A exceeds %d %% of its rating"
+                    % (label, what, worst / 1000.0, pf.FUSE_DERATE * 100)
                 )
-        # A fault on this branch while the others run normally: the supply must be
-        # able to push the current that opens the fuse before it limits itself.
-        opening = pf.FUSE_T_OPEN_BY[0][0] * fuse + normal_total - normal / 1000.0
-        if opening > low_limit:
+            if not is_iec_rating(rating):
+                out.append("%s: %g A is not an IEC 60127 fuse rating" % (label, rating))
+        else:
+            if cuts_from <= worst / 1000.0:
+                out.append(
+                    "%s on %s: may trip at %.2f A, not above its worst case %.2f A"
+                    % (label, what, cuts_from, worst / 1000.0)
+                )
+            lo, hi = pf.EFUSE["trip_range_a"]
+            if not lo <= rating <= hi:
+                out.append("%s: trip point outside the %s's %g–%g A range" % (label, pf.EFUSE["part"], lo, hi))
+            if runs_up_to > pf.EFUSE["continuous_a"]:
+                out.append(
+                    "%s: may pass %.2f A, above the %s's %g A continuous rating"
+                    % (label, runs_up_to, pf.EFUSE["part"], pf.EFUSE["continuous_a"])
+                )
+        for wire, awg in wires:
+            if runs_up_to > pf.AWG_AMPACITY_A[awg]:
+                out.append(
+                    "%s on %s: lets %.2f A run, above the %g A ampacity of its %d AWG %s"
+                    % (label, what, runs_up_to, pf.AWG_AMPACITY_A[awg], awg, wire)
+                )
+        # The supply protects in hiccup mode: if the current that makes this
+        # protector act (with the other branches at their normal load) is
+        # above the supply's limit, the rail collapses first, every branch
+        # restarts, and the fault is never cut.
+        needed = runs_up_to + normal_total - normal / 1000.0
+        if needed > low_limit:
             out.append(
-                "%s T%gA on %s can never open: it needs %.1f A (%.1f × In plus the other loads) "
-                "but the supply limits at %.2f A" % (ref, fuse, what, opening, pf.FUSE_T_OPEN_BY[0][0], low_limit)
+                "%s on %s can never clear its fault: it acts only at %.2f A (with the other loads) "
+                "but the supply limits (hiccup) at %.2f A" % (label, what, needed, low_limit)
             )
-        for name, rating in (("carrier connector", pf.CONNECTOR["rating_a"]), ("string connector", pf.JST_SM_A)):
-            if fuse > rating:
-                out.append("%s T%gA exceeds the %g A rating of the %s" % (ref, fuse, rating, name))
+        # Below its acting current a fault runs for good: that extra power must stay small.
+        fault_w = (runs_up_to - worst / 1000.0) * b["supply_v"]
+        if fault_w > b["fault_w"]:
+            out.append(
+                "%s on %s cannot clear its feed's fault: a fault up to %.2f A runs unchecked, "
+                "%.1f W above the worst case (limit %g W)" % (label, what, runs_up_to, fault_w, b["fault_w"])
+            )
+    trunk_a = b["trunk_ma"] / 1000.0
+    if trunk_a > pf.AWG_AMPACITY_A[b["trunk_awg"]]:
+        out.append(
+            "DC trunk %d AWG carries %.2f A, above its %g A ampacity"
+            % (b["trunk_awg"], trunk_a, pf.AWG_AMPACITY_A[b["trunk_awg"]])
+        )
     return out
 
 

@@ -28,7 +28,8 @@ def errors(state):
 def test_the_shipped_board_has_a_changeover_keyswitch():
     layout = lay.load(BOARD_JSON)
     assert layout.button_pins[lay.BUTTONS.index("supervisor_key")] == 27
-    assert layout.button_pins[-1] == 4  # the normally-closed contact
+    assert layout.button_pins[-1] == 39  # the normally-closed contact, input-only: no internal pull
+    assert layout.button_pull[-1] == "none"
     assert layout.settle_us == 8
 
 

@@ -104,7 +104,12 @@ def _buttons(layout, buttons):
         raise LayoutError('buttons.supervisor_key: an nc_pin needs "contact": "changeover"')
     layout.button_pins.append(nc_pin)
     layout.button_active_low.append(layout.button_active_low[BUTTONS.index("supervisor_key")])
-    layout.button_pull.append(layout.button_pull[BUTTONS.index("supervisor_key")])
+    # The NC contact may sit on an input-only pin (no internal pull: its
+    # pull-up is on the carrier), so it has its own "nc_pull".
+    nc_pull = key.get("nc_pull", layout.button_pull[BUTTONS.index("supervisor_key")])
+    if nc_pull not in ("up", "down", "none"):
+        raise LayoutError("buttons.supervisor_key.nc_pull: must be up/down/none")
+    layout.button_pull.append(nc_pull)
 
 
 def _lamps(layout, lamps):
