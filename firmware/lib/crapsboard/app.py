@@ -19,7 +19,7 @@ import asyncio
 from micropython import const
 
 from crapsboard import entry as en
-from crapsboard import keypad
+from crapsboard import keypad, ticks
 from crapsboard.engine import Table
 from crapsboard.lamps import Lamps
 
@@ -80,6 +80,11 @@ class App:
         self._alive = 0
         self._changeover = layout.button_pins[-1] is not None  # the keyswitch's NC contact, last
         self.keyswitch_fault = False
+        # The keyswitch is judged once at power-up too: with X3 unplugged (neither
+        # contact closed) no input ever changes, so waiting for a change would
+        # never see the fault. None until the first scan, then its time; True
+        # once the contacts have been judged.
+        self._keyswitch_judged = None if self._changeover else True
 
     # ---- one scan -------------------------------------------------------------
 
@@ -95,6 +100,9 @@ class App:
             action = entry.tick(now_ms)
         if debouncer.changed & _KEYSWITCH_BITS:
             self._keyswitch(debouncer.stable, now_ms)
+            self._keyswitch_judged = True
+        elif self._keyswitch_judged is not True:
+            self._keyswitch_at_power_up(now_ms)
         if self._maintain_due and self._shown and not (debouncer.stable & _KEYS_MASK) and not entry.first:
             self._maintain(now_ms)
         pressed &= _KEYS_MASK
@@ -114,6 +122,17 @@ class App:
         """Keys and buttons held now (a power-up gesture) are not presses: each
         counts again once released and pressed. The keyswitch is read as usual."""
         self.debouncer.hold((self.matrix.scan() | self.buttons.read()) & _KEYS_MASK)
+
+    def _keyswitch_at_power_up(self, now_ms):
+        """One debounce window after the first scan, judge the contacts as
+        they stand, changed or not: a contact that reads closed from the
+        start has been accepted by then, so only a real fault remains."""
+        first = self._keyswitch_judged
+        if first is None:
+            self._keyswitch_judged = now_ms
+        elif ticks.diff(now_ms, first) >= self.debouncer.debounce_ms:
+            self._keyswitch_judged = True
+            self._keyswitch(self.debouncer.stable, now_ms)
 
     def _keyswitch(self, stable, now_ms):
         """The keyswitch's contacts, debounced. A changeover switch must show one
