@@ -85,6 +85,11 @@ class App:
         # never see the fault. None until the first scan, then its time; True
         # once the contacts have been judged.
         self._keyswitch_judged = None if self._changeover else True
+        # Each lamp feed's eFuse FAULT flag (board.feed_faults, active low; none
+        # in the simulator): a flag that reads the same for debounce_ms is taken.
+        self._feed_flags = getattr(board, "feed_faults", None) or []
+        self._flags_raw = 0
+        self._flags_since = 0
 
     # ---- one scan -------------------------------------------------------------
 
@@ -103,6 +108,8 @@ class App:
             self._keyswitch_judged = True
         elif self._keyswitch_judged is not True:
             self._keyswitch_at_power_up(now_ms)
+        if self._feed_flags:
+            self._read_feed_flags(now_ms)
         if self._maintain_due and self._shown and not (debouncer.stable & _KEYS_MASK) and not entry.first:
             self._maintain(now_ms)
         pressed &= _KEYS_MASK
@@ -122,6 +129,20 @@ class App:
         """Keys and buttons held now (a power-up gesture) are not presses: each
         counts again once released and pressed. The keyswitch is read as usual."""
         self.debouncer.hold((self.matrix.scan() | self.buttons.read()) & _KEYS_MASK)
+
+    def _read_feed_flags(self, now_ms):
+        """The eFuse FAULT flags: bit f set while feed f is latched off. The
+        lamps lay the fault over what they show (lamps.Lamps.feed_fault)."""
+        raw = 0
+        flags = self._feed_flags
+        for f in range(len(flags)):
+            if not flags[f].value():
+                raw |= 1 << f
+        if raw != self._flags_raw:
+            self._flags_raw = raw
+            self._flags_since = now_ms
+        elif raw != self.lamps.feed_fault and ticks.diff(now_ms, self._flags_since) >= self.debouncer.debounce_ms:
+            self.lamps.feed_fault = raw
 
     def _keyswitch_at_power_up(self, now_ms):
         """One debounce window after the first scan, judge the contacts as

@@ -7,7 +7,9 @@
 # state in turn, so the celebration never hides the state). `frame` is a
 # preallocated bytearray in the strip's byte order, brightness-capped;
 # `render` says whether it changed, so an idle board writes no frames (a
-# 47-pixel write blocks ~1.4 ms).
+# 47-pixel write blocks ~1.4 ms). A lamp-feed fault (a feed's eFuse latched
+# off) is laid over the state: `feed_fault` says which feeds are dead, and
+# `unlit` which lamps the board means to light but cannot.
 from micropython import const
 
 from crapsboard import paytables as pt
@@ -97,6 +99,21 @@ class Lamps:
         self._cel_wagers = 0  # bit w: wager w's win is being celebrated
         self._cel_masks = [0] * pt.WAGER_COUNT  # numbers to flash (Fired Up: matches)
         self._cel_t = [0] * pt.WAGER_COUNT
+        # Power feeds (board.json strip.feed_first_pixels): the feed of each
+        # lamp, and the lamp at each feed's first pixel.
+        first = layout.feed_first
+        self.feed_count = len(first)
+        self.feed_of = bytearray(LAMP_COUNT)
+        self._feed_head = bytearray(len(first))
+        for i in range(LAMP_COUNT):
+            f = 0
+            while f + 1 < len(first) and self.pixel[i] >= first[f + 1]:
+                f += 1
+            self.feed_of[i] = f
+            if self.pixel[i] == first[f]:
+                self._feed_head[f] = i
+        self.feed_fault = 0  # bit f: feed f is latched off (App sets it)
+        self.unlit = bytearray(LAMP_COUNT)  # 1: meant to be lit, but its feed is dead
 
     # ---- what to show besides the state --------------------------------
 
@@ -159,7 +176,30 @@ class Lamps:
                 color[L_FIRED + i] = C_YELLOW
         if self._cel_wagers:
             self._celebration(now_ms)
+        if self.feed_fault:
+            self._feed_fault()
         return self._write_frame(now_ms)
+
+    def _feed_fault(self):
+        # Compare what the board means to show with the feeds that can show
+        # it, then show the fault: red, slow blink on the status lamp, or,
+        # when the status lamp's own feed is dead, on the first lamp of every
+        # feed still powered.
+        dead = self.feed_fault
+        color = self.color
+        for i in range(LAMP_COUNT):
+            self.unlit[i] = 1 if (dead >> self.feed_of[i]) & 1 and color[i] != C_OFF else 0
+        if not (dead >> self.feed_of[L_STATUS]) & 1:
+            self._fault_lamp(L_STATUS)
+            return
+        for f in range(self.feed_count):
+            if not (dead >> f) & 1:
+                self._fault_lamp(self._feed_head[f])
+
+    def _fault_lamp(self, lamp):
+        self.color[lamp] = C_RED
+        self.alt[lamp] = C_OFF
+        self.blink[lamp] = BLINK_SLOW
 
     def _fire(self, points):
         for i in range(6):

@@ -34,6 +34,7 @@ def fill(layout, data):
     layout.max_brightness = strip.get("max_brightness", 255)
     if not isinstance(layout.max_brightness, int) or not 0 < layout.max_brightness <= 255:
         raise LayoutError("strip.max_brightness: must be 1-255")
+    _feeds(layout, strip)
     _keypad(layout, _need(data, "keypad", "board"), _need(data, "keys", "board"))
     _buttons(layout, data.get("buttons", {}))
     if "pixels" in data:  # layout.json: the pixel of every lamp, in LAMP_NAMES order
@@ -43,6 +44,26 @@ def fill(layout, data):
         _lamps(layout, [(LAMP_NAMES[i], pixels[i]) for i in range(len(pixels))])
     else:
         _lamps(layout, [(_need(lamp, "name", "lamps[]"), lamp) for lamp in _need(data, "lamps", "board")])
+
+
+def _feeds(layout, strip):
+    # The lamp chain's power feeds: each feed's first pixel, and the GPIO of
+    # each feed's eFuse FAULT flag (active low; none on a board without them).
+    first = strip.get("feed_first_pixels", [0])
+    if not isinstance(first, list) or not first or first[0] != 0:
+        raise LayoutError("strip.feed_first_pixels: a list starting at pixel 0")
+    for i in range(len(first)):
+        p = first[i]
+        if not isinstance(p, int) or p >= layout.pixel_count or (i and p <= first[i - 1]):
+            raise LayoutError("strip.feed_first_pixels: rising pixels below strip.count")
+    layout.feed_first = tuple(first)
+    flags = strip.get("feed_fault_pins")
+    if flags is None:
+        layout.feed_fault_pins = ()
+        return
+    layout.feed_fault_pins = _ints(flags, "strip.feed_fault_pins")
+    if len(flags) != len(first):
+        raise LayoutError("strip.feed_fault_pins: one pin per feed in strip.feed_first_pixels")
 
 
 def _keypad(layout, keypad, keys):
