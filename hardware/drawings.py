@@ -20,12 +20,14 @@ import hwbom  # noqa: E402
 import hwdocs  # noqa: E402
 import hwlines  # noqa: E402
 import hwmodel  # noqa: E402
+import hwnet  # noqa: E402
 import hwparts  # noqa: E402
 import hwwires  # noqa: E402
 
 BOM_SECTIONS = (
     ("parts", hwbom.bom_parts),
     ("wires", hwbom.bom_wires),
+    ("carrier", hwnet.netlist_md),
     ("inputs", hwbom.bom_inputs),
     ("power", hwbom.bom_power),
 )

@@ -543,7 +543,7 @@ def _text_of(name):
         return f.read()
 
 
-@pytest.mark.parametrize("name", ["README.md", "wiring.svg", "pinout.md"])
+@pytest.mark.parametrize("name", ["README.md", "wiring.svg", "pinout.md", "BOM.md"])
 def test_every_part_named_in_a_document_is_in_the_bom(name):
     board = load_board()
     wires = [w[0] for w in hwwires.wires(board)]
@@ -579,3 +579,17 @@ def test_every_lamp_feed_has_a_fault_flag_on_an_input_with_an_external_pull_up()
         md = f.read()
     for i, g in enumerate(flags):
         assert "| lamp feed F%d fault flag (FLT%d, EF%d FAULT) | GPIO%d |" % (i + 1, i + 1, i + 1, g) in md
+
+
+def test_the_carrier_netlist_wires_every_gpio_and_every_line_to_its_connector():
+    import hwnet
+
+    board = load_board()
+    nets = dict(hwnet.nets(board))
+    text = " ".join("; ".join(pins) for pins in nets.values())
+    for g, use, _, _ in pins(board):
+        assert "(GPIO%d)" % g in text, use
+    for net, _, _ in hwlines.offboard_lines(board):
+        assert net in nets
+    assert nets["KEY_OFF"][0] == "X3-5" and "R24 to U2 J2-4 (GPIO39)" in nets["KEY_OFF"]
+    assert nets["FLT1"] == ["EF1 FAULT", "R25", "U2 J2-5 (GPIO34)"]
