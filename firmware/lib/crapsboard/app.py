@@ -15,6 +15,7 @@
 # event the journal refuses is taken back and the board shows the journal
 # fault. Without one the hot path allocates nothing (tests/test_board_memory.py).
 import asyncio
+import gc
 
 from micropython import const
 
@@ -90,6 +91,7 @@ class App:
         self._feed_flags = getattr(board, "feed_faults", None) or []
         self._flags_raw = 0
         self._flags_since = 0
+        self._collected_seq = 0  # the event count at the last idle collection
 
     # ---- one scan -------------------------------------------------------------
 
@@ -329,11 +331,26 @@ class App:
 
     # ---- the asyncio shell ------------------------------------------------------
 
+    def collect_when_idle(self):
+        """Collect garbage once after each burst of events, when the table is
+        idle: its frame shown, no key down, no roll half-entered. On a PSRAM
+        heap a collection scans megabytes and pauses for tens of ms; done here
+        it never delays a key or a frame (nothing is allocated per scan or
+        frame, so between events there is nothing to collect). True when it ran."""
+        if self.seq == self._collected_seq or not self._shown or self._maintain_due:
+            return False
+        if self.debouncer.stable & _KEYS_MASK or self.entry.first:
+            return False
+        self._collected_seq = self.seq
+        gc.collect()
+        return True
+
     async def _scan_task(self):
         board = self.board
         scan_ms = self.layout.scan_ms
         while self.running:
             self.step(board.ticks_ms())
+            self.collect_when_idle()
             self._alive |= _SCAN_ALIVE
             await sleep_ms(scan_ms)
 
