@@ -70,6 +70,9 @@ _OPEN_LAMP = (L_FIRE_OPEN, L_SMALL_OPEN, L_TALL_OPEN, L_ALL_OPEN, L_MEA_OPEN, L_
 # other status or start-up pattern uses those colours).
 STATUS_COLOR = (C_GREEN, C_YELLOW, C_BLUE, C_BLUE, C_RED, C_CYAN, C_ORANGE)
 STATUS_BLINK = (BLINK_NONE, BLINK_SLOW, BLINK_SLOW, BLINK_NONE, BLINK_FAST, BLINK_SLOW, BLINK_FAST)
+# A lamp-feed fault, laid over the state (docs/lamps.md): red, slow blink.
+FEED_FAULT_COLOR = C_RED
+FEED_FAULT_BLINK = BLINK_SLOW
 
 
 class Lamps:
@@ -197,9 +200,9 @@ class Lamps:
                 self._fault_lamp(self._feed_head[f])
 
     def _fault_lamp(self, lamp):
-        self.color[lamp] = C_RED
+        self.color[lamp] = FEED_FAULT_COLOR
         self.alt[lamp] = C_OFF
-        self.blink[lamp] = BLINK_SLOW
+        self.blink[lamp] = FEED_FAULT_BLINK
 
     def _fire(self, points):
         for i in range(6):
