@@ -22,6 +22,7 @@ import hwlines  # noqa: E402
 import hwmodel  # noqa: E402
 import hwnet  # noqa: E402
 import hwparts  # noqa: E402
+import hwprotect  # noqa: E402
 import hwwires  # noqa: E402
 
 BOM_SECTIONS = (
@@ -83,7 +84,7 @@ def main(argv):
             print("drawings.py: --out needs a directory", file=sys.stderr)
             return 2
         out_dir = argv[i + 1]
-    problems = hwmodel.budget_problems(hwmodel.budget(hwmodel.load()))
+    problems = hwprotect.budget_problems(hwmodel.budget(hwmodel.load()))
     for p in problems:
         print("drawings.py: power budget: " + p, file=sys.stderr)
     board = hwmodel.load()

@@ -6,6 +6,7 @@
 import hwlines as hl
 import hwmodel as hw
 import hwparts as hp
+import hwprotect
 import hwwires as hw_wires
 import partfacts as pf
 from hwdocs import STAMP, _a, _table
@@ -159,7 +160,7 @@ def bom_power(board):
     others = sum(br[5] for br in b["branches"]) / 1000.0
     prot = []
     for ref, what, kind, rating, worst, normal, wires in b["branches"]:
-        cuts_from, runs_up_to = hw.protector(kind, rating)
+        cuts_from, runs_up_to = hwprotect.protector(kind, rating)
         prot.append(
             (
                 ref,
@@ -177,7 +178,7 @@ def bom_power(board):
         (name, "%d–%d" % (a, z), z - a + 1, "%d mm" % pitch, _a((z - a + 1) * b["lamp_full_ma"]))
         for name, a, z, pitch in b["strings"]
     ]
-    problems = hw.budget_problems(b)
+    problems = hwprotect.budget_problems(b)
     return "\n\n".join(
         [
             "_" + STAMP + "_",

@@ -21,6 +21,7 @@ HW = os.path.join(ROOT, "hardware")
 import drawings  # noqa: E402
 import hwlines  # noqa: E402
 import hwmodel  # noqa: E402
+import hwprotect  # noqa: E402
 import partfacts  # noqa: E402
 
 
@@ -218,7 +219,7 @@ def test_power_budget_fits_and_is_what_bom_says():
     assert pw["supply_a"] * 1000 >= worst * pw["margin"]
     b = hwmodel.budget(board)
     assert b["worst_ma"] == worst and abs(b["lamps_capped_ma"] - capped) < 1e-9
-    assert hwmodel.budget_problems(b) == []
+    assert hwprotect.budget_problems(b) == []
     first = board["strip"]["feed_first_pixels"]
     assert sorted(first)[0] == 0 and set(first) <= set(range(n))
     with open(os.path.join(HW, "BOM.md"), encoding="utf-8") as f:
@@ -231,7 +232,7 @@ def test_power_budget_fits_and_is_what_bom_says():
 def test_budget_problems_catch_a_small_supply():
     board = load_board()
     board["power"]["supply_a"] = 2.0
-    problems = hwmodel.budget_problems(hwmodel.budget(board))
+    problems = hwprotect.budget_problems(hwmodel.budget(board))
     assert any("below the 3.84 A needed" in p for p in problems)
     # 2 A × 110 % = 2.2 A limit: EF1 acts at up to 1.30 A, plus the other branches' normal load.
     assert any("EF1 eFuse 1.2 A" in p and "can never clear its fault" in p for p in problems)
@@ -289,7 +290,7 @@ def test_pinout_lists_every_gpio():
 
 
 def _problems(board):
-    return hwmodel.budget_problems(hwmodel.budget(board))
+    return hwprotect.budget_problems(hwmodel.budget(board))
 
 
 def test_every_branch_has_an_efuse_above_its_load_below_its_wires():
@@ -299,7 +300,7 @@ def test_every_branch_has_an_efuse_above_its_load_below_its_wires():
     assert [br[3] for br in b["branches"]] == [1.2, 0.9, 1.2, 0.3]
     assert all(br[2] == "efuse" for br in b["branches"])
     # TPS2552-1, budgeted ±8 %: 1.2 A trips between 1.104 and 1.296 A; F1's worst case is 17 × 60 mA.
-    assert hwmodel.protector("efuse", 1.2) == pytest.approx((1.104, 1.296))
+    assert hwprotect.protector("efuse", 1.2) == pytest.approx((1.104, 1.296))
     assert b["branches"][0][4] == 17 * 60
     assert _problems(board) == []
 
@@ -312,7 +313,7 @@ def test_a_fuse_that_cannot_clear_its_feeds_fault_is_refused():
     problems = _problems(board)
     assert any("FU1 T1.5A" in p and "cannot clear its feed's fault" in p and "3.15 A" in p for p in problems)
     assert any("FU1 T1.5A: 1.5 A is not an IEC 60127 fuse rating" in p for p in problems)
-    assert not hwmodel.is_iec_rating(1.5) and hwmodel.is_iec_rating(1.6) and hwmodel.is_iec_rating(1.25)
+    assert not hwprotect.is_iec_rating(1.5) and hwprotect.is_iec_rating(1.6) and hwprotect.is_iec_rating(1.25)
 
 
 def test_an_efuse_the_supply_cannot_drive_to_its_trip_is_refused():
