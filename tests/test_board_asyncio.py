@@ -11,7 +11,7 @@ from conftest import ROOT
 
 from crapsboard import layout as lay
 from crapsboard import ticks
-from crapsboard.app import App
+from crapsboard.app import KEYSWITCH_NC_BIT, App
 from sim import runtime
 from sim.portable.simboard import SimBoard
 
@@ -35,7 +35,7 @@ async def until(condition, limit_s=20):
 def test_run_scans_keys_renders_and_feeds_the_watchdog():
     layout, board = real_clock_board()
     app = App(board, layout)
-    board.down = 1 << layout.key_index("3")  # held: one press
+    board.down = KEYSWITCH_NC_BIT | 1 << layout.key_index("3")  # held: one press (the key off)
 
     async def main():
         task = asyncio.create_task(app.run())
