@@ -50,13 +50,15 @@ def flash(tmp_path, board=None, config=None, compact=True):
         (tmp_path / "config.json").write_text(config)
 
 
-# Issue 12's budget. Smallest heaps measured with the link present
-# (tests/boot_heap.py, docs/board.md Memory): 94K to 95K for a first boot, a
-# restore and 300 events restored, each then played; 95K to 96K beside a
-# config.json of every key (FULL_CONFIG), tested at FULL_CONFIG_HEAP: each
-# with a kilobyte to spare for what a loaded machine changes.
-PLAY_HEAP = "96K"
-FULL_CONFIG_HEAP = "97K"
+# Issue 12's budget (96K, 97K with a config.json of every key), raised by
+# hardware revision B (issue 23): reading the lamp feeds' eFuse flags and
+# laying their fault over the lamps, judging the keyswitch at power-up and
+# collecting when idle cost ~4 KB on the 64-bit unix port (the 96K boot failed
+# at 99K and passed at 100K, alone). Each keeps a kilobyte to spare for what a
+# loaded machine changes. Issue 18's PSRAM module makes the heap megabytes; its
+# memory budget (docs/board.md) is being re-measured on that basis.
+PLAY_HEAP = "101K"
+FULL_CONFIG_HEAP = "102K"
 # A table's config.json with every key (docs/engine.md, Configuration): the
 # checking code it loads at power-up interns its names before the restore,
 # and the tables it names are built beside the defaults.
@@ -301,7 +303,7 @@ def board_pixels():
     return {lamp["name"]: lamp["pixel"] for lamp in json.load(open(BOARD_JSON, encoding="utf-8"))["lamps"]}
 
 
-def test_main_boots_restores_and_plays_with_its_journal_in_a_96k_heap(tmp_path):
+def test_main_boots_restores_and_plays_with_its_journal_in_the_play_heap(tmp_path):
     flash(tmp_path)  # .mpy and layout.json, as deployed
     script = PLAYED
     report = boot(tmp_path, heapsize=PLAY_HEAP, keys=keys_for(script), feeds=30)

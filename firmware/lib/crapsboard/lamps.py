@@ -8,8 +8,8 @@
 # preallocated bytearray in the strip's byte order, brightness-capped;
 # `render` says whether it changed, so an idle board writes no frames (a
 # 47-pixel write blocks ~1.4 ms). A lamp-feed fault (a feed's eFuse latched
-# off) is laid over the state: `feed_fault` says which feeds are dead, and
-# `unlit` which lamps the board means to light but cannot.
+# off) is laid over the state: `feed_fault` says which feeds are dead;
+# `unlit(i)` whether lamp i is meant to be lit on one of them.
 from micropython import const
 
 from crapsboard import paytables as pt
@@ -102,21 +102,9 @@ class Lamps:
         self._cel_wagers = 0  # bit w: wager w's win is being celebrated
         self._cel_masks = [0] * pt.WAGER_COUNT  # numbers to flash (Fired Up: matches)
         self._cel_t = [0] * pt.WAGER_COUNT
-        # Power feeds (board.json strip.feed_first_pixels): the feed of each
-        # lamp, and the lamp at each feed's first pixel.
-        first = layout.feed_first
-        self.feed_count = len(first)
-        self.feed_of = bytearray(LAMP_COUNT)
-        self._feed_head = bytearray(len(first))
-        for i in range(LAMP_COUNT):
-            f = 0
-            while f + 1 < len(first) and self.pixel[i] >= first[f + 1]:
-                f += 1
-            self.feed_of[i] = f
-            if self.pixel[i] == first[f]:
-                self._feed_head[f] = i
+        self._feed_first = layout.feed_first  # board.json strip.feed_first_pixels
+        self.feed_count = len(layout.feed_first)
         self.feed_fault = 0  # bit f: feed f is latched off (App sets it)
-        self.unlit = bytearray(LAMP_COUNT)  # 1: meant to be lit, but its feed is dead
 
     # ---- what to show besides the state --------------------------------
 
@@ -183,26 +171,31 @@ class Lamps:
             self._feed_fault()
         return self._write_frame(now_ms)
 
-    def _feed_fault(self):
-        # Compare what the board means to show with the feeds that can show
-        # it, then show the fault: red, slow blink on the status lamp, or,
-        # when the status lamp's own feed is dead, on the first lamp of every
-        # feed still powered.
-        dead = self.feed_fault
-        color = self.color
-        for i in range(LAMP_COUNT):
-            self.unlit[i] = 1 if (dead >> self.feed_of[i]) & 1 and color[i] != C_OFF else 0
-        if not (dead >> self.feed_of[L_STATUS]) & 1:
-            self._fault_lamp(L_STATUS)
-            return
-        for f in range(self.feed_count):
-            if not (dead >> f) & 1:
-                self._fault_lamp(self._feed_head[f])
+    def feed_of(self, lamp):
+        """The power feed (0 = F1) of a logical lamp."""
+        first = self._feed_first
+        f = 0
+        while f + 1 < len(first) and self.pixel[lamp] >= first[f + 1]:
+            f += 1
+        return f
 
-    def _fault_lamp(self, lamp):
-        self.color[lamp] = FEED_FAULT_COLOR
-        self.alt[lamp] = C_OFF
-        self.blink[lamp] = FEED_FAULT_BLINK
+    def unlit(self, lamp):
+        """Lamp is meant to be lit (after the last render) but its feed is dead."""
+        return self.color[lamp] != C_OFF and (self.feed_fault >> self.feed_of(lamp)) & 1
+
+    def _feed_fault(self):
+        # Red, slow blink on the status lamp, or, when the status lamp's own
+        # feed is dead, on the first lamp of every feed still powered.
+        dead = self.feed_fault
+        for i in range(LAMP_COUNT):
+            f = self.feed_of(i)
+            if (dead >> f) & 1 or (
+                i != L_STATUS and (self.pixel[i] != self._feed_first[f] or not (dead >> self.feed_of(L_STATUS)) & 1)
+            ):
+                continue
+            self.color[i] = FEED_FAULT_COLOR
+            self.alt[i] = C_OFF
+            self.blink[i] = FEED_FAULT_BLINK
 
     def _fire(self, points):
         for i in range(6):

@@ -108,7 +108,7 @@ def lamp_feeds(lamps, names):
     dead = lamps.feed_fault
     return {
         "faulted": ["F" + str(f + 1) for f in range(lamps.feed_count) if (dead >> f) & 1],
-        "unlit": [names[i] for i in range(len(names)) if lamps.unlit[i]],
+        "unlit": [names[i] for i in range(len(names)) if lamps.unlit(i)],
     }
 
 
