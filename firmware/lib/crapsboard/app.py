@@ -109,7 +109,7 @@ class App:
             self._keyswitch(debouncer.stable, now_ms)
             self._keyswitch_judged = True
         elif self._keyswitch_judged is not True:
-            self._keyswitch_at_power_up(now_ms)
+            self._keyswitch_at_power_up(raw, now_ms)
         if self._feed_flags:
             self._read_feed_flags(now_ms)
         if self._maintain_due and self._shown and not (debouncer.stable & _KEYS_MASK) and not entry.first:
@@ -146,13 +146,17 @@ class App:
         elif raw != self.lamps.feed_fault and ticks.diff(now_ms, self._flags_since) >= self.debouncer.debounce_ms:
             self.lamps.feed_fault = raw
 
-    def _keyswitch_at_power_up(self, now_ms):
+    def _keyswitch_at_power_up(self, raw, now_ms):
         """One debounce window after the first scan, judge the contacts as
         they stand, changed or not: a contact that reads closed from the
-        start has been accepted by then, so only a real fault remains."""
+        start has been accepted by then (or, held back by another input's
+        chatter, is still pending: then it is judged when accepted), so only
+        a real fault remains."""
         first = self._keyswitch_judged
         if first is None:
             self._keyswitch_judged = now_ms
+        elif (raw ^ self.debouncer.stable) & _KEYSWITCH_BITS:
+            return
         elif ticks.diff(now_ms, first) >= self.debouncer.debounce_ms:
             self._keyswitch_judged = True
             self._keyswitch(self.debouncer.stable, now_ms)
