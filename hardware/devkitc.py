@@ -64,6 +64,13 @@ FLASH = frozenset(range(6, 12))  # wired to the module's SPI flash
 STRAPPING = frozenset((0, 2, 5, 12, 15))  # sampled at reset: boot mode, flash voltage
 INPUT_ONLY = frozenset(range(34, 40))  # no output driver, no internal pull-ups
 UART0 = frozenset((1, 3))  # USB serial: REPL, mpremote, esptool
+# ESP32-WROVER-E: GPIO16/17 drive the module's PSRAM (clock and chip select);
+# on the DevKitC-VE those header pins are not connected to anything else.
+PSRAM = frozenset((16, 17))
+# Header neighbours of the strapping pins and EN: a solder bridge joins them,
+# so a line there must not pull the strapping pin away from its boot level
+# (README, "ESP32 pins"; the bring-up checks meter each pair).
+BRIDGE_RISK = {0: (4, 2), 2: (0, 15), 12: (14,), 5: (18, 17), 15: (2,)}
 
 # Why a pin is (or is not) a good choice; shown in pinout.md.
 NOTES = {
@@ -71,14 +78,18 @@ NOTES = {
     1: "UART0 TX: the USB serial port (REPL, mpremote, esptool)",
     2: "strapping: must be low/floating to enter the downloader",
     3: "UART0 RX: the USB serial port",
-    4: "free, no boot function (not among the ESP32's five strapping pins); beside GPIO0 on J3",
+    4: "no boot function; beside GPIO0 on J3, so only a keypad column (high at reset: rows float) goes here",
     5: "strapping (SDIO timing); toggles during boot",
     12: "strapping MTDI: high at reset selects 1.8 V flash, the board will not boot",
     13: "not strapping, quiet during boot (JTAG MTCK, unused)",
-    14: "toggles during boot (JTAG MTMS)",
+    14: "JTAG MTMS, toggles during boot: a keypad row (floats at reset: a bridge to GPIO12 keeps it low)",
     15: "strapping MTDO: silences the boot log; toggles during boot",
-    16: "free on WROOM modules; on WROVER it is taken by PSRAM",
-    17: "free on WROOM modules; on WROVER it is taken by PSRAM",
+    16: "PSRAM on the WROVER-E: never used",
+    17: "PSRAM on the WROVER-E: never used",
+    34: "input-only, no internal pull: external pull-up on the carrier",
+    35: "input-only, no internal pull: external pull-up on the carrier",
+    36: "input-only (VP), no internal pull: external pull-up; beside EN, and high unless F3 is latched off",
+    39: "input-only (VN), no internal pull: external pull-up at X3",
     18: "free, no boot function",
     19: "free, no boot function",
     21: "free, no boot function",

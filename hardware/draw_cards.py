@@ -112,7 +112,7 @@ def draw_keymap(board):
     for n, (head, body) in enumerate(procedures(board), 1):
         s.text(px, py, "%d  %s" % (n, head), size=3.8, weight="bold")
         py = s.lines(px + 5, py + 4.6, wrap(body, 92, 3.2), size=3.2, gap=1.3) + 1.8
-    legend = status_legend()
+    legend = status_legend() + [feed_fault_legend()]
     rows = (len(legend) + 1) // 2
     s.rect(px - 2, py - 1, 98, 8.6 + 3.6 * rows, rx=2, fill="#f5f5f5", stroke="#999", stroke_width=0.3)
     s.text(px + 1, py + 4.5, "STATUS LAMP  (check it before every entry)", size=3.6, weight="bold")
@@ -126,6 +126,14 @@ def draw_keymap(board):
 
 # Indexed by entry.ST_* (a test holds them the same length as lamps.STATUS_COLOR).
 STATUS_MEANINGS = ("ready", "half roll", "typing PIN", "supervisor", "refused", "restored: verify", "journal fault")
+
+
+def feed_fault_legend():
+    """The lamp-feed fault, shown over any status (docs/lamps.md), as a legend row."""
+    status_legend()  # puts the firmware on the path
+    from crapsboard.table import lamps
+
+    return ("lamps unpowered", "#%06x" % lamps.RGB[lamps.FEED_FAULT_COLOR], "red blink")
 
 
 def status_legend():

@@ -37,7 +37,7 @@ def draw_power(s, board, b):
     s.line(xd - 9, y5 + 30, xd + 9, y5 + 30, stroke=BLK, stroke_width=2)
     s.line(xd, y5 + 20, xd, y5 + 30, stroke=RED, stroke_width=2)
     s.line(xd, y5 + 48, xd, p5 - 30, stroke=RED, stroke_width=2)
-    fuse(s, xd, p5 - 30, p5, "%s T%gA" % (branches[-1][0], branches[-1][2]))
+    fuse(s, xd, p5 - 30, p5, "%s %gA" % (branches[-1][0], branches[-1][3]))
     s.dot(xd, p5)
     s.text(xd - 14, y5 + 44, "D1 " + board["parts"]["supply_diode"], size=10, anchor="end")
     yg = pin_y("J2", "GND")
@@ -53,12 +53,12 @@ def draw_power(s, board, b):
         x = 640 + 110 * i
         s.dot(x, p5)
         s.dot(x + 30, p0)
-        fuse(s, x, p5, p5 + 34, "%s T%gA" % (branches[i][0], branches[i][2]))
+        fuse(s, x, p5, p5 + 34, "%s %gA" % (branches[i][0], branches[i][3]))
         s.line(x, p5 + 34, x, p0 + 44, stroke=RED, stroke_width=2)
         s.line(x + 30, p0, x + 30, p0 + 44, stroke=BLK, stroke_width=2)
         s.text(x + 15, p0 + 60, fname, size=13, anchor="middle", weight="bold", fill=RED)
         s.text(x + 15, p0 + 74, "X%d → #%d" % (5 + i, first), size=10, anchor="middle")
-        if i == 0:  # bulk capacitor across the strip input
+        if True:  # each string's bulk capacitor across its input
             yc = p0 + 28
             s.dot(x, yc, 3)
             s.dot(x + 30, yc, 3)
@@ -67,7 +67,17 @@ def draw_power(s, board, b):
             s.line(x + 18, yc - 8, x + 18, yc + 8, stroke=BLK, stroke_width=2.5)
             s.line(x + 18, yc, x + 30, yc)
             s.text(x + 7, yc - 10, "+", size=10, fill=RED, anchor="middle")
-            s.text(x - 6, yc + 4, "C1 %d µF" % board["parts"]["bulk_cap_uf"], size=10, anchor="end")
+            s.text(
+                x - 6, yc + 4, "%s %d µF" % (bulk_ref(board, i), board["parts"]["bulk_cap_uf"]), size=9, anchor="end"
+            )
+
+
+def bulk_ref(board, i):
+    """The bulk capacitor at string i's input: C1, then those after the switch-line filters."""
+    if i == 0:
+        return "C1"
+    nsw = len([1 for _, _, what in hw.switch_nets(board)])
+    return "C%d" % (2 + nsw + i)
 
 
 def fuse(s, x, y1, y2, label):

@@ -5,8 +5,9 @@
 import hwlines as hl
 import hwmodel as hw
 from draw_chain import draw_chain, draw_power
+from draw_tables import draw_tables
 from svgkit import Svg
-from wiring_style import BLK, BLU, BUTTON_KEY, BX0, BX1, GRN, ORG, PITCH, PUR, PY0, RED, YCHAIN, H, W, gpio_y
+from wiring_style import BLK, BLU, BUTTON_KEY, BX0, BX1, GRN, ORG, PITCH, PUR, PY0, RED, YCHAIN, YTABLES, H, W, gpio_y
 
 
 def header_label(name):
@@ -19,17 +20,17 @@ def header_label(name):
 def draw_devkit(s, used):
     s.rect(BX0, PY0 - 40, BX1 - BX0, PITCH * 18 + 80, rx=8, fill="#f5f5f0", stroke=BLK, stroke_width=2)
     s.rect(BX0 + 70, PY0 - 36, BX1 - BX0 - 140, 26, fill="#d7d7d0", stroke="#888")
-    s.text((BX0 + BX1) / 2, PY0 - 18, "ESP32-WROOM-32 (antenna)", size=10, anchor="middle")
+    s.text((BX0 + BX1) / 2, PY0 - 18, "ESP32-WROVER-E, 8 MB PSRAM (antenna)", size=10, anchor="middle")
     s.rect((BX0 + BX1) / 2 - 22, PY0 + PITCH * 18 + 22, 44, 18, fill="#ccc", stroke="#888")
     s.text((BX0 + BX1) / 2, PY0 + PITCH * 18 + 35, "USB", size=10, anchor="middle")
-    s.text((BX0 + BX1) / 2, PY0 - 52, "ESP32-DevKitC V4", size=16, anchor="middle", weight="bold")
+    s.text((BX0 + BX1) / 2, PY0 - 52, "ESP32-DevKitC-VE (U2)", size=16, anchor="middle", weight="bold")
     for hdr, pins, x, sign in (("J2", hw.J2, BX0, 1), ("J3", hw.J3, BX1, -1)):
         s.text(x + sign * 14, PY0 - 50 + 64 * 0, hdr, size=11, anchor="middle", weight="bold")
         for i, name in enumerate(pins):
             y = PY0 + PITCH * i
             g = int(name[2:]) if name.startswith("IO") else None
             colour, weight = "#666", None
-            if g in hw.FLASH:
+            if g in hw.FLASH or g in hw.PSRAM:
                 colour = "#aaa"
             elif g in hw.STRAPPING:
                 colour = ORG
@@ -37,6 +38,8 @@ def draw_devkit(s, used):
                 colour, weight = "#000", "bold"
             s.rect(x - 5, y - 5, 10, 10, fill="#c9a227", stroke="#7a5d00", stroke_width=1)
             label = "%d  %s" % (i + 1, header_label(name))
+            if g in hw.PSRAM:
+                label = "%d  NC (GPIO%d: PSRAM)" % (i + 1, g) if sign > 0 else "NC (GPIO%d: PSRAM)  %d" % (g, i + 1)
             s.text(
                 x + sign * 12, y + 4, label, size=11, anchor="start" if sign > 0 else "end", fill=colour, weight=weight
             )
@@ -70,7 +73,7 @@ def draw_key(s, board):
         [
             "SUPERVISOR KEYSWITCH %s (changeover)" % hl.refs(board)["switch:supervisor_key"],
             "NO: KEY_ON GPIO%d, closed = on" % b["pin"],
-            "NC: KEY_OFF GPIO%d (right), closed = off" % b["nc_pin"],
+            "NC: KEY_OFF GPIO%d (X3-%d), closed = off" % (b["nc_pin"], _x3_pin(board, "KEY_OFF")),
         ],
         size=11,
         weight="bold",
@@ -94,9 +97,32 @@ def switch(s, x1, y1, x2, y2, colour):
         s.line(x1, y2 - 12, x1, y2, stroke=BLK)
 
 
+def _x3_pin(board, net):
+    for cref, _, pins in hl.connectors(board):
+        if net in pins and cref == "X3":
+            return pins.index(net) + 1
+    raise ValueError(net)
+
+
+def draw_left_stubs(s, board):
+    """Lines on the left header other than the rows and KEY_ON: switch contacts
+    (their parts in the X3 table below) and the eFuse FAULT flags."""
+    for net, g, _ in hw.switch_nets(board):
+        if net == "KEY_ON" or not hw.header_pin(g).startswith("J2"):
+            continue
+        y = gpio_y(g)
+        s.line(BX0 - 5, y, BX0 - 30, y, stroke=PUR)
+        s.tag(BX0 - 30, y, "X3-%d · %s" % (_x3_pin(board, net), net), PUR, side="left")
+    ref = hl.refs(board)
+    for net, g, efuse, feed in hw.fault_nets(board):
+        y = gpio_y(g)
+        s.line(BX0 - 5, y, BX0 - 90, y, stroke=RED)
+        s.tag(BX0 - 90, y, "%s FAULT · %s (%s↑) · feed %s" % (efuse, net, ref["pullup:" + net], feed), RED, side="left")
+
+
 def draw_buttons(s, board):
-    """The switch contacts on the right header: the buttons and the keyswitch's NC contact."""
-    nets = [(net, g) for net, g, _ in hw.switch_nets(board) if net != "KEY_ON"]
+    """The switch contacts on the right header, each with its pull-up and contact."""
+    nets = [(net, g) for net, g, _ in hw.switch_nets(board) if net != "KEY_ON" and hw.header_pin(g).startswith("J3")]
     nets.sort(key=lambda n: (gpio_y(n[1]) >= 400, -gpio_y(n[1])))
     k = hw.ohms(board["parts"]["input_pullup_ohm"])
     ref = hl.refs(board)
@@ -118,7 +144,7 @@ def draw_buttons(s, board):
             yj + 86,
             [
                 (name.upper().replace("_", " ") if net != "KEY_OFF" else "KEY NC") + " " + ref["switch:" + name],
-                net,
+                "%s · X3-%d" % (net, _x3_pin(board, net)),
                 "GPIO%d" % g,
                 "(= key %s)" % key if key else ("closed = off" if net == "KEY_OFF" else ""),
             ],
@@ -234,13 +260,15 @@ def draw(board):
     draw_rows(s, board)
     draw_key(s, board)
     draw_buttons(s, board)
+    draw_left_stubs(s, board)
     draw_keypad(s, board)
     draw_data_path(s, board)
     draw_power(s, board, b)
     draw_chain(s, board, b)
+    draw_tables(s, board, b, YTABLES)
     s.lines(
-        1200,
-        110,
+        1000,
+        860,
         [
             "EVERY OFF-BOARD LINE (X2 keypad, X3 switches, X4 data):",
             "TVS channel (U3–U%d) at its connector, series resistor;" % (2 + hl.tvs_count(board)),

@@ -20,8 +20,18 @@ import hwbom  # noqa: E402
 import hwdocs  # noqa: E402
 import hwlines  # noqa: E402
 import hwmodel  # noqa: E402
+import hwnet  # noqa: E402
+import hwparts  # noqa: E402
+import hwprotect  # noqa: E402
+import hwwires  # noqa: E402
 
-BOM_SECTIONS = (("parts", hwbom.bom_parts), ("inputs", hwbom.bom_inputs), ("power", hwbom.bom_power))
+BOM_SECTIONS = (
+    ("parts", hwbom.bom_parts),
+    ("wires", hwbom.bom_wires),
+    ("carrier", hwnet.netlist_md),
+    ("inputs", hwbom.bom_inputs),
+    ("power", hwbom.bom_power),
+)
 
 
 def build_all(board_path=hwmodel.BOARD_JSON, hw_dir=HERE):
@@ -74,11 +84,12 @@ def main(argv):
             print("drawings.py: --out needs a directory", file=sys.stderr)
             return 2
         out_dir = argv[i + 1]
-    problems = hwmodel.budget_problems(hwmodel.budget(hwmodel.load()))
+    problems = hwprotect.budget_problems(hwmodel.budget(hwmodel.load()))
     for p in problems:
         print("drawings.py: power budget: " + p, file=sys.stderr)
     board = hwmodel.load()
-    inputs = hwlines.input_problems(board) + hwlines.connector_problems(board)
+    inputs = hwlines.input_problems(board) + hwlines.connector_problems(board) + hwwires.wire_problems(board)
+    inputs += hwparts.bom_line_problems(hwparts.parts_rows(board))
     for p in inputs:
         print("drawings.py: inputs: " + p, file=sys.stderr)
     problems += inputs

@@ -49,6 +49,7 @@ def pinout_md(board):
             "an external pull or a pressed key there stops the board booting",
         ),
         ("UART0", sorted(hw.UART0), "the USB serial port (REPL, mpremote, esptool)"),
+        ("PSRAM", sorted(hw.PSRAM), "the WROVER-E's PSRAM clock and chip select"),
         ("input-only", sorted(hw.INPUT_ONLY), "no output driver and no internal pull-ups"),
     ):
         clash = sorted(set(pins) & used)
@@ -74,13 +75,16 @@ def pinout_md(board):
                 _table(["function", "GPIO", "header pin", "direction", "electrical", "why this pin"], rows),
                 "Header pins count from the antenna end: J2 is the row starting 3V3, EN; J3 the row "
                 "starting GND, GPIO23, as in the DevKitC V4 schematic and the header table of "
-                "Espressif's ESP32-DevKitC V4 user guide (older ESP-IDF pages called the left header J1).",
+                "Espressif's ESP32-DevKitC V4 user guide (older ESP-IDF pages numbered the left header differently).",
                 "## Power pins",
                 _table(["pin", "header", "use"], power),
                 "## Pins kept free, and why",
                 _table(["class", "pins", "why avoided", "this board"], avoid),
-                "GPIO16 and GPIO17 are free only on WROOM modules: on a WROVER (PSRAM) DevKitC they are "
-                "taken, so do not substitute a WROVER board.",
+                "GPIO16 and GPIO17 drive the ESP32-WROVER-E's PSRAM (its clock and chip select): nothing "
+                "on this board may touch them (`tests/test_hardware.py` refuses a `board.json` that does). "
+                "GPIO34–39 are input-only and have no internal pull-ups: the lines on them (the eFuse "
+                "FAULT flags, KEY_OFF) have their pull-up on the carrier and ask none of the chip "
+                "(`nc_pull` `none`).",
                 "## Keypad matrix (key label and role)",
                 "Scan every %d ms, debounce %d ms. Rows are outputs, columns inputs with pull-ups. "
                 "After driving a row the firmware must wait `keypad.settle_us` = %d µs before reading "

@@ -29,8 +29,8 @@ def offboard_lines(board):
 
 def connectors(board):
     """[(ref, what, [pin names])] for the carrier's latching, keyed connectors."""
-    keypad = [net for net, _, _, _ in hw.keypad_nets(board)]
-    switches = [net for net, _, _ in hw.switch_nets(board)] + ["GND"]
+    keypad = [net for net, _, _, _ in hw.keypad_nets(board)] + ["SCREEN"]
+    switches = [net for net, _, _ in hw.switch_nets(board)] + ["GND", "SCREEN"]
     out = [
         ("X2", "keypad KP1", keypad),
         ("X3", "panel switches S1–S%d" % len(board["buttons"]), switches),
@@ -65,6 +65,9 @@ def refs(board):
             if kind in kinds:
                 out[prefix + net] = "R%d" % n
                 n += 1
+    for net, _, _, _ in hw.fault_nets(board):  # on the carrier: a pull-up, no TVS
+        out["pullup:" + net] = "R%d" % n
+        n += 1
     c = 3
     for net, _, kind in lines:
         if kind == "switch":

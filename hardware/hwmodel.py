@@ -7,8 +7,9 @@ import json
 import math
 import os
 
+import hwprotect
 import partfacts as pf
-from devkitc import FLASH, INPUT_ONLY, J2, J3, NOTES, SILK, STRAPPING, UART0, header_pin  # noqa: F401
+from devkitc import FLASH, INPUT_ONLY, J2, J3, NOTES, PSRAM, SILK, STRAPPING, UART0, header_pin  # noqa: F401
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BOARD_JSON = os.path.join(HERE, "board.json")
@@ -88,11 +89,31 @@ def gpio_uses(board):
                 g,
                 "%s (%s)" % (what, net),
                 "input",
-                "active low, %s pull-up at the connector (+ internal), %s + %d nF RC"
-                % (ohms(parts["input_pullup_ohm"]), ohms(parts["input_series_ohm"]), parts["switch_filter_nf"]),
+                "active low, %s pull-up at the connector%s, %s + %d nF RC"
+                % (
+                    ohms(parts["input_pullup_ohm"]),
+                    "" if g in INPUT_ONLY else " (+ internal)",
+                    ohms(parts["input_series_ohm"]),
+                    parts["switch_filter_nf"],
+                ),
+            )
+        )
+    for net, g, ref, feed in fault_nets(board):
+        uses.append(
+            (
+                g,
+                "lamp feed %s fault flag (%s, %s FAULT)" % (feed, net, ref),
+                "input",
+                "active low (open-drain, latched), %s pull-up to 3V3 on the carrier" % ohms(parts["input_pullup_ohm"]),
             )
         )
     return uses
+
+
+def fault_nets(board):
+    """[(net, gpio, eFuse ref, feed)]: each lamp feed's eFuse FAULT flag."""
+    pins = board["strip"]["feed_fault_pins"]
+    return [("FLT%d" % (i + 1), g, "EF%d" % (i + 1), "F%d" % (i + 1)) for i, g in enumerate(pins)]
 
 
 def span(names):
@@ -106,7 +127,7 @@ def lamps_by_pixel(board):
 
 def feeds(board):
     """[(feed name, first pixel, last pixel)] for each power injection point."""
-    inj = sorted(board["power"]["inject_at"])
+    inj = sorted(board["strip"]["feed_first_pixels"])
     ends = inj[1:] + [board["strip"]["count"]]
     return [("F%d" % (i + 1), a, b - 1) for i, (a, b) in enumerate(zip(inj, ends))]
 
@@ -136,18 +157,22 @@ def strings(board):
 def chain_drop_v(board, lamp_ma):
     """Worst supply drop (V) at any lamp, every lamp drawing lamp_ma.
 
-    Each feed is a separate +5 V/GND pair of feed_m metres from the supply to
+    The DC trunk (trunk_m of trunk_awg pair, PS1 to the carrier's rails) carries
+    every lamp and the controller. Each feed is a separate +5 V/GND pair of feed_m metres from the supply to
     its first pixel; current then flows down the string's links (every link the
     string's pitch long). Both conductors count. +5 V is not linked across feed
     boundaries, so each section draws only on its own feed.
     """
     pw = board["power"]
+    r_trunk = AWG_OHM_PER_M[pw["trunk_awg"]] * pw["trunk_m"] * 2
     r_feed = AWG_OHM_PER_M[pw["feed_awg"]] * pw["feed_m"] * 2
     r_link = AWG_OHM_PER_M[pw["link_awg"]] * 2 / 1000.0
+    trunk_a = (board["strip"]["count"] * lamp_ma + pw["controller_ma"] + pw["shifter_ma"]) / 1000.0
+    v_trunk = trunk_a * r_trunk
     worst = (0.0, 0)
     for _, first, last, pitch in strings(board):
         n = last - first + 1
-        v = n * lamp_ma / 1000.0 * r_feed
+        v = v_trunk + n * lamp_ma / 1000.0 * r_feed
         worst = max(worst, (v, first))
         for k in range(first, last):
             downstream = last - k
@@ -165,52 +190,6 @@ def supply_limit_a(board):
     """(lowest, highest) current at which the supply's overload protection acts."""
     a = board["power"]["supply_a"]
     return (a * pf.SUPPLY_LIMIT_FACTOR[0], a * pf.SUPPLY_LIMIT_FACTOR[1])
-
-
-def fuse_opens_within_s(fuse_a, current_a):
-    """Longest time a time-lag fuse takes to open at current_a; None if it may never."""
-    best = None
-    for multiple, seconds in pf.FUSE_T_OPEN_BY:
-        if current_a >= multiple * fuse_a - 1e-9:
-            best = seconds
-    return best
-
-
-def fused_branches(board):
-    """[(fuse ref, what, fuse A, worst-case load mA, normal load mA, [(wire, AWG)])].
-
-    Every branch from the rail has its own time-lag fuse, sized for the thinnest
-    wire it protects. F1..Fn feed the lamp sections (feed pair, then the string's
-    links); the last branch feeds the controller carrier.
-    """
-    pw = board["power"]
-    cap = board["strip"]["max_brightness"] / 255.0
-    full = pw["lamp_full_white_ma"]
-    out = []
-    for i, (name, first, last) in enumerate(feeds(board)):
-        n = last - first + 1
-        out.append(
-            (
-                "FU%d" % (i + 1),
-                "feed %s (pixels %d–%d)" % (name, first, last),
-                pw["feed_fuse_a"],
-                n * full,
-                n * full * cap,
-                [("feed pair", pw["feed_awg"]), ("string links", pw["link_awg"])],
-            )
-        )
-    ctrl = pw["controller_ma"] + pw["shifter_ma"]
-    out.append(
-        (
-            "FU%d" % (len(out) + 1),
-            "controller carrier (D1, DevKitC, U1)",
-            pw["controller_fuse_a"],
-            ctrl,
-            ctrl,
-            [("carrier wiring", pw["controller_awg"])],
-        )
-    )
-    return out
 
 
 def budget(board):
@@ -253,7 +232,11 @@ def budget(board):
         "capped_load_pct": 100.0 * (lamps_capped + other) / supply_ma,
         "worst_w": worst * pw["supply_v"] / 1000.0,
         "capped_w": (lamps_capped + other) * pw["supply_v"] / 1000.0,
-        "branches": fused_branches(board),
+        "branches": hwprotect.protected_branches(board),
+        "trunk_awg": pw["trunk_awg"],
+        "trunk_m": pw["trunk_m"],
+        "trunk_ma": worst,
+        "fault_w": pw["max_unchecked_fault_w"],
         "feed_awg": pw["feed_awg"],
         "link_awg": pw["link_awg"],
         "feed_m": pw["feed_m"],
@@ -266,53 +249,6 @@ def budget(board):
         "max_drop_v": pw["max_drop_v"],
         "feeds": feeds(board),
     }
-
-
-def branch_problems(b):
-    """Reasons a fused branch is unsafe: each fuse against its load, its wires and the supply."""
-    out = []
-    low_limit = b["supply_limit_a"][0]
-    normal_total = sum(br[4] for br in b["branches"]) / 1000.0
-    for ref, what, fuse, worst, normal, wires in b["branches"]:
-        if worst / 1000.0 > pf.FUSE_DERATE * fuse:
-            out.append(
-                "%s T%gA on %s: worst case %.2f A exceeds %d %% of its rating"
-                % (ref, fuse, what, worst / 1000.0, pf.FUSE_DERATE * 100)
-            )
-        for wire, awg in wires:
-            if fuse > pf.AWG_AMPACITY_A[awg]:
-                out.append(
-                    "%s T%gA on %s: above the %g A ampacity of its %d AWG %s"
-                    % (ref, fuse, what, pf.AWG_AMPACITY_A[awg], awg, wire)
-                )
-        # A fault on this branch while the others run normally: the supply must be
-        # able to push the current that opens the fuse before it limits itself.
-        opening = pf.FUSE_T_OPEN_BY[0][0] * fuse + normal_total - normal / 1000.0
-        if opening > low_limit:
-            out.append(
-                "%s T%gA on %s can never open: it needs %.1f A (%.1f × In plus the other loads) "
-                "but the supply limits at %.2f A" % (ref, fuse, what, opening, pf.FUSE_T_OPEN_BY[0][0], low_limit)
-            )
-        for name, rating in (("carrier connector", pf.CONNECTOR["rating_a"]), ("string connector", pf.JST_SM_A)):
-            if fuse > rating:
-                out.append("%s T%gA exceeds the %g A rating of the %s" % (ref, fuse, rating, name))
-    return out
-
-
-def budget_problems(b):
-    """Reasons the chosen supply, fuses or wiring do not fit; empty when they do."""
-    out = []
-    if b["supply_ma"] < b["required_ma"]:
-        out.append(
-            "supply %.1f A is below the %.2f A needed (worst case x margin)"
-            % (b["supply_ma"] / 1000, b["required_ma"] / 1000)
-        )
-    out += branch_problems(b)
-    if b["drop_full_v"] > b["max_drop_v"]:
-        out.append(
-            "worst voltage drop %.2f V exceeds %.2f V: inject power more often" % (b["drop_full_v"], b["max_drop_v"])
-        )
-    return out
 
 
 def lamp_feed(board, pixel):

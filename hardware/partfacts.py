@@ -17,6 +17,8 @@ AMPACITY_SOURCE = "Handbook of Electronic Tables and Formulas, AWG table, power-
 # A fault current below 2.1 × In may never open the fuse.
 FUSE_T_OPEN_BY = ((2.1, 120.0), (2.75, 10.0), (4.0, 3.0), (10.0, 0.3))
 FUSE_SOURCE = "IEC 60127-2 standard sheet 3 (time-lag), e.g. Littelfuse 218 series datasheet"
+# IEC 60127 rated currents (the R10 series): a "T1.5A" is not one of them.
+IEC_FUSE_STEPS = (1.0, 1.25, 1.6, 2.0, 2.5, 3.15, 4.0, 5.0, 6.3, 8.0)
 # Fuses run at no more than 75 % of their rating in continuous service
 # (Littelfuse fuseology guide, derating at 25 °C).
 FUSE_DERATE = 0.75
@@ -44,13 +46,48 @@ ESP32_INTERNAL_PULLUP_OHM = 45000
 # 5.5 V working voltage, IEC 61000-4-2 ±15 kV contact.
 TVS = {"part": "TPD4E1U06", "channels": 4, "line_pf": 0.8, "vrwm": 5.5, "iec_contact_kv": 15}
 
-# Molex Micro-Fit 3.0 (43025 plug / 43045 header) product specification: keyed,
-# polarised housing with a positive latch, up to 5 A per circuit on 18 AWG.
+# TI TPS255x / TPS255x-1 datasheet (SLVS841): precision adjustable current-limited
+# power-distribution switch; the "-1" parts latch off on overcurrent (a circuit
+# breaker) until EN or the supply is cycled, and pull the open-drain FAULT low.
+# Current limit programmable 75 mA to 1.7 A (typical) with one resistor
+# (RILIM); up to 1.5 A continuous; ±6 % at the higher settings. The checks
+# budget ±8 % (the datasheet's ±6 % plus the 1 % RILIM resistor's share).
+EFUSE = {
+    "part": "TPS2552-1",
+    "mpn": "TPS2552DBVR-1",
+    "trip_range_a": (0.075, 1.7),
+    "continuous_a": 1.5,
+    "trip_tolerance": 0.08,
+    "vin_max": 5.5,
+}
+EFUSE_SOURCE = "TI TPS255x/TPS255x-1 datasheet (SLVS841): latch-off current limit 75 mA-1.7 A, FAULT open-drain"
+
+# Molex Micro-Fit 3.0 product specification (PS-43045 / PS-43650): keyed,
+# polarised housings with a positive latch, crimped 18 to 30 AWG with the
+# terminal made for each range; 5 A per circuit (IEC rating).
 CONNECTOR = {"family": "Molex Micro-Fit 3.0", "rating_a": 5.0, "keyed": True, "latching": True}
 
 # Membrane keypad contact resistance, worst case budgeted for a worn generic 4×4
 # keypad (vendors state 100-500 Ω); the low level a pressed key must reach.
 KEYPAD_CONTACT_OHM_MAX = 500
-# JST SM series datasheet: keyed, latching wire-to-wire housing, 3 A per circuit;
-# the usual connector on the ends of pre-wired pixel strings.
+# JST SM series datasheet: keyed, latching wire-to-wire housing, 3 A per circuit,
+# SYM-001T-P0.6 contacts for 22-28 AWG only: the usual plug of pre-wired pixel
+# strings, and the reason an 18 or 20 AWG string cannot carry one.
 JST_SM_A = 3.0
+
+# Wire-gauge range (AWG, thickest first) each termination accepts, from its
+# maker's specification: a wire outside its terminal's range cannot be crimped
+# or clamped reliably (tests/test_hardware.py fails on one).
+TERMINAL_AWG = {
+    "Micro-Fit 3.0 crimp 20-24 AWG (Molex 43030-0001 / 43031-0001)": (20, 24),
+    "Micro-Fit 3.0 crimp 18 AWG (Molex 43030-0038 / 43031-0038)": (18, 18),
+    "Micro-Fit 3.0 crimp 26-30 AWG (Molex 43030-0007 / 43031-0007)": (26, 30),
+    "JST SM crimp SYM-001T-P0.6 / SYF-001T-P0.6": (22, 28),
+    "WAGO 221 lever terminal (0.14-4 mm²)": (12, 26),
+    "M4 ring tongue, red 22-16 AWG (TE 320551)": (16, 22),
+    "M3.5 ring tongue, blue 16-14 AWG (TE 2-31890-1)": (14, 16),
+    "M3.5 fork tongue, red 22-16 AWG (TE 325163)": (16, 22),
+    "solder to the DevKitC socket / carrier pad": (16, 30),
+    "6.3 mm insulated receptacle 22-18 AWG (TE 2-520183-2)": (18, 22),
+}
+TERMINAL_SOURCE = "Molex PS-43045/PS-43650 (Micro-Fit 3.0), JST SM catalogue, WAGO 221 datasheet, TE PIDG ring tongues"

@@ -3,7 +3,8 @@
 
 import hwmodel as hw
 
-W, H = 1720, 1410
+W, H = 1720, 1700
+YTABLES = 1400  # the connector, eFuse and USB band (draw_tables.py)
 YCHAIN = 1010
 BX0, BX1 = 600, 860  # DevKitC outline, left and right header columns
 PY0, PITCH = 170, 30  # first header pin y, pin pitch

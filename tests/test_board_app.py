@@ -6,10 +6,11 @@ from conftest import ROOT
 
 from crapsboard.table import entry as en
 from crapsboard.table import layout as lay
-from crapsboard.table.app import LOG_SIZE, App
+from crapsboard.table.app import KEYSWITCH_NC_BIT, LOG_SIZE, App
 from sim.portable.simboard import SimBoard
 
 LAYOUT = lay.load(os.path.join(ROOT, "hardware", "board.json"))
+IDLE = KEYSWITCH_NC_BIT  # the keyswitch off: its NC contact closed (neither closed is a fault)
 
 
 class Clock:
@@ -23,14 +24,15 @@ class Clock:
             self.app.step(self.t)
 
     def press(self, *labels):
-        self.board.down = sum(1 << LAYOUT.key_index(label) for label in labels)
+        self.board.down = IDLE | sum(1 << LAYOUT.key_index(label) for label in labels)
         self.run(100)
-        self.board.down = 0
+        self.board.down = IDLE
         self.run(100)
 
 
 def make():
     board = SimBoard(LAYOUT)
+    board.down = IDLE
     app = App(board, LAYOUT)
     return app, Clock(app, board)
 

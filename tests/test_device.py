@@ -255,11 +255,11 @@ def test_ctrl_c_breaks_into_a_running_main_py(device):
 
 
 def test_keys_press_the_keypad_and_buttons_once_the_app_runs(device):
-    # Key "1" is row 0 (GPIO 32) x column 0 (GPIO 16), UNDO is GPIO 21, active
+    # Key "1" is row 0 (GPIO 32) x column 0 (GPIO 18), UNDO is GPIO 21, active
     # low (hardware/board.json); the script starts with the watchdog.
     main = b"""import machine, time
 row = machine.Pin(32, machine.Pin.OPEN_DRAIN, value=0)
-col = machine.Pin(16, machine.Pin.IN, machine.Pin.PULL_UP)
+col = machine.Pin(18, machine.Pin.IN, machine.Pin.PULL_UP)
 undo = machine.Pin(21, machine.Pin.IN, machine.Pin.PULL_UP)
 print('idle', col.value(), undo.value())
 dog = machine.WDT(timeout=8000)

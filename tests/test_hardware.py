@@ -21,6 +21,7 @@ HW = os.path.join(ROOT, "hardware")
 import drawings  # noqa: E402
 import hwlines  # noqa: E402
 import hwmodel  # noqa: E402
+import hwprotect  # noqa: E402
 import partfacts  # noqa: E402
 
 
@@ -46,6 +47,7 @@ FLASH = set(range(6, 12))
 STRAPPING = {0, 2, 5, 12, 15}
 INPUT_ONLY = set(range(34, 40))
 UART0 = {1, 3}
+PSRAM = {16, 17}  # ESP32-WROVER-E: the PSRAM's clock and chip select
 ESP32_GPIOS = set(range(0, 20)) | {21, 22, 23, 25, 26, 27} | set(range(32, 40))
 MIN_PITCH_MM = 30  # centre to centre: room for a lamp and its printed label
 
@@ -63,7 +65,8 @@ def pins(board):
     out += [(b["pin"], n, "in", b.get("pull")) for n, b in board["buttons"].items()]
     key = board["buttons"]["supervisor_key"]
     if "nc_pin" in key:
-        out.append((key["nc_pin"], "supervisor_key NC contact", "in", key.get("pull")))
+        out.append((key["nc_pin"], "supervisor_key NC contact", "in", key.get("nc_pull", key.get("pull"))))
+    out += [(g, "lamp feed fault flag", "in", None) for g in board["strip"]["feed_fault_pins"]]
     return out
 
 
@@ -103,8 +106,12 @@ def board_problems(board):
             p.append("GPIO%d (%s) is a strapping pin" % (g, use))
         if g in UART0:
             p.append("GPIO%d (%s) is the USB serial port" % (g, use))
-        if g in INPUT_ONLY and (direction != "in" or pull):
-            p.append("GPIO%d (%s) is input-only without internal pulls" % (g, use))
+        if g in PSRAM:
+            p.append("GPIO%d (%s) belongs to the WROVER's PSRAM" % (g, use))
+        if pull in ("up", "down") and g in INPUT_ONLY:
+            p.append("GPIO%d (%s) relies on an internal pull it does not have" % (g, use))
+        if g in INPUT_ONLY and direction != "in":
+            p.append("GPIO%d (%s) is input-only: it cannot drive" % (g, use))
     labels = board["keypad"]["labels"]
     flat = [k for row in labels for k in row]
     if len(labels) != 4 or any(len(row) != 4 for row in labels) or len(set(flat)) != 16:
@@ -212,8 +219,9 @@ def test_power_budget_fits_and_is_what_bom_says():
     assert pw["supply_a"] * 1000 >= worst * pw["margin"]
     b = hwmodel.budget(board)
     assert b["worst_ma"] == worst and abs(b["lamps_capped_ma"] - capped) < 1e-9
-    assert hwmodel.budget_problems(b) == []
-    assert sorted(pw["inject_at"])[0] == 0 and set(pw["inject_at"]) <= set(range(n))
+    assert hwprotect.budget_problems(b) == []
+    first = board["strip"]["feed_first_pixels"]
+    assert sorted(first)[0] == 0 and set(first) <= set(range(n))
     with open(os.path.join(HW, "BOM.md"), encoding="utf-8") as f:
         bom = f.read()
     assert "%d × %d mA" % (n, pw["lamp_full_white_ma"]) in bom
@@ -224,10 +232,10 @@ def test_power_budget_fits_and_is_what_bom_says():
 def test_budget_problems_catch_a_small_supply():
     board = load_board()
     board["power"]["supply_a"] = 2.0
-    problems = hwmodel.budget_problems(hwmodel.budget(board))
+    problems = hwprotect.budget_problems(hwmodel.budget(board))
     assert any("below the 3.84 A needed" in p for p in problems)
-    # 2 A × 110 % = 2.2 A limit: the T1.5A feed fuses need 3.15 A to open.
-    assert any("can never open" in p for p in problems)
+    # 2 A × 110 % = 2.2 A limit: EF1 acts at up to 1.30 A, plus the other branches' normal load.
+    assert any("EF1 eFuse 1.2 A" in p and "can never clear its fault" in p for p in problems)
 
 
 def test_generated_files_are_up_to_date(tmp_path):
@@ -278,61 +286,69 @@ def test_pinout_lists_every_gpio():
         assert "| GPIO%d | %s |" % (g, hwmodel.header_pin(g)) in md, use
 
 
-# --- power: one fuse per branch, checked against its wires (issue 12) -----------
+# --- power: one latch-off eFuse per branch (issues 12, 23) ----------------------
 
 
 def _problems(board):
-    return hwmodel.budget_problems(hwmodel.budget(board))
+    return hwprotect.budget_problems(hwmodel.budget(board))
 
 
-def test_every_branch_has_a_fuse_of_1_5_to_2_a_below_its_wires_ampacity():
+def test_every_branch_has_an_efuse_above_its_load_below_its_wires():
     board = load_board()
     b = hwmodel.budget(board)
-    refs = [br[0] for br in b["branches"]]
-    assert refs == ["FU1", "FU2", "FU3", "FU4"]  # three lamp feeds, then the controller
-    for ref, _what, fuse, worst, _normal, wires in b["branches"][:3]:
-        assert 1.5 <= fuse <= 2.0, ref
-        # Handbook AWG table, power transmission: 18 AWG 2.3 A, 20 AWG 1.5 A.
-        assert all(fuse <= {18: 2.3, 20: 1.5}[awg] for _, awg in wires), ref
-        assert worst <= 0.75 * fuse * 1000, ref
+    assert [br[0] for br in b["branches"]] == ["EF1", "EF2", "EF3", "EF4"]  # three lamp feeds, then the controller
+    assert [br[3] for br in b["branches"]] == [1.2, 0.9, 1.2, 0.3]
+    assert all(br[2] == "efuse" for br in b["branches"])
+    # TPS2552-1, budgeted ±8 %: 1.2 A trips between 1.104 and 1.296 A; F1's worst case is 17 × 60 mA.
+    assert hwprotect.protector("efuse", 1.2) == pytest.approx((1.104, 1.296))
+    assert b["branches"][0][4] == 17 * 60
     assert _problems(board) == []
 
 
-def test_time_lag_fuse_opening_times_are_iec_60127_2_sheet_3():
-    # T1.5A: ≤ 2 min at 2.1 × In = 3.15 A, ≤ 10 s at 2.75 × = 4.125 A, ≤ 3 s at 4 × = 6 A;
-    # below 2.1 × In nothing is promised.
-    assert hwmodel.fuse_opens_within_s(1.5, 3.0) is None
-    assert hwmodel.fuse_opens_within_s(1.5, 3.15) == 120
-    assert hwmodel.fuse_opens_within_s(1.5, 4.2) == 10
-    assert hwmodel.fuse_opens_within_s(1.5, 6.0) == 3
-    # RS-25-5: overload protection at 110-150 % of 5 A.
-    assert hwmodel.supply_limit_a(load_board()) == pytest.approx((5.5, 7.5))
-
-
-def test_the_old_single_t4a_fuse_is_refused():
-    # T4A needs 2.1 × 4 = 8.4 A to open within 2 min; the supply limits at 5.5-7.5 A,
-    # and 4 A is also above the 2.3 A an 18 AWG feed pair may carry.
+def test_a_fuse_that_cannot_clear_its_feeds_fault_is_refused():
+    # The issue's case: a T1.5A lets 3.15 A (2.1 × In) run for minutes, 10.6 W more than F1's 1.02 A.
     board = load_board()
-    board["power"]["feed_fuse_a"] = 4
+    board["power"]["protector"] = "fuse"
+    board["power"]["feed_trip_a"] = [1.5, 1.5, 1.5]
     problems = _problems(board)
-    assert any("FU1 T4A" in p and "can never open" in p for p in problems)
-    assert any("FU1 T4A" in p and "2.3 A ampacity of its 18 AWG feed pair" in p for p in problems)
+    assert any("FU1 T1.5A" in p and "cannot clear its feed's fault" in p and "3.15 A" in p for p in problems)
+    assert any("FU1 T1.5A: 1.5 A is not an IEC 60127 fuse rating" in p for p in problems)
+    assert not hwprotect.is_iec_rating(1.5) and hwprotect.is_iec_rating(1.6) and hwprotect.is_iec_rating(1.25)
 
 
-def test_the_fuse_is_checked_against_the_thinnest_wire_not_the_supply():
+def test_an_efuse_the_supply_cannot_drive_to_its_trip_is_refused():
     board = load_board()
-    board["power"]["link_awg"] = 22  # 0.92 A: a 1.5 A fuse no longer protects the string
-    problems = _problems(board)
-    assert any("0.92 A ampacity of its 22 AWG string links" in p for p in problems)
-    board = load_board()
-    board["power"]["controller_fuse_a"] = 1.0  # the carrier's 22 AWG carries 0.92 A
-    assert any("FU4 T1A" in p and "0.92 A ampacity of its 22 AWG" in p for p in _problems(board))
+    board["power"]["supply_a"] = 1.5  # limit 1.65 A: EF1 acts at 1.30 A + the others' 0.92 A
+    assert any("EF1" in p and "can never clear its fault" in p for p in _problems(board))
 
 
-def test_a_fuse_must_carry_its_feed_with_derating():
+def test_an_efuse_too_close_to_its_load_or_above_its_wire_is_refused():
     board = load_board()
-    board["power"]["inject_at"] = [0, 30]  # F1 now feeds 30 lamps: 1.8 A > 75 % of 1.5 A
-    assert any("FU1 T1.5A" in p and "1.80 A exceeds 75 %" in p for p in _problems(board))
+    board["power"]["feed_trip_a"] = [1.05, 0.9, 1.2]  # may trip at 0.97 A, F1 draws 1.02 A
+    assert any("EF1 eFuse 1.05 A" in p and "not above its worst case 1.02 A" in p for p in _problems(board))
+    board = load_board()
+    board["power"]["link_awg"] = 22  # 0.92 A: a 1.2 A eFuse no longer protects the string
+    assert any("0.92 A ampacity of its 22 AWG string links" in p for p in _problems(board))
+
+
+def test_a_feed_with_more_lamps_than_its_efuse_carries_is_refused():
+    board = load_board()
+    board["strip"]["feed_first_pixels"] = [0, 30]  # F1 now feeds 30 lamps: 1.8 A
+    assert any("EF1 eFuse 1.2 A" in p and "not above its worst case 1.80 A" in p for p in _problems(board))
+
+
+def test_the_dc_trunk_is_in_the_drop_and_ampacity_checks():
+    board = load_board()
+    pw = board["power"]
+    assert (pw["trunk_awg"], pw["trunk_m"]) == (16, 0.3)
+    b = hwmodel.budget(board)
+    assert b["drop_full_v"] <= pw["max_drop_v"]
+    # The issue's figure: 3.07 A over 1 m of 18 AWG pair adds 0.13 V, past the limit.
+    pw["trunk_awg"], pw["trunk_m"] = 18, 1.0
+    assert 3.071 * 0.02095 * 2 == pytest.approx(0.1287, abs=1e-4)
+    assert any("worst voltage drop" in p for p in _problems(board))
+    pw["trunk_awg"] = 24  # 0.577 A ampacity
+    assert any("DC trunk 24 AWG carries 3.07 A" in p for p in _problems(board))
 
 
 def test_feed_connectors_are_keyed_polarised_latching_and_rated_above_the_fuse():
@@ -342,8 +358,7 @@ def test_feed_connectors_are_keyed_polarised_latching_and_rated_above_the_fuse()
     assert [c[0] for c in feeds] == ["X5", "X6", "X7"]
     assert all(c[2] == ["+5V", "GND"] for c in feeds)
     assert partfacts.CONNECTOR["keyed"] and partfacts.CONNECTOR["latching"]
-    assert partfacts.CONNECTOR["rating_a"] >= board["power"]["feed_fuse_a"]
-    assert partfacts.JST_SM_A >= board["power"]["feed_fuse_a"]
+    assert partfacts.CONNECTOR["rating_a"] >= max(board["power"]["feed_trip_a"]) * 1.08
     # No plug fits a header of another function: every other connector has more pins.
     assert hwlines.connector_problems(board) == []
     clash = conns + [("X9", "LED data copy", ["DATA", "GND"])]
@@ -361,7 +376,7 @@ def test_strings_do_not_link_5v_across_feeds_and_drop_stays_in_limit():
     with open(os.path.join(HW, "BOM.md"), encoding="utf-8") as f:
         bom = f.read()
     assert "+5 V is not linked between strings" in bom
-    assert "DATA and GND only, +5 V pin left empty" in bom
+    assert "plug to plug**, DATA and GND only (two string receptacles cannot mate without it)" in bom
 
 
 # --- inputs: pull-ups, settle time, protection (issue 12) -----------------------
@@ -419,21 +434,24 @@ def test_every_off_board_line_has_series_r_tvs_and_inputs_pull_up_and_rc():
         row = [r for r in bom.splitlines() if r.startswith("| %s | GPIO" % net)]
         assert len(row) == 1, net
         assert ref["tvs:" + net] in row[0]
-    assert "| R7–R15 | 9 | 10 kΩ ¼ W, pull-ups to 3V3 at the connector" in bom
-    assert "| C3–C7 | 5 | 10 nF ceramic, switch-line RC filter" in bom
+    assert "| R7–R15 | 9 | 10 kΩ ¼ W 1 %, pull-ups to 3V3 at the connector" in bom
+    assert "| C3–C7 | 5 | 10 nF ceramic X7R 50 V, switch-line RC filter" in bom
 
 
 def test_changeover_keyswitch_is_additive_and_documented():
     board = load_board()
     key = board["buttons"]["supervisor_key"]
-    assert key["contact"] == "changeover" and key["pin"] == 27 and key["nc_pin"] == 4
+    # KEY_OFF left GPIO4 (beside GPIO0: a bridge booted the ROM downloader whenever the key was
+    # off) for GPIO39, input-only: its pull-up is the external one at X3, none asked of the chip.
+    assert key["contact"] == "changeover" and key["pin"] == 27 and key["nc_pin"] == 39
+    assert key["nc_pull"] == "none"
     from crapsboard.table import layout as lay  # the current firmware still reads the file
 
     layout = lay.load(os.path.join(HW, "board.json"))
     assert layout.button_pins[lay.BUTTONS.index("supervisor_key")] == 27
     with open(os.path.join(HW, "pinout.md"), encoding="utf-8") as f:
         md = f.read()
-    assert "| keyswitch NC contact (closed = supervisor off) (KEY_OFF) | GPIO4 | J3-13 |" in md
+    assert "| keyswitch NC contact (closed = supervisor off) (KEY_OFF) | GPIO39 | J2-4 |" in md
     assert "| low | low | **fault**" in md and "| high | high | **fault**" in md
 
 
@@ -459,26 +477,120 @@ def test_bom_lists_everything_a_technician_must_buy():
         bom = f.read()
     table = bom[bom.index("BEGIN GENERATED parts") : bom.index("END GENERATED parts")]
     for needle in (
-        "| FU1 | 1 | fuse T1.5A",
-        "| FU4 | 1 | fuse T0.5A",
-        "| X2 | 1 | 8-way keyed, polarised, latching",
-        "| X3 | 1 | 6-way keyed, polarised, latching",
-        "| X4 | 1 | 3-way keyed, polarised, latching",
-        "| X5 | 1 | 2-way keyed, polarised, latching",
+        "| EF1–EF4 | 4 | eFuse: latch-off current limiter with open-drain FAULT flag",
+        "| X2 | 1 | 9-way Micro-Fit 3.0",
+        "| X3 | 1 | 7-way Micro-Fit 3.0",
+        "| X4 | 1 | 3-way Micro-Fit 3.0",
+        "| X5 | 1 | 2-way Micro-Fit 3.0",
         "labelled both ends",
-        "| W2 | 1.0 m | keypad cable",
-        "| W3 |",
-        "| W4 |",
         "19-way female header",
-        "standoffs",
-        "pre-wired pixel string for F1",
-        "pre-wired pixel string for F3",
-        "no hand splices",
+        "standoff",
+        "pixel string for F1",
+        "pixel string for F3",
         "**earthed closed metal enclosure** for PS1 and X1",
         "terminal cover",
-        "earth bonding",
-        "cable gland (strain relief)",
+        "earth stud",
+        "cable gland",
         "changeover (SPDT)",
+        "USB 2.0 isolator",
+        "panel feed-through",
+        "strain relief of W5",
+        "**logic box**: lockable steel enclosure",
+        "tamper-evident seal",
+        "T1A (IEC 60127-2 rating)",
     ):
         assert needle in table, needle
     assert "lamp links" not in table  # hand-spliced link wire is gone
+
+
+# --- revision B: wires, part numbers, named parts (issue 23) --------------------
+
+import hwparts  # noqa: E402
+import hwwires  # noqa: E402
+
+
+def test_every_wire_fits_the_terminals_on_it():
+    board = load_board()
+    assert hwwires.wire_problems(board) == []
+    refs = [w[0] for w in hwwires.wires(board)]
+    assert {"W0", "W1.1", "W2", "W3", "W4", "W8", "W9", "W11", "W12"} <= set(refs)
+    # The issue's case: an 18 AWG string cannot carry a JST SM contact (22-28 AWG).
+    jst = "JST SM crimp SYM-001T-P0.6 / SYF-001T-P0.6"
+    assert partfacts.TERMINAL_AWG[jst] == (22, 28)
+    bad = [("WX", "string with JST SM ends", 18, 1.0, "red", jst, jst)]
+    assert (
+        hwwires.wire_problems(board, bad)
+        == ["WX (string with JST SM ends) is 18 AWG, outside the 22–28 AWG of its " + jst] * 2
+    )  # both ends
+    board["power"]["feed_awg"] = 16  # Micro-Fit takes 18 AWG at most
+    assert any(p.startswith("W1.1") and "16 AWG" in p for p in hwwires.wire_problems(board))
+
+
+def test_every_bom_line_has_an_orderable_part_number():
+    rows = hwparts.parts_rows(load_board())
+    assert hwparts.bom_line_problems(rows) == []
+    assert all(len(r) == 4 and str(r[3]).strip() for r in rows)
+    broken = rows + [("R99", 1, "a resistor", "generic metal film")] + [("R98", 1, "another", "")]
+    problems = hwparts.bom_line_problems(broken)
+    assert [p.split(" (")[0] for p in problems] == ["BOM line R99", "BOM line R98"]
+
+
+def _text_of(name):
+    path = os.path.join(HW, name)
+    if name.endswith(".svg"):
+        root = ET.parse(path).getroot()
+        return " ".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+@pytest.mark.parametrize("name", ["README.md", "wiring.svg", "pinout.md", "BOM.md"])
+def test_every_part_named_in_a_document_is_in_the_bom(name):
+    board = load_board()
+    wires = [w[0] for w in hwwires.wires(board)]
+    assert hwparts.missing_refs(_text_of(name), hwparts.parts_rows(board), wires) == []
+
+
+def test_a_part_named_but_not_bought_is_caught():
+    rows = hwparts.parts_rows(load_board())
+    assert hwparts.missing_refs("fit R5, C1 and EF2, then U99 and FU7", rows) == ["FU7", "U99"]
+    assert hwparts.missing_refs("R3–R6 and LED47", rows) == []
+
+
+def test_the_module_is_a_wrover_and_nothing_uses_its_psram_pins():
+    board = load_board()
+    assert board["board"] == "ESP32-DevKitC-VE (ESP32-WROVER-E, 8 MB PSRAM)"
+    assert not {u[0] for u in pins(board)} & PSRAM
+    assert board["keypad"]["cols"] == [18, 19, 4, 23]
+    b = copy.deepcopy(board)
+    b["keypad"]["cols"][0] = 16
+    assert any("PSRAM" in p for p in board_problems(b))
+    b = copy.deepcopy(board)
+    b["buttons"]["supervisor_key"]["nc_pull"] = "up"  # GPIO39 has no internal pull-up
+    assert any("internal pull it does not have" in p for p in board_problems(b))
+
+
+def test_every_lamp_feed_has_a_fault_flag_on_an_input_with_an_external_pull_up():
+    board = load_board()
+    flags = board["strip"]["feed_fault_pins"]
+    assert len(flags) == len(board["strip"]["feed_first_pixels"]) == 3
+    ref = hwlines.refs(board)
+    assert [ref["pullup:FLT%d" % (i + 1)] for i in range(3)] == ["R25", "R26", "R27"]
+    with open(os.path.join(HW, "pinout.md"), encoding="utf-8") as f:
+        md = f.read()
+    for i, g in enumerate(flags):
+        assert "| lamp feed F%d fault flag (FLT%d, EF%d FAULT) | GPIO%d |" % (i + 1, i + 1, i + 1, g) in md
+
+
+def test_the_carrier_netlist_wires_every_gpio_and_every_line_to_its_connector():
+    import hwnet
+
+    board = load_board()
+    nets = dict(hwnet.nets(board))
+    text = " ".join("; ".join(pins) for pins in nets.values())
+    for g, use, _, _ in pins(board):
+        assert "(GPIO%d)" % g in text, use
+    for net, _, _ in hwlines.offboard_lines(board):
+        assert net in nets
+    assert nets["KEY_OFF"][0] == "X3-5" and "R24 to U2 J2-4 (GPIO39)" in nets["KEY_OFF"]
+    assert nets["FLT1"] == ["EF1 FAULT", "R25", "U2 J2-5 (GPIO34)"]

@@ -147,7 +147,9 @@ class Pin:
             if button[0] == self.id:
                 pressed = bool(_held() & (1 << button[1]))
                 return 0 if pressed == bool(button[2]) else 1
-        return 1 if self.pull == Pin.PULL_UP else 0
+        # Every other input on this board idles high: its internal pull-up, or
+        # one on the carrier (the eFuse FAULT flags on GPIO34-36 have no other).
+        return 0 if self.pull == Pin.PULL_DOWN else 1
 
 
 class WDT:

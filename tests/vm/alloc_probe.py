@@ -3,6 +3,17 @@
 # alone) and board_alloc_journal.py (with its journal on littlefs).
 import gc
 
+from crapsboard.table.app import KEYSWITCH_NC_BIT
+
+
+class Flag:
+    """An eFuse FAULT flag with its pull-up (high: the feed is alive)."""
+
+    level = 1
+
+    def value(self):
+        return self.level
+
 
 class Probe:
     def __init__(self, app, board, layout):
@@ -10,6 +21,10 @@ class Probe:
         self.board = board
         self.layout = layout
         self.t = 0
+        # The keyswitch off: a changeover switch closes its NC contact (neither
+        # closed is a keyswitch fault, which the board records at power-up).
+        self.idle = KEYSWITCH_NC_BIT if layout.button_pins[-1] is not None else 0
+        board.down = self.idle
 
     def run(self, ms):
         """Scan every 10 ms and render every 50 ms for `ms`."""
@@ -23,9 +38,9 @@ class Probe:
                 app.render(self.t)
 
     def press(self, label):
-        self.board.down = 1 << self.layout.key_index(label)
+        self.board.down = self.idle | 1 << self.layout.key_index(label)
         self.run(100)
-        self.board.down = 0
+        self.board.down = self.idle
         self.run(100)
 
     def measure(self, warm_up, settle_ms=0):

@@ -5,14 +5,14 @@ import sys
 import time
 
 from crapsboard.table import layout as lay
-from crapsboard.table.app import App
+from crapsboard.table.app import KEYSWITCH_NC_BIT, App
 from sim.portable.simboard import SimBoard
 
 layout = lay.load(sys.argv[1])
 board = SimBoard(layout)
 board.ticks_ms = time.ticks_ms
 app = App(board, layout)
-board.down = 1 << layout.key_index("5")
+board.down = KEYSWITCH_NC_BIT | 1 << layout.key_index("5")  # the keyswitch off
 
 
 async def main():

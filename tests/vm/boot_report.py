@@ -47,8 +47,8 @@ for i in range(0, len(np.buf), 3):
     sys.stdout.write(binascii.hexlify(np.buf[i : i + 3]).decode())
 print()
 if 32 in P:
-    print("rows", " ".join([str(P[p].mode) for p in (32, 33, 25, 26)]))
-    print("cols", " ".join([str(P[p].mode) + "/" + str(P[p].pull) for p in (16, 17, 18, 19)]))
+    print("rows", " ".join([str(P[p].mode) for p in (32, 33, 25, 14)]))  # hardware/board.json
+    print("cols", " ".join([str(P[p].mode) + "/" + str(P[p].pull) for p in (18, 19, 4, 23)]))
 try:
     with open("diag.json") as f:
         print("diag", f.read())

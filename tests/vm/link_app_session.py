@@ -7,6 +7,7 @@
 #   > JSON        a request line fed to the link; its reply (and any pushed events)
 #   keys SCRIPT   keys pressed on a simulated clock (sim/portable/keyscript.py)
 #   raw BITS      inputs held down from now on (an int: keypad.py's bitmap)
+#   feeds BITS    lamp feeds whose eFuse FAULT flag reads low from now on (bit f: feed f)
 #   wait MS       the clock runs on (scan and render as the board does)
 #   state         one line: the table's snapshot, the journal's seq, config.json
 #   settle        lets the asyncio tasks a handler started run (the maintenance reset)
@@ -32,10 +33,21 @@ def out(data):
     sys.stdout.write(data.decode() if isinstance(data, (bytes, bytearray)) else data)
 
 
+class Flag:
+    """An eFuse FAULT flag with its pull-up: high until the eFuse latches off."""
+
+    def __init__(self):
+        self.level = 1
+
+    def value(self):
+        return self.level
+
+
 class Session:
     def __init__(self):
         self.layout = lay.load("hardware/board.json")
         self.board = SimBoard(self.layout, 0)
+        self.board.feed_faults = [Flag() for _ in self.layout.feed_fault_pins]
         self.app = App(self.board, self.layout, None)
         self.nc = KEYSWITCH_NC_BIT if self.layout.button_pins[-1] is not None else 0
         self.held = self.nc  # the keyswitch off: a changeover switch closes its NC contact
@@ -105,6 +117,9 @@ async def main():
             session.keys(rest)
         elif word == "raw":
             session.held = int(rest) | session.nc
+        elif word == "feeds":
+            for f, flag in enumerate(session.board.feed_faults):
+                flag.level = 0 if int(rest) >> f & 1 else 1
         elif word == "wait":
             session.advance(int(rest))
         elif word == "state":

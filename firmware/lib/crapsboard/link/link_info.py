@@ -79,7 +79,7 @@ def status(handlers, request):
         if rgb:
             lamps[LAMP_NAMES[i]] = Raw(lamp_json(rgb, blink, alt))  # small pieces: see link_events._raw
     config = link_config.as_json(table.config)
-    return {
+    reply = {
         "t": now,
         "status": en.STATUS_NAMES[app.status(now)],
         "pending": _or_null(entry.first),
@@ -99,6 +99,20 @@ def status(handlers, request):
         },
         "lamps": lamps,
         "config": config,
+    }
+    fault = app.lamps.feed_fault
+    if fault:  # only then: the reply's bytes are otherwise as before
+        reply["lamp_feeds"] = lamp_feeds(app.lamps, LAMP_NAMES)
+    return reply
+
+
+def lamp_feeds(lamps, names):
+    """A lamp-feed fault: the feeds latched off ("F1" is the chain's first) and
+    the lamps the board means to light on them but cannot."""
+    dead = lamps.feed_fault
+    return {
+        "faulted": ["F" + str(f + 1) for f in range(lamps.feed_count) if (dead >> f) & 1],
+        "unlit": [names[i] for i in range(len(names)) if lamps.unlit(i)],
     }
 
 

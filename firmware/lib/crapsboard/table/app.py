@@ -15,9 +15,11 @@
 # event the journal refuses is taken back and the board shows the journal
 # fault. Without one the hot path allocates nothing (tests/test_board_memory.py).
 import asyncio
+import gc
 
 from micropython import const
 
+from crapsboard.base import ticks
 from crapsboard.journal import snapshot, snapshot_read
 from crapsboard.rules.engine import Table
 from crapsboard.table import entry as en
@@ -81,6 +83,17 @@ class App:
         self._alive = 0
         self._changeover = layout.button_pins[-1] is not None  # the keyswitch's NC contact, last
         self.keyswitch_fault = False
+        # The keyswitch is judged once at power-up too: with X3 unplugged (neither
+        # contact closed) no input ever changes, so waiting for a change would
+        # never see the fault. None until the first scan, then its time; True
+        # once the contacts have been judged.
+        self._keyswitch_judged = None if self._changeover else True
+        # Each lamp feed's eFuse FAULT flag (board.feed_faults, active low; none
+        # in the simulator): a flag that reads the same for debounce_ms is taken.
+        self._feed_flags = getattr(board, "feed_faults", None) or []
+        self._flags_raw = 0
+        self._flags_since = 0
+        self._collected_seq = 0  # the event count at the last idle collection
 
     # ---- one scan -------------------------------------------------------------
 
@@ -96,6 +109,11 @@ class App:
             action = entry.tick(now_ms)
         if debouncer.changed & _KEYSWITCH_BITS:
             self._keyswitch(debouncer.stable, now_ms)
+            self._keyswitch_judged = True
+        elif self._keyswitch_judged is not True:
+            self._keyswitch_at_power_up(raw, now_ms)
+        if self._feed_flags:
+            self._read_feed_flags(now_ms)
         if self._maintain_due and self._shown and not (debouncer.stable & _KEYS_MASK) and not entry.first:
             self._maintain(now_ms)
         pressed &= _KEYS_MASK
@@ -115,6 +133,35 @@ class App:
         """Keys and buttons held now (a power-up gesture) are not presses: each
         counts again once released and pressed. The keyswitch is read as usual."""
         self.debouncer.hold((self.matrix.scan() | self.buttons.read()) & _KEYS_MASK)
+
+    def _read_feed_flags(self, now_ms):
+        """The eFuse FAULT flags: bit f set while feed f is latched off. The
+        lamps lay the fault over what they show (lamps.Lamps.feed_fault)."""
+        raw = 0
+        flags = self._feed_flags
+        for f in range(len(flags)):
+            if not flags[f].value():
+                raw |= 1 << f
+        if raw != self._flags_raw:
+            self._flags_raw = raw
+            self._flags_since = now_ms
+        elif raw != self.lamps.feed_fault and ticks.diff(now_ms, self._flags_since) >= self.debouncer.debounce_ms:
+            self.lamps.feed_fault = raw
+
+    def _keyswitch_at_power_up(self, raw, now_ms):
+        """One debounce window after the first scan, judge the contacts as
+        they stand, changed or not: a contact that reads closed from the
+        start has been accepted by then (or, held back by another input's
+        chatter, is still pending: then it is judged when accepted), so only
+        a real fault remains."""
+        first = self._keyswitch_judged
+        if first is None:
+            self._keyswitch_judged = now_ms
+        elif (raw ^ self.debouncer.stable) & _KEYSWITCH_BITS:
+            return
+        elif ticks.diff(now_ms, first) >= self.debouncer.debounce_ms:
+            self._keyswitch_judged = True
+            self._keyswitch(self.debouncer.stable, now_ms)
 
     def _keyswitch(self, stable, now_ms):
         """The keyswitch's contacts, debounced. A changeover switch must show one
@@ -286,11 +333,26 @@ class App:
 
     # ---- the asyncio shell ------------------------------------------------------
 
+    def collect_when_idle(self):
+        """Collect garbage once after each burst of events, when the table is
+        idle: its frame shown, no key down, no roll half-entered. On a PSRAM
+        heap a collection scans megabytes and pauses for tens of ms; done here
+        it never delays a key or a frame (nothing is allocated per scan or
+        frame, so between events there is nothing to collect). True when it ran."""
+        if self.seq == self._collected_seq or not self._shown or self._maintain_due:
+            return False
+        if self.debouncer.stable & _KEYS_MASK or self.entry.first:
+            return False
+        self._collected_seq = self.seq
+        gc.collect()
+        return True
+
     async def _scan_task(self):
         board = self.board
         scan_ms = self.layout.scan_ms
         while self.running:
             self.step(board.ticks_ms())
+            self.collect_when_idle()
             self._alive |= _SCAN_ALIVE
             await sleep_ms(scan_ms)
 

@@ -79,6 +79,9 @@ class Board:
             pin = layout.button_pins[i]
             self.buttons.append(None if pin is None else Pin(pin, Pin.IN, _PULLS[layout.button_pull[i]]))
         self._active_low = layout.button_active_low
+        # Each lamp feed's eFuse FAULT flag: open-drain, pulled up on the
+        # carrier (GPIO34-39 have no pull of their own), low once it latched off.
+        self.feed_faults = [Pin(p, Pin.IN) for p in layout.feed_fault_pins]
         self._strip = neopixel.NeoPixel(Pin(layout.strip_pin, Pin.OUT), layout.pixel_count)
         self._order = layout.order
         pixels = layout.pixels

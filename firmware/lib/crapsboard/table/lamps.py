@@ -7,7 +7,9 @@
 # state in turn, so the celebration never hides the state). `frame` is a
 # preallocated bytearray in the strip's byte order, brightness-capped;
 # `render` says whether it changed, so an idle board writes no frames (a
-# 47-pixel write blocks ~1.4 ms).
+# 47-pixel write blocks ~1.4 ms). A lamp-feed fault (a feed's eFuse latched
+# off) is laid over the state: `feed_fault` says which feeds are dead;
+# `unlit(i)` whether lamp i is meant to be lit on one of them.
 from micropython import const
 
 from crapsboard.base import ticks
@@ -68,6 +70,9 @@ _OPEN_LAMP = (L_FIRE_OPEN, L_SMALL_OPEN, L_TALL_OPEN, L_ALL_OPEN, L_MEA_OPEN, L_
 # other status or start-up pattern uses those colours).
 STATUS_COLOR = (C_GREEN, C_YELLOW, C_BLUE, C_BLUE, C_RED, C_CYAN, C_ORANGE)
 STATUS_BLINK = (BLINK_NONE, BLINK_SLOW, BLINK_SLOW, BLINK_NONE, BLINK_FAST, BLINK_SLOW, BLINK_FAST)
+# A lamp-feed fault, laid over the state (docs/lamps.md): red, slow blink.
+FEED_FAULT_COLOR = C_RED
+FEED_FAULT_BLINK = BLINK_SLOW
 
 
 class Lamps:
@@ -97,6 +102,9 @@ class Lamps:
         self._cel_wagers = 0  # bit w: wager w's win is being celebrated
         self._cel_masks = [0] * pt.WAGER_COUNT  # numbers to flash (Fired Up: matches)
         self._cel_t = [0] * pt.WAGER_COUNT
+        self._feed_first = layout.feed_first  # board.json strip.feed_first_pixels
+        self.feed_count = len(layout.feed_first)
+        self.feed_fault = 0  # bit f: feed f is latched off (App sets it)
 
     # ---- what to show besides the state --------------------------------
 
@@ -159,7 +167,35 @@ class Lamps:
                 color[L_FIRED + i] = C_YELLOW
         if self._cel_wagers:
             self._celebration(now_ms)
+        if self.feed_fault:
+            self._feed_fault()
         return self._write_frame(now_ms)
+
+    def feed_of(self, lamp):
+        """The power feed (0 = F1) of a logical lamp."""
+        first = self._feed_first
+        f = 0
+        while f + 1 < len(first) and self.pixel[lamp] >= first[f + 1]:
+            f += 1
+        return f
+
+    def unlit(self, lamp):
+        """Lamp is meant to be lit (after the last render) but its feed is dead."""
+        return self.color[lamp] != C_OFF and (self.feed_fault >> self.feed_of(lamp)) & 1
+
+    def _feed_fault(self):
+        # Red, slow blink on the status lamp, or, when the status lamp's own
+        # feed is dead, on the first lamp of every feed still powered.
+        dead = self.feed_fault
+        for i in range(LAMP_COUNT):
+            f = self.feed_of(i)
+            if (dead >> f) & 1 or (
+                i != L_STATUS and (self.pixel[i] != self._feed_first[f] or not (dead >> self.feed_of(L_STATUS)) & 1)
+            ):
+                continue
+            self.color[i] = FEED_FAULT_COLOR
+            self.alt[i] = C_OFF
+            self.blink[i] = FEED_FAULT_BLINK
 
     def _fire(self, points):
         for i in range(6):

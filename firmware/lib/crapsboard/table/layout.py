@@ -20,6 +20,9 @@ class Layout:
     - `button_pins`, `button_active_low`, `button_pull` ("up"/"down"/"none"),
       indexed like BUTTONS and then one more: the normally-closed contact of a
       changeover keyswitch; a pin of None means the board has no such input
+    - `feed_first`: the first pixel of each power feed (rising, from 0);
+      `feed_fault_pins`: each feed's eFuse FAULT flag pin (active low,
+      pulled up on the carrier), or () on a board without them
     - `pixels`: lamp name -> pixel index (positions and labels stay in
       board.json: only drawings need them, and the device has no RAM to spare)
     """
@@ -40,6 +43,8 @@ class Layout:
     button_active_low: list
     button_pull: list
     pixels: dict
+    feed_first: tuple
+    feed_fault_pins: tuple
 
     def __init__(self, data):
         layout_parse.fill(self, data)

@@ -32,6 +32,7 @@ def fill(layout, data):
     layout.max_brightness = strip.get("max_brightness", 255)
     if not isinstance(layout.max_brightness, int) or not 0 < layout.max_brightness <= 255:
         raise LayoutError("strip.max_brightness: must be 1-255")
+    _feeds(layout, strip)
     _keypad(layout, _need(data, "keypad", "board"), _need(data, "keys", "board"))
     _buttons(layout, data.get("buttons", {}))
     if "pixels" in data:  # layout.json: the pixel of every lamp, in LAMP_NAMES order
@@ -41,6 +42,26 @@ def fill(layout, data):
         _lamps(layout, [(LAMP_NAMES[i], pixels[i]) for i in range(len(pixels))])
     else:
         _lamps(layout, [(_need(lamp, "name", "lamps[]"), lamp) for lamp in _need(data, "lamps", "board")])
+
+
+def _feeds(layout, strip):
+    # The lamp chain's power feeds: each feed's first pixel, and the GPIO of
+    # each feed's eFuse FAULT flag (active low; none on a board without them).
+    first = strip.get("feed_first_pixels", [0])
+    if not isinstance(first, list) or not first or first[0] != 0:
+        raise LayoutError("strip.feed_first_pixels: a list starting at pixel 0")
+    for i in range(len(first)):
+        p = first[i]
+        if not isinstance(p, int) or p >= layout.pixel_count or (i and p <= first[i - 1]):
+            raise LayoutError("strip.feed_first_pixels: rising pixels below strip.count")
+    layout.feed_first = tuple(first)
+    flags = strip.get("feed_fault_pins")
+    if flags is None:
+        layout.feed_fault_pins = ()
+        return
+    layout.feed_fault_pins = _ints(flags, "strip.feed_fault_pins")
+    if len(flags) != len(first):
+        raise LayoutError("strip.feed_fault_pins: one pin per feed in strip.feed_first_pixels")
 
 
 def _keypad(layout, keypad, keys):
@@ -102,7 +123,12 @@ def _buttons(layout, buttons):
         raise LayoutError('buttons.supervisor_key: an nc_pin needs "contact": "changeover"')
     layout.button_pins.append(nc_pin)
     layout.button_active_low.append(layout.button_active_low[BUTTONS.index("supervisor_key")])
-    layout.button_pull.append(layout.button_pull[BUTTONS.index("supervisor_key")])
+    # The NC contact may sit on an input-only pin (no internal pull: its
+    # pull-up is on the carrier), so it has its own "nc_pull".
+    nc_pull = key.get("nc_pull", layout.button_pull[BUTTONS.index("supervisor_key")])
+    if nc_pull not in ("up", "down", "none"):
+        raise LayoutError("buttons.supervisor_key.nc_pull: must be up/down/none")
+    layout.button_pull.append(nc_pull)
 
 
 def _lamps(layout, lamps):
