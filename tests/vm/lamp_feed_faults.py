@@ -6,8 +6,8 @@
 import json
 import sys
 
-from crapsboard.table import layout as lay
 from crapsboard.link import link_info
+from crapsboard.table import layout as lay
 from crapsboard.table.app import KEYSWITCH_NC_BIT, App
 from sim.portable.simboard import SimBoard
 
