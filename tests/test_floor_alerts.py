@@ -50,7 +50,7 @@ def test_the_4th_point_alerts_the_floor_supervisor_and_surveillance_once():
     (alert,) = book.event("T1", j.roll(6, 2), 10.0)  # the 8 made: 4th point
     assert alert.kind == "fire_4"
     assert alert.seq == 9
-    assert alert.missing() == ["floor_supervisor", "surveillance"]
+    assert alert.missing() == ["supervisor", "surveillance"]
     assert alert.detail == "shooter 1 made the 4th point"
     assert book.event("T1", j.roll(3, 3), 11.0) == []  # a come-out 6: nothing
     # The same record delivered again (QoS 1 is at least once): no second alert.
@@ -65,7 +65,7 @@ def test_each_of_4th_5th_6th_points_raises_its_alert_with_its_roles():
     book = al.AlertBook()
     raised = feed(book, "T2", j.records)
     assert [(a.kind, a.seq, a.required, a.hold) for a in raised] == [
-        ("fire_4", 9, ("floor_supervisor", "surveillance"), False),
+        ("fire_4", 9, ("supervisor", "surveillance"), False),
         ("fire_5", 11, ("shift_manager",), False),
         ("fire_6", 13, ("surveillance",), True),
     ]
@@ -110,12 +110,12 @@ def test_acknowledgements_who_role_when_note_and_the_alert_closes_when_both_role
     (alert,) = feed(book, "T1", j.records, now=100.0)
     book.acknowledge(alert.id, "ann", "surveillance", 130.0, note="cameras on T1")
     assert alert.open
-    assert alert.missing() == ["floor_supervisor"]
-    book.acknowledge(alert.id, "bob", "floor_supervisor", 140.0)
+    assert alert.missing() == ["supervisor"]
+    book.acknowledge(alert.id, "bob", "supervisor", 140.0)
     assert not alert.open
     assert alert.acks == [
         {"user": "ann", "role": "surveillance", "for_role": "surveillance", "at": 130.0, "note": "cameras on T1"},
-        {"user": "bob", "role": "floor_supervisor", "for_role": "floor_supervisor", "at": 140.0, "note": ""},
+        {"user": "bob", "role": "supervisor", "for_role": "supervisor", "at": 140.0, "note": ""},
     ]
     assert [e["action"] for e in book.audit] == ["raised", "acknowledged", "acknowledged"]
 
@@ -128,7 +128,7 @@ def test_a_role_acknowledging_what_is_not_its_own_is_refused_and_logged():
     hold = feed(book, "T1", j.records)[-1]
     assert hold.kind == "fire_6"
     with pytest.raises(al.Refused) as e:
-        book.acknowledge(hold.id, "bob", "floor_supervisor", 5.0, note="pay it")
+        book.acknowledge(hold.id, "bob", "supervisor", 5.0, note="pay it")
     assert str(e.value) == "alert T1-3 (HOLD: 6th Fire Bet point) is for the surveillance, not the floor supervisor"
     assert hold.open
     assert book.audit[-1] == {
@@ -136,7 +136,7 @@ def test_a_role_acknowledging_what_is_not_its_own_is_refused_and_logged():
         "action": "refused",
         "alert": "T1-3",
         "user": "bob",
-        "role": "floor_supervisor",
+        "role": "supervisor",
         "note": "pay it",
         "reason": str(e.value),
     }
@@ -165,7 +165,7 @@ def test_escalation_after_the_configured_time_then_the_shift_manager_may_acknowl
     assert book.tick(1120.0) == [fire4, hold]  # again, a period after the last
     assert hold.escalations == 2
     book.acknowledge(fire4.id, "sam", "shift_manager", 1121.0, note="for the floor supervisor")
-    assert fire4.acks[-1]["for_role"] == "floor_supervisor"
+    assert fire4.acks[-1]["for_role"] == "supervisor"
     assert not fire4.open
     with pytest.raises(al.Refused):
         book.acknowledge(hold.id, "sam", "shift_manager", 1122.0)
@@ -186,7 +186,7 @@ def test_restart_gap_offline_and_recorder_findings_go_to_the_floor_supervisor():
     assert (gap.kind, gap.detail, gap.required, gap.told) == (
         "gap",
         "records 4 to 6 never reached the floor",
-        ("floor_supervisor",),
+        ("supervisor",),
         ("technician",),
     )
     assert book.presence("T3", True, 2.0) == []
@@ -196,7 +196,7 @@ def test_restart_gap_offline_and_recorder_findings_go_to_the_floor_supervisor():
     assert book.presence("T3", True, 5.0) == []
     assert [a.kind for a in book.presence("T3", False, 6.0)] == ["offline"]
     (broken,) = book.finding("T3", "chain_broken", 7.0, seq=8, detail="record 8 breaks the chain")
-    assert broken.missing() == ["floor_supervisor"]
+    assert broken.missing() == ["supervisor"]
     with pytest.raises(ValueError):
         book.finding("T3", "sunspots", 8.0)
 

@@ -22,7 +22,7 @@ acknowledgement.
 
 from host_tools.floor.table_fold import TableFold
 
-FLOOR_SUPERVISOR = "floor_supervisor"
+FLOOR_SUPERVISOR = "supervisor"  # the floor's account role name (floordir.ROLES)
 SURVEILLANCE = "surveillance"
 SHIFT_MANAGER = "shift_manager"
 TECHNICIAN = "technician"  # reads the floor, acknowledges nothing
