@@ -69,12 +69,10 @@ def acl_text(floor):
         "",
     ]
     for p in floor["people"]:
-        lines += [
-            "user " + p["user"],
-            "topic read %s/#" % root,
-            "topic write " + topics.ack(f, p["role"], p["user"]),
-            "",
-        ]
+        lines += ["user " + p["user"], "topic read %s/#" % root]
+        if p["role"] != "technician":  # a technician reads the floor and acknowledges nothing
+            lines += ["topic write " + topics.ack(f, p["role"], p["user"])]
+        lines += [""]
     return "\n".join(lines)
 
 
@@ -121,8 +119,9 @@ def write_config(directory, floor):
     passwd = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
     fd, tmp = tempfile.mkstemp(dir=d, prefix=".passwd.")
     with os.fdopen(fd, "w") as f:
-        for user, _, _ in floordir.accounts(floor):
-            f.write("%s:%s\n" % (user, floordir.password(d, user)))
+        for user, kind, _ in floordir.accounts(floor):
+            if kind != "person":  # a person's password is theirs alone: kept hashed below
+                f.write("%s:%s\n" % (user, floordir.password(d, user)))
     try:
         done = subprocess.run([passwd, "-U", tmp], capture_output=True, text=True)
     except OSError:
@@ -131,8 +130,20 @@ def write_config(directory, floor):
     if done.returncode != 0:
         os.unlink(tmp)
         raise HostToolError("mosquitto_passwd failed: " + (done.stderr.strip().splitlines() or ["?"])[0], EXIT_USAGE)
+    with open(tmp, "a") as f:
+        f.writelines(_people_lines(d, floor))
     os.chmod(tmp, 0o600)
     os.replace(tmp, os.path.join(d, "passwd"))
+
+
+def _people_lines(directory, floor):
+    """The people's lines of the password file as `floor user add` hashed them (host_tools/floor/people.py)."""
+    people = {p["user"] for p in floor["people"]}
+    try:
+        with open(os.path.join(directory, "passwd"), encoding="utf-8") as f:
+            return [line for line in f if line.split(":", 1)[0] in people]
+    except FileNotFoundError:
+        return []
 
 
 def free_port():

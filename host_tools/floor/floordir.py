@@ -22,12 +22,9 @@ from host_tools.floor import topics
 
 DEFAULT_DIR = os.path.join("build", "floor")
 SERVICES = ("recorder", "floorctl", "page", "progressive")
-ROLES = ("supervisor", "surveillance", "shift_manager")
-DEFAULT_PEOPLE = (
-    {"user": "sup1", "role": "supervisor"},
-    {"user": "surv1", "role": "surveillance"},
-    {"user": "mgr1", "role": "shift_manager"},
-)
+ROLES = ("supervisor", "surveillance", "shift_manager", "technician")
+# No default person: each is added with `floor user add` and a password of their own (people.py).
+DEFAULT_PEOPLE = ()
 
 
 def floor_dir(given=None):
