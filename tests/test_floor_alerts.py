@@ -219,3 +219,31 @@ def test_a_record_the_fold_cannot_play_is_an_alert_not_a_crash():
     raised = feed(book, "T5", j.records)
     assert [a.kind for a in raised] == ["bad_record"]
     assert raised[0].seq == bad["seq"]
+
+
+def test_hands_group_rolls_by_shooter_with_the_engines_resolutions():
+    from host_tools.floor import hands
+
+    j = Journal()
+    for d in [(2, 2), (3, 1), (5, 5), (3, 4)]:  # point 4 made (Fire 1 point), point 10, seven-out
+        j.roll(*d)
+    j.roll(6, 5)  # shooter 2's come-out 11
+    j.add("end_hand", 0)
+    pairs = [(r, 1000.0 + r["seq"]) for r in j.records]
+    got = hands.hands(pairs)
+    assert [(h["shooter"], h["first_seq"], h["last_seq"], h["ended"]) for h in got] == [
+        (1, 2, 5, "seven-out"),
+        (2, 6, 7, "end hand"),
+    ]
+    seven_out = got[0]["rolls"][-1]
+    assert (seven_out["dice"], seven_out["total"], seven_out["point"]) == ([3, 4], 7, None)
+    fire = [r for r in seven_out["resolved"] if r["wager"] == "fire"]
+    assert (fire[0]["level"], fire[0]["outcome"]) == (1, "loss")  # one point made pays nothing
+    assert hands.select(got, since=1006.5) == [got[1]]
+    assert hands.select(got, until=1005.0) == [got[0]]
+    assert hands.select(got, shooter=2) == [got[1]]
+    lines = hands.csv_text([got[0]]).splitlines()
+    assert lines[0] == "shooter,seq,at,die1,die2,total,point,fire_points,resolved"
+    assert lines[1] == "1,2,1002.000,2,2,4,4,0,fired_up loss L0 pays 0"  # as the engine resolves it
+    assert lines[4].startswith("1,5,1005.000,3,4,7,,0,fire loss L1 pays 0;")  # points: the new shooter's
+    assert len(lines) == 5
