@@ -5,33 +5,11 @@ state in hex); the states are the firmware's own snapshots of a real table.
 """
 
 import pytest
+from floor_journal import POINTS_IN_ORDER, Journal
 
 import host_tools  # noqa: F401  (puts firmware/lib on the path)
 from crapsboard import engine, snapshot
 from host_tools.floor import alerts as al
-
-# A shooter who makes the points 4, 5, 6, 8, 9, 10 in that order: each point
-# set, then made; the dice chosen by hand. Fire points after each pair: 1..6.
-POINTS_IN_ORDER = [(2, 2), (3, 1), (2, 3), (4, 1), (3, 3), (5, 1), (4, 4), (6, 2), (5, 4), (6, 3), (5, 5), (6, 4)]
-
-
-class Journal:
-    """Records numbered from 1, starting with the journal start's fresh table."""
-
-    def __init__(self):
-        self.seq = 0
-        self.records = []
-        self.add("journal_start", 0, state=snapshot.dumps(engine.Table(), 1).hex())
-
-    def add(self, kind, arg, **more):
-        self.seq += 1
-        record = {"seq": self.seq, "t": self.seq * 1000, "kind": kind, "arg": arg, "link": "00" * 8}
-        record.update(more)
-        self.records.append(record)
-        return record
-
-    def roll(self, d1, d2):
-        return self.add("roll", d1 * 8 + d2, dice=[d1, d2])
 
 
 def feed(book, table, records, now=0.0):

@@ -66,6 +66,7 @@ def run_page(args):
 
 SUBCOMMANDS = {
     "user": (add_user_arguments, run_user, "the floor's people: add NAME --role ROLE, list"),
+    "page": (add_page_arguments, run_page, "the pit and surveillance page"),
 }
 
 

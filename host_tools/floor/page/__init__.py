@@ -1,0 +1,8 @@
+"""The pit and surveillance page (issue 21): the floor's alerts and tables in a browser.
+
+- `floorview`: what the page knows of the floor (tiles, alerts, records);
+- `bus`: the page's own broker connection and each person's;
+- `sessions`: logins that expire, and each session's form token;
+- `render`: the HTML; `static/`: the CSS and the one script;
+- `app`: the Starlette routes; `cli`: `python -m host_tools floor page`.
+"""

@@ -1,0 +1,170 @@
+"""The pit page's HTTP side (host_tools/floor/page) against a real mosquitto:
+logins, sessions that expire, forms that must be the page's own, alerts
+acknowledged through each person's own broker connection, history and CSV.
+(The browser itself: tests/test_floor_browser.py.)"""
+
+import re
+import warnings
+
+import pytest
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # starlette's note that httpx2 will replace httpx
+    from starlette.testclient import TestClient
+
+from floor_harness import PEOPLE, Floor
+from floor_journal import POINTS_IN_ORDER, Journal
+
+from host_tools.floor.page.app import make_app
+from host_tools.floor.page.sessions import Sessions
+
+
+@pytest.fixture(scope="module")
+def the_floor(tmp_path_factory):
+    # One broker and one set of people (Argon2id hashing is deliberately slow)
+    # for the module; each test has a page service of its own.
+    f = Floor(tmp_path_factory.mktemp("floor"))
+    yield f
+    f.close()
+
+
+@pytest.fixture
+def floor(the_floor):
+    the_floor.fresh_view()
+    return the_floor
+
+
+@pytest.fixture
+def sessions(floor):
+    s = Sessions(floor.clock, idle=600.0, lifetime=3600.0)
+    yield s
+    s.close_all()
+
+
+def client_for(floor, sessions):
+    return TestClient(make_app(floor.view, floor.floor, floor.dir, sessions), base_url="http://pit.test")
+
+
+def token(html):
+    return re.search(r'name="csrf" value="([^"]+)"', html).group(1)
+
+
+def log_in(client, name, password=None):
+    form = client.get("/login")
+    password = PEOPLE[name][1] if password is None else password
+    return client.post(
+        "/login", data={"user": name, "password": password, "csrf": token(form.text)}, follow_redirects=False
+    )
+
+
+def fourth_point(floor, table="T1"):
+    j = Journal()
+    for d in POINTS_IN_ORDER[:8]:
+        j.roll(*d)
+    floor.publish(table, j.records)
+    assert floor.wait(lambda v: v.book.alerts)
+    (alert,) = floor.view.book.alerts.values()
+    return alert
+
+
+def test_login_with_the_right_password_opens_the_floor_and_a_wrong_one_is_refused(floor, sessions):
+    client = client_for(floor, sessions)
+    assert client.get("/", follow_redirects=False).headers["location"] == "/login"
+    bad = log_in(client, "ann", "not ann's password")
+    assert bad.status_code == 401
+    assert "Wrong name or password." in bad.text
+    assert log_in(client, "nobody", "whatever at all").status_code == 401
+    ok = log_in(client, "ann")
+    assert (ok.status_code, ok.headers["location"]) == (303, "/")
+    cookie = ok.headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=strict" in cookie
+    page = client.get("/")
+    assert page.status_code == 200
+    assert "ann — surveillance" in page.text
+    assert 'id="tile-T1"' in page.text and 'id="tile-T2"' in page.text
+    assert "<svg" in page.text  # the lit board's picture in each tile
+    assert page.headers["content-security-policy"].startswith("default-src 'self'")
+
+
+def test_a_login_form_not_made_by_the_page_is_refused(floor, sessions):
+    client = client_for(floor, sessions)
+    client.get("/login")
+    forged = client.post(
+        "/login", data={"user": "ann", "password": PEOPLE["ann"][1], "csrf": "made-up"}, follow_redirects=False
+    )
+    assert forged.status_code == 403
+    assert sessions._by_id == {}
+
+
+def test_the_4th_point_alert_acknowledged_by_surveillance_shows_in_history_with_her_name(floor, sessions):
+    client = client_for(floor, sessions)
+    log_in(client, "ann")
+    alert = fourth_point(floor)
+    page = client.get("/").text
+    assert 'id="alert-%s"' % alert.id in page
+    assert "4th Fire Bet point" in page and "waiting for: <strong>floor supervisor, surveillance</strong>" in page
+    done = client.post(
+        "/ack", data={"alert": alert.id, "note": "cameras 4 and 5", "csrf": token(page)}, follow_redirects=False
+    )
+    assert done.status_code == 303
+    # Through ann's own broker connection on ack/surveillance/ann, back to the page's book.
+    assert floor.wait(lambda v: alert.acks)
+    assert alert.acks[0]["user"] == "ann" and alert.acks[0]["role"] == "surveillance"
+    history = client.get("/table/T1").text
+    acks = history[history.index("id=acks") : history.index("id=refusals")]
+    assert "<td>ann</td><td>surveillance</td>" in acks and "cameras 4 and 5" in acks
+    assert "<td>2-2</td>" in history  # the rolls, with their dice
+    csv_text = client.get("/table/T1.csv").text
+    assert csv_text.splitlines()[0] == "shooter,seq,at,die1,die2,total,point,fire_points,resolved"
+    assert len(csv_text.splitlines()) == 1 + 8
+
+
+def test_a_floor_supervisor_cannot_clear_a_hold_and_the_refusal_is_recorded(floor, sessions):
+    client = client_for(floor, sessions)
+    log_in(client, "bob")
+    j = Journal()
+    for d in POINTS_IN_ORDER:
+        j.roll(*d)
+    floor.publish("T2", j.records)
+    assert floor.wait(lambda v: len(v.book.alerts) == 3)
+    hold = [a for a in floor.view.book.alerts.values() if a.hold][0]
+    page = client.get("/").text
+    refused = client.post("/ack", data={"alert": hold.id, "note": "pay", "csrf": token(page)})
+    assert refused.status_code == 403
+    assert "is for the surveillance, not the floor supervisor" in refused.text
+    assert hold.open and hold.acks == []
+    history = client.get("/table/T2").text
+    refusals = history[history.index("id=refusals") : history.index("id=rolls")]
+    assert "<td>bob</td>" in refusals and "not the floor supervisor" in refusals
+
+
+def test_a_forged_ack_form_and_an_expired_session_are_refused(floor, sessions):
+    client = client_for(floor, sessions)
+    log_in(client, "ann")
+    alert = fourth_point(floor)
+    forged = client.post("/ack", data={"alert": alert.id, "note": "", "csrf": "guess"})
+    assert forged.status_code == 403
+    other_site = client.post(
+        "/ack",
+        data={"alert": alert.id, "note": "", "csrf": token(client.get("/").text)},
+        headers={"origin": "http://evil.test"},
+    )
+    assert other_site.status_code == 403
+    assert alert.acks == []
+    floor.clock.now += 601.0  # idle longer than the session may
+    expired = client.get("/", follow_redirects=False)
+    assert (expired.status_code, expired.headers["location"]) == (303, "/login")
+    assert client.get("/fragment").status_code == 401
+    assert sessions._by_id == {}
+
+
+def test_history_filters_refuse_a_malformed_date(floor, sessions):
+    client = client_for(floor, sessions)
+    log_in(client, "tom")
+    fourth_point(floor)
+    assert client.get("/table/T1?since=yesterday").status_code == 400
+    assert client.get("/table/T9").status_code == 404
+    none = client.get("/table/T1.csv?until=2000-01-01").text.splitlines()
+    assert len(none) == 1
+    page = client.get("/").text
+    assert 'action="/ack"' not in page  # a technician reads and acknowledges nothing
