@@ -33,7 +33,8 @@ KEEPALIVE_S = 15.0
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'; form-action 'self'",
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    # Not no-referrer: under it Chromium sends `Origin: null` with a form, which the origin check refuses.
+    "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
 }
 
@@ -52,8 +53,8 @@ def make_app(view, floor, directory, sessions=None, person_bus=PersonBus):
     def html(text, status=200):
         return HTMLResponse(text, status, headers=SECURITY_HEADERS)
 
-    def current(request):
-        return sessions.get(request.cookies.get(COOKIE))
+    def current(request, touch=True):
+        return sessions.get(request.cookies.get(COOKIE), touch)
 
     def to_login():
         r = RedirectResponse("/login", 303)
@@ -106,13 +107,13 @@ def make_app(view, floor, directory, sessions=None, person_bus=PersonBus):
         return html(render.floor(view.snapshot(), session, view.version))
 
     async def fragment(request):
-        session = current(request)
+        session = current(request, touch=False)  # page.js asks, not the person
         if session is None:
             return Response(status_code=401, headers=SECURITY_HEADERS)
         return html(render.live(view.snapshot(), session, view.version))
 
     async def events(request):
-        session = current(request)
+        session = current(request, touch=False)
         if session is None:
             return Response(status_code=401, headers=SECURITY_HEADERS)
         queue = asyncio.Queue()
@@ -122,13 +123,18 @@ def make_app(view, floor, directory, sessions=None, person_bus=PersonBus):
         async def stream():
             try:
                 yield "retry: 1000\ndata: %d\n\n" % view.version
+                quiet = 0.0
                 while True:
                     try:
-                        version = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
+                        version = await asyncio.wait_for(queue.get(), 1.0)
                         yield "data: %d\n\n" % version
+                        quiet = 0.0
                     except asyncio.TimeoutError:
-                        yield ": keepalive\n\n"
-                    if sessions.get(session.id) is None:
+                        quiet += 1.0
+                        if quiet >= KEEPALIVE_S:
+                            yield ": keepalive\n\n"
+                            quiet = 0.0
+                    if sessions.get(session.id, touch=False) is None:  # checked each second
                         yield "event: expired\ndata: login\n\n"
                         return
             finally:

@@ -23,6 +23,7 @@ from host_tools.floor import topics
 
 QOS = 1
 CONNECT_TIMEOUT = 5.0
+RECONNECT_WAIT = 10.0  # paho's reconnect backs off to 8 s
 
 
 class BrokerRefused(Exception):
@@ -111,10 +112,17 @@ class PersonBus:
         self.user = user
         self.role = role
         client_id = "person-%s-%d" % (user, time.monotonic_ns() % 10**9)
-        self.client = _connect(_client(client_id, user, password, clean=True), floor["port"])
+        self.connected = threading.Event()
+        client = _client(client_id, user, password, clean=True)
+        client.on_connect = lambda c, u, f, reason, p: None if reason.is_failure else self.connected.set()
+        client.on_disconnect = lambda *a: self.connected.clear()
+        self.client = _connect(client, floor["port"])
 
     def acknowledge(self, alert_id, note):
-        """Publish the acknowledgement on ack/<role>/<user>; False when the broker did not take it in time."""
+        """Publish the acknowledgement on ack/<role>/<user>; False when the broker did not take it in time
+        (after a broker restart paho reconnects by itself: the acknowledgement waits for that first)."""
+        if not self.connected.wait(RECONNECT_WAIT):
+            return False
         topic = topics.ack(self.floor["floor"], self.role, self.user)
         body = topics.encode({"alert": alert_id, "note": note, "at": time.time()})
         info = self.client.publish(topic, body, qos=QOS)

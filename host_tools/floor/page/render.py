@@ -156,7 +156,7 @@ def refused(reason, session):
 def history(table, selected, table_alerts, audit, query, session):
     rows = []
     for h in reversed(selected):
-        for r in h["rolls"]:
+        for r in reversed(h["rolls"]):
             if r.get("undo"):
                 rows.append(
                     "<tr><td>%s</td><td>%s</td><td>%s</td><td colspan=4>undo</td></tr>"

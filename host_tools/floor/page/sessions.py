@@ -44,8 +44,9 @@ class Sessions:
             self._by_id[session.id] = session
         return session
 
-    def get(self, sid):
-        """The live session with id `sid`, its idle time restarted; None when unknown or expired."""
+    def get(self, sid, touch=True):
+        """The live session with id `sid`; None when unknown or expired. `touch`: a person's
+        request, which restarts the idle time (the page's own pushes and refreshes do not)."""
         if not sid:
             return None
         now = self.clock()
@@ -57,7 +58,8 @@ class Sessions:
                 del self._by_id[sid]
                 expired = session
             else:
-                session.seen = now
+                if touch:
+                    session.seen = now
                 return session
         _close(expired)
         return None
