@@ -1,7 +1,7 @@
 """`python -m host_tools floor user add | page`: the floor's people and the pit page.
 
-SUBCOMMANDS maps a `floor` subcommand to (add_arguments, run, help), so the
-floor's own `floor` command (events, keys, status) can take these in too.
+SUBCOMMANDS maps a `floor` subcommand to (add_arguments, run, help); the
+floor's own `floor` command (host_tools/floor/cli.py) takes them in.
 """
 
 import getpass
@@ -68,16 +68,3 @@ SUBCOMMANDS = {
     "user": (add_user_arguments, run_user, "the floor's people: add NAME --role ROLE, list"),
     "page": (add_page_arguments, run_page, "the pit and surveillance page"),
 }
-
-
-def add_arguments(parser):
-    sub = parser.add_subparsers(dest="floor_command", required=True, parser_class=type(parser))
-    for name, (add, _, help_text) in SUBCOMMANDS.items():
-        add(sub.add_parser(name, help=help_text, description=help_text))
-
-
-def run(args):
-    SUBCOMMANDS[args.floor_command][1](args)
-
-
-COMMANDS = {"floor": (add_arguments, run, "the floor: people (user add), the pit page (page)")}
