@@ -1,14 +1,19 @@
 """A small floor for the page's tests: a real mosquitto from the floor's own
-configuration, people added as `floor user add` adds them, the page's service
-connection, and a table's gateway identity that publishes journal records."""
+configuration, the floor's real recorder (host_tools/floor/recorder.py, in a
+thread), people added as `floor user add` adds them, the page's service
+connection, and a table's gateway identity that publishes journal records
+with their real chain links, as a gateway does."""
 
+import os
+import threading
 import time
 
 import paho.mqtt.client as mqtt
 
-from host_tools.floor import broker, floordir, people, topics
+from host_tools.floor import broker, floordir, people, recorder, topics
 from host_tools.floor.page.bus import ServiceBus
 from host_tools.floor.page.floorview import FloorView
+from host_tools.floor.page.recorded import PeopleLog, RecordedCopy
 
 PEOPLE = {
     "ann": ("surveillance", "ann's long password"),
@@ -37,18 +42,27 @@ class Floor:
             people.add_person(self.dir, name, role, password)
         self.floor = floordir.read_floor(self.dir)
         self.broker = broker.Broker(self.dir).start()
+        self.stopping = False
+        self.recorder = threading.Thread(target=self._record, daemon=True)
+        self.recorder.start()
         self.tables = tables
         self.escalate_after = escalate_after
         self.gateways = {}
         self.service = None
         self.fresh_view()
 
-    def fresh_view(self):
-        """A new page service (view and broker connection): the people and the broker stay."""
+    def fresh_view(self, keep_log=False):
+        """A new page service (view and broker connection): the people and the broker stay;
+        `keep_log`: the page restarted (the same page.sqlite), else a page of its own."""
         if self.service is not None:
             self.service.stop()
+            self.view.copy.close()
+            self.view.log.close()
         self.clock = Clock()
-        self.view = FloorView("main", self.tables, self.escalate_after, clock=self.clock)
+        copy = RecordedCopy(os.path.join(self.dir, "recorder.sqlite"))
+        self.views = getattr(self, "views", 0) + (0 if keep_log else 1)
+        log = PeopleLog(os.path.join(self.dir, "page-%d.sqlite" % self.views))  # each test's page its own people
+        self.view = FloorView("main", self.tables, self.escalate_after, clock=self.clock, copy=copy, log=log)
         self.service = ServiceBus(self.floor, floordir.password(self.dir, "page"), self.view).start()
 
     def gateway(self, table):
@@ -60,10 +74,17 @@ class Floor:
             self.gateways[table] = c
         return self.gateways[table]
 
-    def publish(self, table, records, board="b0", journal=1):
+    def _record(self):
+        url = "mqtt://127.0.0.1:%d" % self.floor["port"]
+        password = floordir.password(self.dir, "recorder")
+        store = os.path.join(self.dir, "recorder.sqlite")
+        recorder.serve(store, "main", url, "recorder", password, stop=lambda: self.stopping)
+
+    def publish(self, table, journal, records=None, board="0b0a0d", journal_id=1):
+        """`records` of Journal `journal` (default all) on the table's event topic, as its gateway would."""
         c = self.gateway(table)
-        for r in records:
-            payload = topics.event_payload(table, board, journal, r, "00" * 32)
+        for r in journal.records if records is None else records:
+            payload = topics.event_payload(table, board, journal_id, r, journal.prevs[r["seq"] - 1])
             c.publish(topics.table("main", table, "event"), payload, qos=1).wait_for_publish(5)
 
     def presence(self, table, word):
@@ -84,4 +105,6 @@ class Floor:
             c.disconnect()
             c.loop_stop()
         self.service.stop()
+        self.stopping = True
+        self.recorder.join(10)
         self.broker.stop()

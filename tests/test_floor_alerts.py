@@ -107,12 +107,14 @@ def test_a_role_acknowledging_what_is_not_its_own_is_refused_and_logged():
     assert hold.kind == "fire_6"
     with pytest.raises(al.Refused) as e:
         book.acknowledge(hold.id, "bob", "supervisor", 5.0, note="pay it")
-    assert str(e.value) == "alert T1-3 (HOLD: 6th Fire Bet point) is for the surveillance, not the floor supervisor"
+    assert str(e.value) == (
+        "alert T1-13-fire_6 (HOLD: 6th Fire Bet point) is for the surveillance, not the floor supervisor"
+    )
     assert hold.open
     assert book.audit[-1] == {
         "at": 5.0,
         "action": "refused",
-        "alert": "T1-3",
+        "alert": "T1-13-fire_6",
         "user": "bob",
         "role": "supervisor",
         "note": "pay it",

@@ -107,7 +107,7 @@ def test_the_pit_page_in_a_browser(floor, driver):
     j1 = Journal()
     for d in POINTS_IN_ORDER[:8]:
         j1.roll(*d)
-    f.publish("T1", j1.records)
+    f.publish("T1", j1)
     box = wait_for(lambda: alert_box(driver, "fire_4"))
     assert box is not None and "4th Fire Bet point" in box
     assert driver.execute_script("return window.loadedOnce") is True  # pushed, not reloaded
@@ -133,7 +133,7 @@ def test_the_pit_page_in_a_browser(floor, driver):
     j2 = Journal()
     for d in POINTS_IN_ORDER:
         j2.roll(*d)
-    f.publish("T2", j2.records)
+    f.publish("T2", j2)
     hold = wait_for(lambda: alert_box(driver, "fire_6"))
     assert hold is not None and "HOLD" in hold
     shot(driver, "4-hold")
@@ -150,7 +150,7 @@ def test_the_pit_page_in_a_browser(floor, driver):
         c.reconnect()
     j1.roll(5, 4)  # point 9 ...
     j1.roll(6, 3)  # ... made: shooter 1's 5th point on T1
-    f.publish("T1", j1.records[-2:])
+    f.publish("T1", j1, j1.records[-2:])
     assert wait_for(lambda: alert_box(driver, "fire_5"), timeout=20) is not None
     assert wait_for(lambda: alert_box(driver, "fire_4", "T1-"))
     press(driver, "fire_4", table="T1-")  # bob's part of the 4th point, on his own connection

@@ -23,7 +23,7 @@ from host_tools.floor.page.sessions import Sessions
 def the_floor(tmp_path_factory):
     # One broker and one set of people (Argon2id hashing is deliberately slow)
     # for the module; each test has a page service of its own.
-    f = Floor(tmp_path_factory.mktemp("floor"))
+    f = Floor(tmp_path_factory.mktemp("floor"), tables=("T1", "T2", "T3"))
     yield f
     f.close()
 
@@ -61,10 +61,14 @@ def fourth_point(floor, table="T1"):
     j = Journal()
     for d in POINTS_IN_ORDER[:8]:
         j.roll(*d)
-    floor.publish(table, j.records)
-    assert floor.wait(lambda v: v.book.alerts)
-    (alert,) = floor.view.book.alerts.values()
+    floor.publish(table, j)
+    assert floor.wait(lambda v: mine(v, table, "fire_4"))
+    (alert,) = mine(floor.view, table, "fire_4")
     return alert
+
+
+def mine(view, table, kind):
+    return [a for a in view.book.alerts.values() if a.table == table and a.kind == kind]
 
 
 def test_login_with_the_right_password_opens_the_floor_and_a_wrong_one_is_refused(floor, sessions):
@@ -125,9 +129,9 @@ def test_a_floor_supervisor_cannot_clear_a_hold_and_the_refusal_is_recorded(floo
     j = Journal()
     for d in POINTS_IN_ORDER:
         j.roll(*d)
-    floor.publish("T2", j.records)
-    assert floor.wait(lambda v: len(v.book.alerts) == 3)
-    hold = [a for a in floor.view.book.alerts.values() if a.hold][0]
+    floor.publish("T2", j)
+    assert floor.wait(lambda v: mine(v, "T2", "fire_6"))
+    (hold,) = mine(floor.view, "T2", "fire_6")
     page = client.get("/").text
     refused = client.post("/ack", data={"alert": hold.id, "note": "pay", "csrf": token(page)})
     assert refused.status_code == 403
@@ -168,3 +172,29 @@ def test_history_filters_refuse_a_malformed_date(floor, sessions):
     assert len(none) == 1
     page = client.get("/").text
     assert 'action="/ack"' not in page  # a technician reads and acknowledges nothing
+
+
+def test_a_restarted_page_folds_the_same_alerts_from_the_recorder_and_keeps_who_acknowledged(floor, sessions):
+    client = client_for(floor, sessions)
+    log_in(client, "ann")
+    alert = fourth_point(floor, "T2")
+    client.post("/ack", data={"alert": alert.id, "note": "seen", "csrf": token(client.get("/").text)})
+    assert floor.wait(lambda v: alert.acks)
+    floor.fresh_view(keep_log=True)  # the page process restarted: same recorder, same page.sqlite
+    assert floor.wait(lambda v: mine(v, "T2", "fire_4"))
+    (again,) = mine(floor.view, "T2", "fire_4")
+    assert again.id == alert.id
+    assert [(a["user"], a["role"], a["note"]) for a in again.acks] == [("ann", "surveillance", "seen")]
+    assert again.missing() == ["supervisor"]
+
+
+def test_a_record_that_breaks_the_chain_is_a_chain_alert_never_a_point(floor, sessions):
+    j = Journal()
+    for d in POINTS_IN_ORDER[:8]:
+        j.roll(*d)
+    forged = dict(j.records[-1], dice=[4, 4], arg=4 * 8 + 4)  # the 4th point's record rewritten, link kept
+    floor.publish("T3", j, j.records[:-1] + [forged])
+    assert floor.wait(lambda v: mine(v, "T3", "chain_broken"))
+    (broken,) = mine(floor.view, "T3", "chain_broken")
+    assert broken.missing() == ["supervisor"] and "T3" in broken.detail
+    assert mine(floor.view, "T3", "fire_4") == []

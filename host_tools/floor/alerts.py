@@ -134,21 +134,23 @@ class AlertBook:
         fold = self._folds.setdefault((table, journal), TableFold())
         step = fold.step(record)
         raised = []
+        tag = _journal_tag(journal)
         if step.bad:
-            raised += self._raise(table, "bad_record", now, step.seq, step.bad, key=(table, journal, "bad", step.seq))
+            key = (table, journal, "bad", step.seq)
+            raised += self._raise(table, "bad_record", now, step.seq, step.bad, key, tag)
         if step.gap:
             detail = "records %d to %d never reached the floor" % step.gap
-            raised += self._raise(table, "gap", now, step.seq, detail, key=(table, journal, "gap", step.gap))
+            raised += self._raise(table, "gap", now, step.seq, detail, (table, journal, "gap", step.gap), tag)
         if step.restart is not None:
             detail = "reset cause %s" % step.restart
-            raised += self._raise(table, "restart", now, step.seq, detail, key=(table, journal, "restart", step.seq))
+            raised += self._raise(table, "restart", now, step.seq, detail, (table, journal, "restart", step.seq), tag)
         if step.points:
             kind = "fire_%d" % step.points
             detail = "shooter %d made the %s point" % (step.shooter, _ordinal(step.points))
-            raised += self._raise(table, kind, now, step.seq, detail, key=(table, journal, step.shooter, kind))
+            raised += self._raise(table, kind, now, step.seq, detail, (table, journal, step.shooter, kind), tag)
         for wager in step.top_awards:
             detail = wager + " pays the meter"
-            raised += self._raise(table, "top_award", now, step.seq, detail, key=(table, journal, "top", step.seq))
+            raised += self._raise(table, "top_award", now, step.seq, detail, (table, journal, "top", step.seq), tag)
         return raised
 
     def presence(self, table, online, now):
@@ -159,11 +161,13 @@ class AlertBook:
             return []
         return self._raise(table, "offline", now, None, "the table's gateway went offline", key=None)
 
-    def finding(self, table, kind, now, seq=None, detail=""):
-        """What the recorder found in a table's records (FINDINGS)."""
+    def finding(self, table, kind, now, seq=None, detail="", ref=None):
+        """What the recorder found in a table's records (FINDINGS); `ref` the
+        recorder's own id for it, so the same finding heard twice is one alert."""
         if kind not in FINDINGS:
             raise ValueError("unknown finding " + repr(kind))
-        return self._raise(table, kind, now, seq, detail, key=(table, "finding", kind, seq))
+        tag = None if ref is None else "r%s" % ref
+        return self._raise(table, kind, now, seq, detail, (table, "finding", kind, seq, ref), tag)
 
     # ---- people --------------------------------------------------------------------
 
@@ -214,12 +218,19 @@ class AlertBook:
 
     # ---- inside ----------------------------------------------------------------------
 
-    def _raise(self, table, kind, now, seq, detail, key):
+    def _raise(self, table, kind, now, seq, detail, key, tag=None):
         if key is not None:
             if key in self._keys:
                 return []
             self._keys.add(key)
-        ident = "%s-%d" % (table, len(self.alerts) + 1)
+        # The same history gives the same ids (a restarted page finds its people's
+        # acknowledgements again): table, journal, seq and kind, numbered only when
+        # they repeat (a table offline twice).
+        base = "-".join(str(p) for p in (table, tag, seq, kind) if p is not None)
+        ident, n = base, 1
+        while ident in self.alerts:
+            n += 1
+            ident = "%s-%d" % (base, n)
         alert = Alert(ident, table, kind, now, seq, detail)
         self.alerts[ident] = alert
         self._log(now, "raised", alert, detail=detail)
@@ -229,6 +240,13 @@ class AlertBook:
         entry = {"at": now, "action": action, "alert": alert.id, "table": alert.table, "kind": alert.kind}
         entry.update(more)
         self.audit.append(entry)
+
+
+def _journal_tag(journal):
+    """A journal's short name in alert ids: j<id> (the id is the last part of (board, id))."""
+    if journal is None:
+        return None
+    return "j%s" % (journal[-1] if isinstance(journal, tuple) else journal)
 
 
 def _ordinal(n):

@@ -1,7 +1,8 @@
 """The pit page's broker connections (paho-mqtt): its own, and one per person logged in.
 
 - `ServiceBus`, as the floor's `page` account: reads the floor (events,
-  states, presence, acknowledgements) into the FloorView and publishes each
+  states, presence, what the recorder recorded and found, acknowledgements)
+  into the FloorView and publishes each
   alert, retained, on `alert/<id>`. The broker's ACL lets this account write
   alerts and nothing else: it cannot acknowledge for anyone.
 - `PersonBus`, as the person, opened at login with the password they typed:
@@ -69,11 +70,8 @@ class ServiceBus:
         self.view = view
         root = topics.floor_root(floor["floor"])
         self.subscriptions = [
-            (root + "/table/+/event", QOS),
-            (root + "/table/+/state", QOS),
-            (root + "/table/+/presence", QOS),
-            (root + "/ack/#", QOS),
-        ]
+            (root + "/table/+/" + leaf, QOS) for leaf in ("event", "state", "presence", "recorded")
+        ] + [(root + "/ack/#", QOS), (root + "/alert/+", QOS)]
         self.client = _client("page-service-" + floor["floor"], "page", password, clean=False)
         self.client.on_connect = self._on_connect
         self.client.on_message = lambda c, u, m: self.view.message(m.topic, m.payload)

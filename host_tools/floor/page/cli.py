@@ -1,6 +1,7 @@
 """`python -m host_tools floor page`: the pit page on uvicorn, fed by the floor's broker."""
 
 import asyncio
+import os
 
 from host_tools import EXIT_USAGE, HostToolError
 from host_tools.floor import alerts, floordir
@@ -29,12 +30,15 @@ def run(args):
     from host_tools.floor.page.app import make_app
     from host_tools.floor.page.bus import BrokerRefused, ServiceBus
     from host_tools.floor.page.floorview import FloorView
+    from host_tools.floor.page.recorded import PeopleLog, RecordedCopy
 
     if args.escalate_after <= 0 or args.idle <= 0 or args.lifetime <= 0:
         raise HostToolError("--escalate-after, --idle and --lifetime must be positive", EXIT_USAGE)
     directory = floordir.floor_dir(args.dir)
     floor = floordir.read_floor(directory)
-    view = FloorView(floor["floor"], floor["tables"], args.escalate_after)
+    copy = RecordedCopy(os.path.join(directory, "recorder.sqlite"))
+    log = PeopleLog(os.path.join(directory, "page.sqlite"))
+    view = FloorView(floor["floor"], floor["tables"], args.escalate_after, copy=copy, log=log)
     try:
         service = ServiceBus(floor, floordir.password(directory, "page"), view).start()
     except BrokerRefused as e:
@@ -63,5 +67,7 @@ def run(args):
     finally:
         sessions.close_all()
         service.stop()
+        copy.close()
+        log.close()
     if not server.started:
         raise HostToolError("page: cannot serve on %s:%d (in use?)" % (args.host, args.http_port), 2)

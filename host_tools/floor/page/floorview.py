@@ -1,33 +1,57 @@
-"""What the pit page knows of the floor: a tile per table, the alerts, what each table recorded.
+"""What the pit page knows of the floor: a tile per table, the alerts, what people did.
 
 Fed by the page service's own broker connection (bus.py) with the floor's
-messages (topics.py): a table's events, its retained state and presence,
-the recorder's alerts, and the people's acknowledgements on
-`ack/<role>/<user>` (the broker's ACL vouches for the role and user in the
-topic: a person can publish only under their own). Thread-safe: paho's
-network thread writes, the web server's event loop reads. Every change bumps
-`version` and calls the listeners, which the web server turns into a push
-to each open page.
+messages (topics.py):
+
+- `table/<t>/recorded` (the recorder: the table's journal is complete up to
+  seq N): the new records are read from the recorder's SQLite and folded
+  into the alerts (recorded.py says why the verified copy, not the bus);
+- `table/<t>/event`: only the tile's "last event" (the bus is faster than
+  the recorder); `state` and `presence`: the tile, and an offline alert;
+- `alert/<id>` from the recorder (gap, chain broken, journal differs, a bad
+  message): an alert for the floor supervisor;
+- `ack/<role>/<user>`: a person's acknowledgement. The broker's ACL vouches
+  for the role and the user in the topic: a person can publish only there.
+
+Thread-safe: paho's network thread writes, the web server's loop reads.
+Every change bumps `version` and calls the listeners (the pushes to pages).
 """
 
 import threading
+import time
 
 from host_tools.floor import alerts, topics
 
+# The recorder's alert kinds (host_tools/floor/recorder.py) as the book's findings.
+RECORDER_KINDS = {
+    "gap": "gap",
+    "chain broken": "chain_broken",
+    "journal differs from the floor's copy": "journal_differs",
+    "bad message": "bad_record",
+}
+
 
 class FloorView:
-    def __init__(self, floor_name, tables, escalate_after=alerts.DEFAULT_ESCALATE_AFTER, clock=None):
-        import time
-
+    def __init__(
+        self, floor_name, tables, escalate_after=alerts.DEFAULT_ESCALATE_AFTER, clock=None, copy=None, log=None
+    ):
         self.floor = floor_name
         self.clock = clock or time.time
         self.book = alerts.AlertBook(escalate_after)
+        self.copy = copy  # recorded.RecordedCopy: the recorder's events
+        self.log = log  # recorded.PeopleLog: acknowledgements and refusals kept
         self.tiles = {t: _tile(t) for t in tables}
-        self.records = {t: [] for t in tables}  # (record, at): what this page saw of each table
+        self.cursors = {}  # (table, board, journal) -> the last seq folded
         self.version = 0
         self.lock = threading.RLock()
         self.listeners = []  # callables (version, [changed alert dicts]) run after each change
         self.published = []  # alert dicts to publish (retained) on alert/<id>; bus.py drains it
+        self.saved_acks = {}  # alert id -> [ack entries] from the log, applied when the alert is raised again
+        for entry in log.entries() if log else []:
+            if entry["action"] == "acknowledged":
+                self.saved_acks.setdefault(entry["alert"], []).append(entry)
+            else:
+                self.book.audit.append(entry)
 
     # ---- the bus ---------------------------------------------------------------------
 
@@ -43,32 +67,64 @@ class FloorView:
     def _message(self, topic, payload, now):
         parsed = topics.parse_table_topic(self.floor, topic)
         if parsed:
-            table, leaf = parsed
-            tile = self.tiles.setdefault(table, _tile(table))
-            self.records.setdefault(table, [])
-            if leaf == "presence":
-                online = payload.strip() == topics.ONLINE.encode()
-                tile["online"] = online
-                return self.book.presence(table, online, now)
-            try:
-                obj = topics.decode(payload)
-            except ValueError:
-                return None
-            if leaf == "state":
-                tile["state"] = obj
-                return []
-            if leaf == "event" and isinstance(obj.get("record"), dict):
-                record = obj["record"]
-                journal = obj.get("journal", {}).get("id") if isinstance(obj.get("journal"), dict) else None
-                tile["last_event_at"] = now
-                tile["seq"] = record.get("seq")
-                self.records[table].append((record, now))
-                return self.book.event(table, record, now, journal)
-            return None
-        ack_prefix = topics.floor_root(self.floor) + "/ack/"
-        if topic.startswith(ack_prefix):
-            return self._ack(topic[len(ack_prefix) :].split("/"), payload, now)
+            return self._table_message(parsed[0], parsed[1], payload, now)
+        root = topics.floor_root(self.floor)
+        if topic.startswith(root + "/ack/"):
+            return self._ack(topic[len(root + "/ack/") :].split("/"), payload, now)
+        if topic.startswith(root + "/alert/"):
+            return self._recorder_alert(payload, now)
         return None
+
+    def _table_message(self, table, leaf, payload, now):
+        tile = self.tiles.setdefault(table, _tile(table))
+        if leaf == "presence":
+            online = payload.strip() == topics.ONLINE.encode()
+            tile["online"] = online
+            return self.book.presence(table, online, now)
+        try:
+            obj = topics.decode(payload)
+        except ValueError:
+            return None
+        if leaf == "state":
+            tile["state"] = obj
+            return []
+        if leaf == "event" and isinstance(obj.get("record"), dict):
+            tile["last_event_at"] = now
+            tile["seq"] = obj["record"].get("seq")
+            return []
+        if leaf == "recorded":
+            return self._fold_recorded(table, obj)
+        return None
+
+    def _fold_recorded(self, table, obj):
+        journal = obj.get("journal")
+        if self.copy is None or not isinstance(journal, dict) or not isinstance(obj.get("seq"), int):
+            return None
+        board, jid = journal.get("board"), journal.get("id")
+        key = (table, board, jid)
+        raised = []
+        for record, received in self.copy.records(table, board, jid, self.cursors.get(key, 0), obj["seq"]):
+            self.cursors[key] = record["seq"]
+            for alert in self.book.event(table, record, received, journal=(board, jid)):
+                raised.append(alert)
+                self._restore_acks(alert)
+        return raised
+
+    def _restore_acks(self, alert):
+        for entry in self.saved_acks.pop(alert.id, []):
+            alert.acks.append({k: entry[k] for k in ("user", "role", "for_role", "at", "note")})
+            self.book.audit.append(dict(entry, table=alert.table, kind=alert.kind))
+
+    def _recorder_alert(self, payload, now):
+        try:
+            obj = topics.decode(payload)
+        except ValueError:
+            return None
+        kind = RECORDER_KINDS.get(obj.get("kind"))
+        if kind is None or "alert" in obj:  # not the recorder's (the page's own alerts carry "alert")
+            return None
+        table = obj.get("table") or "floor"
+        return self.book.finding(table, kind, obj.get("at", now), detail=str(obj.get("text", "")), ref=obj.get("id"))
 
     def _ack(self, parts, payload, now):
         if len(parts) != 2:
@@ -81,8 +137,14 @@ class FloorView:
         try:
             alert = self.book.acknowledge(str(obj.get("alert")), user, role, now, str(obj.get("note", ""))[:500])
         except alerts.Refused:
-            return []  # logged in the audit trail by the book
+            self._keep(self.book.audit[-1])
+            return []
+        self._keep(self.book.audit[-1])
         return [alert]
+
+    def _keep(self, entry):
+        if self.log is not None:
+            self.log.add(entry)
 
     def tick(self):
         """Escalations due now."""
@@ -109,6 +171,7 @@ class FloorView:
             try:
                 self.book.acknowledge(alert_id, user, role, self.clock(), note)
             except alerts.Refused as e:
+                self._keep(self.book.audit[-1])
                 self._changed([])
                 return str(e)
             return None
@@ -121,8 +184,8 @@ class FloorView:
             return tiles, [a for a in every if a["open"]], every, list(self.book.audit)
 
     def table_records(self, table):
-        with self.lock:
-            return list(self.records.get(table, []))
+        """[(record, received)]: the table's history as the recorder holds it."""
+        return self.copy.table_records(table) if self.copy is not None else []
 
 
 def _tile(table):

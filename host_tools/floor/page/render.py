@@ -109,24 +109,28 @@ def alert_box(alert, session):
 
 
 def tile(t):
+    # The gateway's retained state: the board's own `status` reply (lamps, hand) and its link.
     state = t["state"] or {}
-    hand = state.get("hand") or {}
+    status = state.get("status") or {}
+    hand = status.get("hand") or {}
+    link = "" if state.get("link", "connected") == "connected" else " · board link lost"
     online = {True: ("online", "online"), False: ("offline", "OFFLINE"), None: ("unknown", "no word yet")}[t["online"]]
     return (
         '<a class="tile %s" id="tile-%s" href="/table/%s"><h2>%s <span class="presence">%s</span></h2>%s'
-        "<p>hand: <strong>%s</strong> rolls · shooter %s · point %s</p><p>last event %s (seq %s)</p></a>"
+        "<p>hand: <strong>%s</strong> rolls · shooter %s · point %s</p><p>last event %s (seq %s)%s</p></a>"
     ) % (
         online[0],
         esc(t["table"]),
         esc(t["table"]),
         esc(t["table"]),
         online[1],
-        board_picture(state),
+        board_picture(status),
         esc(hand.get("rolls", "—")),
         esc(hand.get("shooter", "—")),
         esc(hand.get("point") or "off"),
         esc(when(t["last_event_at"])),
         esc(t["seq"]),
+        esc(link),
     )
 
 
