@@ -121,3 +121,12 @@ def test_add_person_refuses_an_unknown_role_before_touching_anything(tmp_path):
     with pytest.raises(HostToolError, match="role 'boss'"):
         people.add_person(str(tmp_path), "ann", "boss", PASSWORD)
     assert os.listdir(tmp_path) == []
+
+
+def test_people_added_stay_when_the_floor_is_made_again(tmp_path):
+    d = str(tmp_path)
+    floordir.new_floor(d, tables=("T1",))
+    people.add_person(d, "ann", "surveillance", PASSWORD)
+    again = floordir.new_floor(d, tables=("T1", "T2"))  # `make floor` with more tables
+    assert again["people"] == [{"user": "ann", "role": "surveillance"}]
+    assert "user ann\n" in broker.acl_text(again)

@@ -93,7 +93,9 @@ def new_floor(directory, name="main", tables=("T1", "T2", "T3"), port=1883, ws_p
     for sub in ("secrets", "keys", "data", "gateways", "boards", "logs"):
         os.makedirs(os.path.join(directory, sub), exist_ok=True)
     os.chmod(os.path.join(directory, "secrets"), 0o700)
-    floor = {"floor": name, "tables": list(tables), "port": port, "ws_port": ws_port, "people": list(people)}
+    # The people added since (`floor user add`) stay when the floor is made again (`make floor`).
+    kept = [p for p in _existing_people(directory) if p["user"] not in {q["user"] for q in people}]
+    floor = {"floor": name, "tables": list(tables), "port": port, "ws_port": ws_port, "people": list(people) + kept}
     write_json(os.path.join(directory, "floor.json"), floor)
     for user, _, _ in accounts(floor):
         path = os.path.join(directory, "secrets", user)
@@ -102,3 +104,12 @@ def new_floor(directory, name="main", tables=("T1", "T2", "T3"), port=1883, ws_p
             with os.fdopen(fd, "w") as f:
                 f.write(secrets.token_hex(16) + "\n")
     return floor
+
+
+def _existing_people(directory):
+    try:
+        with open(os.path.join(directory, "floor.json"), encoding="utf-8") as f:
+            people = json.load(f).get("people", [])
+    except (OSError, ValueError, AttributeError):
+        return []
+    return [p for p in people if isinstance(p, dict) and isinstance(p.get("user"), str) and p.get("role") in ROLES]

@@ -26,6 +26,7 @@ from host_tools.floor import broker
 EXIT_RUNNING = 5  # a floor runs already in this directory
 BACKOFF_MAX_S = 30.0
 STABLE_S = 10.0  # a process that lived this long starts again at once when it dies
+PAGE_PORT = 18880  # the pit page (HTTP, loopback); floor.json "page_port" overrides it
 
 
 def _die_with_parent():
@@ -222,6 +223,15 @@ def up(directory, tables, keys=""):
             )
             g.start()
             services.append(g)
+        page = Service(  # the pit and surveillance page (issue 21)
+            "page",
+            py + ["floor", "page", "--dir", directory, "--http-port", str(floor.get("page_port", PAGE_PORT))],
+            os.path.join(directory, "logs", "page.log"),
+        )
+        page.start()
+        services.append(page)
+        people_hint = "people: `python -m host_tools floor user add NAME --role ROLE`"
+        say(directory, "pit page on http://127.0.0.1:%d/ (%s)" % (floor.get("page_port", PAGE_PORT), people_hint))
         say(directory, "%d tables up: `python -m host_tools floor status`; Ctrl-C stops the floor" % len(links))
         while not stopping:
             now = time.monotonic()
@@ -241,7 +251,8 @@ def up(directory, tables, keys=""):
             time.sleep(0.2)
         say(directory, "stopping")
     finally:
-        order = [s for s in services if s.name.startswith("gateway")] + [s for s in services if s.name == "recorder"]
+        order = [s for s in services if s.name == "page"] + [s for s in services if s.name.startswith("gateway")]
+        order += [s for s in services if s.name == "recorder"]
         order += [s for s in services if s.name.startswith("board")] + [s for s in services if s.name == "broker"]
         for s in order:
             s.stop()
