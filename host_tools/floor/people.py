@@ -17,6 +17,7 @@ The password itself is never written anywhere.
 import json
 import os
 import shutil
+import signal
 import subprocess
 import time
 
@@ -79,6 +80,7 @@ def add_person(directory, name, role, password, now=None):
     people[name] = entry
     _write_private(people_path(directory), {"people": people})
     _floor_json_person(directory, name, role)
+    reload_broker(directory)
     return entry
 
 
@@ -110,6 +112,29 @@ def _broker_password(directory, name, password):
         reason = (done.stderr.strip() or done.stdout.strip() or "exit %d" % done.returncode).splitlines()[0]
         raise HostToolError("mosquitto_passwd refused %s: %s" % (name, reason), EXIT_FAILED)
     os.chmod(path, 0o600)
+
+
+def reload_broker(directory):
+    """SIGHUP to the floor's running mosquitto, if any (it re-reads its password file and
+    ACL: the person can log in at once). Found in /proc by its exact configuration file, so
+    no other broker is touched; True when one was told."""
+    conf = os.path.realpath(os.path.join(directory, "mosquitto.conf"))
+    told = False
+    for pid in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                argv = [a.decode(errors="replace") for a in f.read().split(b"\0") if a]
+            cwd = os.readlink("/proc/%s/cwd" % pid)
+        except OSError:
+            continue
+        if argv and os.path.basename(argv[0]) == "mosquitto" and "-c" in argv[:-1]:
+            given = argv[argv.index("-c") + 1]
+            if os.path.realpath(os.path.join(cwd, given)) == conf:
+                os.kill(int(pid), signal.SIGHUP)
+                told = True
+    return told
 
 
 def _floor_json_person(directory, name, role):
