@@ -32,8 +32,9 @@ def parse_url(url):
 
 
 class Client:
-    """A connected-or-reconnecting client. `on_message(topic, payload)` runs on
-    paho's thread; `connections` counts successful CONNACKs (a new value means
+    """A connected-or-reconnecting client. `on_message(topic, payload, retained)`
+    runs on paho's thread (`retained`: a retained message the broker sent on
+    subscribing, as opposed to one published since); `connections` counts successful CONNACKs (a new value means
     a reconnect: subscriptions and presence are made again by the caller)."""
 
     def __init__(
@@ -97,7 +98,7 @@ class Client:
 
     def _message(self, client, userdata, message):
         if self._on_message:
-            self._on_message(message.topic, message.payload)
+            self._on_message(message.topic, message.payload, bool(message.retain))
 
     def check_refused(self):
         if self.refused:
