@@ -26,8 +26,26 @@ from sim.paths import ROOT
 PY = sys.executable
 
 
+def shared_template(tmp_path_factory):
+    """make_template's (image, key file), made once for the whole test session
+    (pytest-xdist workers share the folder above their own, and a lock)."""
+    import fcntl
+
+    folder = os.path.join(str(tmp_path_factory.getbasetemp().parent), "floor-template")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = os.path.join(folder, "done.json")
+        if not os.path.exists(done):
+            result = make_template(folder)
+            with open(done, "w") as f:
+                json.dump(result, f)
+        with open(done) as f:
+            return tuple(json.load(f))
+
+
 def make_template(folder):
-    """(image, key file): a board deployed with a new key, powered off."""
+    """(image, key file, firmware hash): a board deployed with a new key, powered off."""
     os.makedirs(folder, exist_ok=True)
     image, key_file, link = (os.path.join(folder, n) for n in ("template.img", "template.key", "template.port"))
     keys.save_key(key_file, keys.new_key())
@@ -45,7 +63,7 @@ def make_template(folder):
     finally:
         dev.send_signal(signal.SIGTERM)
         dev.wait(30)
-    return image, key_file
+    return image, key_file, json.loads(done.stdout)["hash"]
 
 
 def _device(image, link, log_path, keys_script=None, netns=None):
@@ -88,7 +106,7 @@ class Rig:
             floor["bind"] = list(bind)
             floordir.write_json(os.path.join(self.dir, "floor.json"), floor)
         self.floor = floor
-        image, key_file = template
+        image, key_file = template[:2]
         for t in self.tables:
             shutil.copy(key_file, self.key(t))
             shutil.copy(image, self.image(t))
@@ -309,5 +327,3 @@ def state_of(rig, t):
 def event_topic(rig, t):
     return topics.table(rig.floor["floor"], t, "event")
 
-
-__all__ = ["json"]

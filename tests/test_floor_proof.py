@@ -26,7 +26,7 @@ TABLES = ("T1", "T2", "T3")
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory):
-    return floor_rig.make_template(str(tmp_path_factory.mktemp("template")))
+    return floor_rig.shared_template(tmp_path_factory)
 
 
 class Netns:

@@ -52,7 +52,8 @@ class Gateway:
         self.port, self.table, self.floor = port, table_id, floor
         self.key = key
         self.link_timeout = link_timeout
-        self.outbox = Outbox(outbox_path)
+        self.outbox_path = outbox_path
+        self.outbox = None  # opened once the board proved to be this table's: a refusal leaves nothing behind
         self.topic_event = topics.table(floor, table_id, "event")
         self.topic_state = topics.table(floor, table_id, "state")
         self.topic_presence = topics.table(floor, table_id, "presence")
@@ -163,6 +164,8 @@ class Gateway:
         self.last_subscribe = time.monotonic()
         self.board_up = True
         self.state_dirty = True
+        if self.outbox is None:
+            self.outbox = Outbox(self.outbox_path)
         cur = self.outbox.cursor()
         j = self.hello.get("journal") or {}
         if cur is not None and cur[1] == j.get("id") and isinstance(j.get("seq"), int) and j["seq"] < cur[2]:
@@ -303,11 +306,13 @@ class Gateway:
                 time.sleep(0.05)
 
     def close(self):
-        self._publish_outbox()
-        self.mqtt.stop(last=(self.topic_presence, topics.OFFLINE))
+        if self.outbox is not None:
+            self._publish_outbox()
+            self.outbox.close()
+        # `offline` only from a gateway that said `online`: one refused at start changes nothing
+        self.mqtt.stop(last=(self.topic_presence, topics.OFFLINE) if self.presence is not None else None)
         if self.link is not None:
             self.link.close()
-        self.outbox.close()
 
 
 _KIND_CODES = {name: code for code, name in jr.KIND_NAMES.items()}
