@@ -7,7 +7,7 @@ STUBS  := $(VENV)/esp32-stubs
 STUBS_STAMP := $(STUBS)/.installed
 JOBS   ?= 2
 
-.PHONY: all venv sim test check bench bench-link bench-host mutate proof proof-journal proof-link deploy clean
+.PHONY: all venv sim test check bench bench-link bench-host bench-floor mutate proof proof-journal proof-link proof-floor deploy floor mosquitto clean
 
 all: test
 
@@ -25,12 +25,12 @@ venv: $(STAMP) $(STUBS_STAMP)
 sim: venv
 	$(PY) -m sim
 
-test: venv
+test: venv mosquitto
 	$(PY) -m pytest -n $(JOBS) -q tests
 
 # Long proofs, beyond `make test`'s samples; .ci/run calls this after `make test`.
 # They run long by design: a test may take up to 30 min here (120 s in make test).
-proof: proof-journal proof-link
+proof: proof-journal proof-link proof-floor
 
 # The journal cut at every flash write of its scripted session (`make test` runs a sample).
 proof-journal: venv
@@ -49,6 +49,7 @@ bench: venv
 	$(PY) -m sim bench
 	$(MAKE) --no-print-directory bench-link
 	$(MAKE) --no-print-directory bench-host
+	$(MAKE) --no-print-directory bench-floor
 
 # host_tools on the virtual board: deploy time, request round trip, journal sync rate (build/host_bench.json).
 bench-host: venv
@@ -57,6 +58,27 @@ bench-host: venv
 # The serial link core's throughput and memory on both runtimes (build/link_bench.json).
 bench-link: venv
 	$(PY) -c "from sim.paths import bootstrap; bootstrap(); from sim.analysis import link_bench; link_bench.main([])"
+
+# The floor's figures: key press -> recorder and -> retained state, events per
+# second per table, 1/10/50 tables, catch-up after a broker restart (build/floor_bench.json).
+bench-floor: venv mosquitto
+	$(PY) -m host_tools.floor.bench
+
+# >= 10,000 events across 3 tables through broker, gateway and board faults (`make test` runs a sample).
+proof-floor: venv mosquitto
+	FLOOR_PROOF=all $(PY) -m pytest -q -s --timeout=3600 tests/test_floor_proof.py
+
+# The broker is Debian's mosquitto: installed here when missing (as root, like .venv for `make test`).
+mosquitto:
+	@command -v mosquitto >/dev/null || test -x /usr/sbin/mosquitto || { \
+	  test "$$(id -u)" = 0 || { echo "mosquitto is missing: as root, apt-get install mosquitto mosquitto-clients" >&2; exit 2; }; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mosquitto mosquitto-clients >/dev/null; }
+
+# A whole floor on this machine: broker, TABLES virtual boards, a gateway each,
+# the recorder (docs/floor.md). Ctrl-C stops it all. A second one says so and exits.
+TABLES ?= 3
+floor: venv mosquitto
+	@$(PY) -m host_tools floor up --tables $(TABLES) $(if $(KEYS),--keys "$(KEYS)") || { s=$$?; test $$s = 5 -o $$s = 130; }
 
 # 10**6 random and mutated frames through the link core (`make test` runs 20,000).
 proof-link: venv

@@ -9,7 +9,9 @@ the board, whose REPL or link task turns it into a KeyboardInterrupt; code
 that reads no input gets a SIGINT instead, as the ESP32's UART driver
 interrupts whatever runs), the power (a new VM after machine.reset(), a soft reboot or the watchdog) and the
 watchdog itself: 8 s without a feed once the app started it, whatever the VM
-is doing, REPL included. docs/device.md.
+is doing, REPL included; and the dealer's hands (sim/keyfeed.py: --keys,
+--key-feed), whose presses go to the board's pins on a pipe of their own.
+docs/device.md.
 """
 
 import errno
@@ -23,9 +25,8 @@ import time
 import tty
 
 from crapsboard import layout as lay
-from crapsboard.app import KEYSWITCH_BIT, KEYSWITCH_NC_BIT
 from crapsboard.keypad import BUTTON_SHIFT
-from sim import runtime
+from sim import keyfeed, runtime
 from sim.cli import ArgumentParser, CommandError, load_config_text, read_text
 from sim.paths import BOARD_JSON
 from sim.portable import keyscript
@@ -48,7 +49,6 @@ AGAIN_S = 0.02  # a Ctrl-C that landed in a flash operation is delivered again t
 OUTPUT_KEPT = 64 * 1024  # output nobody reads is dropped beyond this, oldest first (a UART would lose it)
 QUICK_DEATHS = 3  # the VM ending this many times in a row within START_S of starting: give up
 START_S = 2.0
-_CONTACTS = KEYSWITCH_BIT | KEYSWITCH_NC_BIT
 
 
 def _die_with_parent():
@@ -78,53 +78,19 @@ def pin_map(layout):
     return {"rows": list(layout.rows), "cols": list(layout.cols), "buttons": buttons}
 
 
-def _contacts(layout, position):
-    # The keyswitch input bits closed in `position` (as sim/portable/run_core.py).
-    nc = KEYSWITCH_NC_BIT if layout.button_pins[-1] is not None else 0
-    return (0, KEYSWITCH_BIT, KEYSWITCH_BIT | nc, 0)[position] | (nc if position == keyscript.KEY_OFF else 0)
-
-
-def idle_inputs(layout):
-    """The inputs held with nobody at the table: the keyswitch off."""
-    return _contacts(layout, keyscript.KEY_OFF)
-
-
-def key_timeline(script, layout):
-    """[[ms, inputs held from then on], ...] for a key script (docs/keys.md),
-    timed as `python -m sim run` presses keys; KeyScriptError for a bad one."""
-    keyscript.check(script, layout)
-    held = idle_inputs(layout)
-    t = 0
-    timeline = [[0, held]]
-    for kind, bits, ms in keyscript.steps(script, layout):
-        if kind == keyscript.WAIT:
-            t += ms
-        elif kind == keyscript.KEYSWITCH:
-            held = (held & ~_CONTACTS) | _contacts(layout, bits)
-            timeline.append([t, held])
-            t += keyscript.GAP_MS
-        elif kind == keyscript.CHATTER:
-            raise keyscript.KeyScriptError("chatter: is not available on the virtual board (use `sim run`)")
-        else:
-            timeline.append([t, held | bits])
-            t += ms
-            timeline.append([t, held])
-            t += keyscript.GAP_MS
-    return timeline
-
-
 # ---- the board ----------------------------------------------------------------
 
 
 class Device:
     """One virtual board: the pseudo-terminal, the flash image and the VM."""
 
-    def __init__(self, flash, layout, config_text=None, timeline=None, heapsize=HEAPSIZE, log=None):
+    def __init__(self, flash, layout, config_text=None, hands=None, heapsize=HEAPSIZE, log=None):
         self.flash = os.path.abspath(flash)
         self.pins = pin_map(layout)
-        self.pins["timeline"] = [[0, idle_inputs(layout)]]
         self.config_text = config_text
-        self.timeline = timeline
+        self.hands = hands or keyfeed.Hands(layout)  # what is held down: written to the VM as it changes
+        self.keys_fd = None  # the pipe the held inputs go down to this VM
+        self.keys_unsent = False  # a change the pipe had no room for yet
         self.heapsize = heapsize
         self.log = log or (lambda line: None)
         self.master = self.slave = None
@@ -161,14 +127,18 @@ class Device:
     def power_on(self, cause=PWRON_RESET, mode="friendly"):
         """Start the VM: a reset of the chip (the flash stays)."""
         control_read, control_write = os.pipe()
+        keys_read, self.keys_fd = os.pipe()
+        os.set_blocking(keys_read, False)  # the board polls it while it scans the keypad
+        os.set_blocking(self.keys_fd, False)
+        self._send_keys()  # what is held as the chip comes up
         settings = {
             "channel": control_write,
+            "keys": keys_read,
             "flash": self.flash,
             "mode": mode,
             "cause": cause,
             "uid": BOARD_ID,
             "pins": self.pins,
-            "timeline": self.timeline,
             "config": self.config_text,
         }
         self.config_text = None  # written once, at the first power-up
@@ -181,11 +151,12 @@ class Device:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,  # the ESP32 has one UART for both
-            pass_fds=(control_write,),
+            pass_fds=(control_write, keys_read),
             start_new_session=True,  # a Ctrl-C at this terminal stops the device, not the VM behind its back
             preexec_fn=_die_with_parent,
         )
         os.close(control_write)
+        os.close(keys_read)
         self.control_fd = control_read
         for fd in (self.vm.stdin.fileno(), self.vm.stdout.fileno(), control_read):
             os.set_blocking(fd, False)
@@ -214,6 +185,8 @@ class Device:
             except OSError:
                 pass
         os.close(self.control_fd)
+        os.close(self.keys_fd)
+        self.keys_fd = None
         self.up = False
 
     def reset(self, cause, mode="friendly", why=""):
@@ -285,6 +258,18 @@ class Device:
             return
         del self.to_host[:n]
 
+    def _send_keys(self):
+        """The held inputs to the VM: one word per change, the last one counts."""
+        if self.keys_fd is None:
+            return
+        try:
+            os.write(self.keys_fd, self.hands.word())
+            self.keys_unsent = False
+        except BlockingIOError:  # the board has not read for a long while: send it when it has room
+            self.keys_unsent = True
+        except BrokenPipeError:  # the VM is going: the next one gets the word at power-up
+            self.keys_unsent = False
+
     # ---- the control channel --------------------------------------------------
 
     def _control(self, line):
@@ -298,6 +283,9 @@ class Device:
             self.watchdog_ms = int(arg)
             self.last_feed = now
             self.log("watchdog started: %d ms" % self.watchdog_ms)
+            if not self.hands.started:  # the app runs: the dealer's hands start
+                self.hands.start(now)
+                self.log("keys: started")
         elif word == "feed":
             self.last_feed = now
         elif word == "reset":
@@ -306,9 +294,6 @@ class Device:
         elif word == "soft":
             self.reset(SOFT_RESET, mode=arg, why="soft reboot")
             return False
-        elif word == "keys":
-            self.timeline = None  # pressed once: not again after a reset
-            self.log("keys: started")
         elif word == "kbd":
             self.interrupt_char = int(arg)
         elif word == "intr":  # the board took a Ctrl-C (read it, or was interrupted)
@@ -361,7 +346,12 @@ class Device:
         if self.to_host:
             writers.append(self.master)
         now = time.monotonic()
-        for left in (self._watchdog_left(now), None if self.sigint_at is None else self.sigint_at - now):
+        keys_at = self.hands.next_change()
+        for left in (
+            self._watchdog_left(now),
+            None if self.sigint_at is None else self.sigint_at - now,
+            None if keys_at is None else keys_at - now,
+        ):
             if left is not None:
                 timeout = max(0.0, min(timeout, left))
         readable, writable, _ = select.select(readers, writers, [], timeout)
@@ -387,6 +377,8 @@ class Device:
         self._flush_to_vm()
         self._flush_to_host()
         now = time.monotonic()
+        if self.hands.advance(now) or self.keys_unsent:
+            self._send_keys()
         if self.sigint_at is not None and now >= self.sigint_at:
             self._send_sigint(now)
         left = self._watchdog_left(now)
@@ -445,6 +437,11 @@ def build_parser():
     parser.add_argument(
         "--keys", metavar="SCRIPT", help='press keys once the app runs, e.g. "wait:2000 3 4" (docs/keys.md)'
     )
+    parser.add_argument(
+        "--key-feed",
+        metavar="FILE",
+        help="press the key-script lines of FILE as they are appended to it, once the app runs (docs/device.md)",
+    )
     parser.add_argument("--board", metavar="FILE", default=BOARD_JSON, help="board description the keys are wired by")
     parser.add_argument("--link", metavar="PATH", help="also make PATH a symbolic link to the serial port")
     parser.add_argument("--heap", metavar="SIZE", help="the VM's heap, e.g. 192K (default %s)" % HEAPSIZE)
@@ -473,12 +470,14 @@ def main(argv):
             raise CommandError(str(e))
     config_text = load_config_text(args.config) if args.config else None
     layout = _layout(args.board)
-    timeline = None
+    steps = []
     if args.keys is not None:
         try:
-            timeline = key_timeline(args.keys, layout)
+            steps = keyfeed.script_steps(args.keys, layout)
         except keyscript.KeyScriptError as e:
             raise CommandError("--keys: %s" % e)
+    if args.key_feed is not None and os.path.isdir(args.key_feed):
+        raise CommandError("--key-feed %s is a directory" % args.key_feed)
     if args.link and os.path.lexists(args.link) and not os.path.islink(args.link):
         raise CommandError("--link %s exists and is not a symbolic link" % args.link)
     try:
@@ -492,7 +491,8 @@ def main(argv):
     def stop(signum, frame):
         raise Stop()
 
-    device = Device(args.flash, layout, config_text, timeline, heapsize, log)
+    hands = keyfeed.Hands(layout, steps, args.key_feed, log)
+    device = Device(args.flash, layout, config_text, hands, heapsize, log)
     previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         port = device.open_port()

@@ -101,7 +101,9 @@ def config_text(directory, floor):
             # Started as root (a test, make floor on CI), mosquitto would switch to
             # the `mosquitto` user, who cannot write the floor's directory.
             "user root" if os.geteuid() == 0 else "",
-            "listener %d 127.0.0.1" % floor["port"],
+        ]
+        + ["listener %d %s" % (floor["port"], a) for a in ["127.0.0.1"] + floor.get("bind", [])]
+        + [
             "listener %d 127.0.0.1" % floor["ws_port"],
             "protocol websockets",
             "",

@@ -192,7 +192,7 @@ def status(directory, broker_url=None, wait=1.0):
     url = broker_url or "mqtt://127.0.0.1:%d" % floor["port"]
     got = {}
 
-    def on_message(topic, payload):
+    def on_message(topic, payload, retained):
         where = topics.parse_table_topic(floor["floor"], topic)
         if where:
             got.setdefault(where[0], {})[where[1]] = payload

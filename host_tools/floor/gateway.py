@@ -33,6 +33,7 @@ RETRY_S = 0.5  # between attempts to reopen a lost board
 IDLE_S = 0.25  # wait for a pushed record before asking the board again
 RESUBSCRIBE_S = 2.0  # `subscribe` again (a rebooted board forgot it)
 RECORDED_WAIT_S = 0.5  # after subscribing, the retained `recorded` arrives within this
+STATE_EVERY_S = 1.0  # ask `status` this often when idle: a win's celebration ends without a record
 
 
 class Stopped(Exception):
@@ -51,7 +52,8 @@ class Gateway:
         self.port, self.table, self.floor = port, table_id, floor
         self.key = key
         self.link_timeout = link_timeout
-        self.outbox = Outbox(outbox_path)
+        self.outbox_path = outbox_path
+        self.outbox = None  # opened once the board proved to be this table's: a refusal leaves nothing behind
         self.topic_event = topics.table(floor, table_id, "event")
         self.topic_state = topics.table(floor, table_id, "state")
         self.topic_presence = topics.table(floor, table_id, "presence")
@@ -76,11 +78,12 @@ class Gateway:
         self.presence = None
         self.board_up = False
         self.last_subscribe = 0.0
+        self.last_status = 0.0
         self.stop = False
 
     # ---- the broker side ------------------------------------------------------------
 
-    def _message(self, topic, payload):  # paho's thread
+    def _message(self, topic, payload, retained):  # paho's thread
         if topic == self.topic_recorded:
             try:
                 obj = topics.decode(payload)
@@ -110,7 +113,8 @@ class Gateway:
                 )
         else:
             log(self.table, "broker connection %d" % n)
-        self.presence = None
+        self.presence = None  # the broker may have lost the retained ones: say them again
+        self.last_state = None
         self.state_dirty = True
 
     def _publish_outbox(self):
@@ -160,6 +164,8 @@ class Gateway:
         self.last_subscribe = time.monotonic()
         self.board_up = True
         self.state_dirty = True
+        if self.outbox is None:
+            self.outbox = Outbox(self.outbox_path)
         cur = self.outbox.cursor()
         j = self.hello.get("journal") or {}
         if cur is not None and cur[1] == j.get("id") and isinstance(j.get("seq"), int) and j["seq"] < cur[2]:
@@ -225,8 +231,11 @@ class Gateway:
         return True
 
     def _publish_state(self):
+        if time.monotonic() - self.last_status >= STATE_EVERY_S:
+            self.state_dirty = True
         if not (self.state_dirty and self.mqtt.connected.is_set()):
             return
+        self.last_status = time.monotonic()
         cur = self.outbox.cursor()
         state = {
             "table": self.table,
@@ -256,8 +265,8 @@ class Gateway:
 
     def run(self):
         self.mqtt.start()
+        self.mqtt.wait_connected(2.0)  # a broker refusing the password: fatal here, before the board
         self._open_board(first=True)  # a wrong port, no board, another table's board: fatal here
-        self.mqtt.wait_connected(5.0)
         retry_at = 0.0
         while not self.stop:
             self.mqtt.check_refused()
@@ -297,11 +306,13 @@ class Gateway:
                 time.sleep(0.05)
 
     def close(self):
-        self._publish_outbox()
-        self.mqtt.stop(last=(self.topic_presence, topics.OFFLINE))
+        if self.outbox is not None:
+            self._publish_outbox()
+            self.outbox.close()
+        # `offline` only from a gateway that said `online`: one refused at start changes nothing
+        self.mqtt.stop(last=(self.topic_presence, topics.OFFLINE) if self.presence is not None else None)
         if self.link is not None:
             self.link.close()
-        self.outbox.close()
 
 
 _KIND_CODES = {name: code for code, name in jr.KIND_NAMES.items()}

@@ -14,8 +14,8 @@ DEFAULT_URL = "mqtt://127.0.0.1:1883"
 KEEPALIVE_S = 10
 # CONNACK refusals that waiting will not cure (MQTT 3.1.1 return codes 4 and 5 as paho v2 reports them).
 _REFUSED = {
-    "Bad user name or password": "refused the user name or password",
-    "Not authorized": "refused: not authorised",
+    "Bad user name or password": "bad user name or password",
+    "Not authorized": "not authorised",  # mosquitto's answer to a wrong password
 }
 
 
@@ -32,8 +32,9 @@ def parse_url(url):
 
 
 class Client:
-    """A connected-or-reconnecting client. `on_message(topic, payload)` runs on
-    paho's thread; `connections` counts successful CONNACKs (a new value means
+    """A connected-or-reconnecting client. `on_message(topic, payload, retained)`
+    runs on paho's thread (`retained`: a retained message the broker sent on
+    subscribing, as opposed to one published since); `connections` counts successful CONNACKs (a new value means
     a reconnect: subscriptions and presence are made again by the caller)."""
 
     def __init__(
@@ -52,6 +53,7 @@ class Client:
 
         self.host, self.port = parse_url(url)
         self.url = url
+        self.user = user
         self.connections = 0
         self.refused = None
         self.connected = threading.Event()
@@ -84,7 +86,7 @@ class Client:
         if reason.is_failure:
             text = str(reason)
             if text in _REFUSED:
-                self.refused = "the broker at %s %s" % (self.url, _REFUSED[text])
+                self.refused = "the broker at %s refused user %s: %s" % (self.url, self.user, _REFUSED[text])
                 client.disconnect()
             return
         self.connections += 1
@@ -97,7 +99,7 @@ class Client:
 
     def _message(self, client, userdata, message):
         if self._on_message:
-            self._on_message(message.topic, message.payload)
+            self._on_message(message.topic, message.payload, bool(message.retain))
 
     def check_refused(self):
         if self.refused:

@@ -83,8 +83,9 @@ class Recorder:
 
     # ---- messages -------------------------------------------------------------------
 
-    def handle(self, topic, payload):
-        """Take one message; returns "stored", "duplicate", "state", "presence",
+    def handle(self, topic, payload, retained=False):
+        """Take one message (`retained`: sent from the broker's store on
+        subscribing, possibly older than what the floor holds); returns "stored", "duplicate", "state", "presence",
         "ignored" or "rejected" (an alert raised, nothing stored)."""
         where = topics.parse_table_topic(self.floor, topic)
         with self.store.lock:
@@ -101,7 +102,7 @@ class Recorder:
                     self.store.set_table(tbl, presence=text)
                     return "presence"
                 if leaf == "state":
-                    return self._state(tbl, payload)
+                    return self._state(tbl, payload, retained)
                 return "ignored"
             except Rejected as e:
                 self.alert(where[0] if where else None, e.kind, "%s: %s" % (topic, e))
@@ -147,7 +148,7 @@ class Recorder:
         self.dirty.add(tbl)
         return "stored"
 
-    def _state(self, tbl, payload):
+    def _state(self, tbl, payload, retained):
         try:
             state = topics.decode(payload)
         except ValueError as e:
@@ -156,7 +157,9 @@ class Recorder:
             raise Rejected("bad message", "state of table %r on table %s's topic" % (state.get("table"), tbl))
         self.store.set_table(tbl, state=state)
         j = state.get("journal")
-        if isinstance(j, dict) and isinstance(j.get("id"), int) and isinstance(j.get("seq"), int):
+        # A retained state may predate what the floor recorded (a broker restored
+        # from its last save): only a state published now says where the board is.
+        if not retained and isinstance(j, dict) and isinstance(j.get("id"), int) and isinstance(j.get("seq"), int):
             top = self.store.max_seq(tbl, j.get("board"), j["id"])
             if top is not None and j["seq"] < top:
                 self.alert(
@@ -221,6 +224,8 @@ def serve(store_path, floor, url, user, password, keepalive=10, stop=None):
     recorder = Recorder(store, floor)
 
     def on_connect():
+        recorder.said.clear()  # the broker may have lost the retained `recorded`: say it again
+        recorder.dirty.update(t for (t,) in store.db.execute("select distinct tbl from events"))
         client.subscribe(topics.floor_root(floor) + "/table/+/event")
         client.subscribe(topics.floor_root(floor) + "/table/+/state")
         client.subscribe(topics.floor_root(floor) + "/table/+/presence")

@@ -21,7 +21,7 @@ import threading
 import time
 
 from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError
-from host_tools.floor import broker
+from host_tools.floor import broker, floordir
 
 EXIT_RUNNING = 5  # a floor runs already in this directory
 BACKOFF_MAX_S = 30.0
@@ -154,6 +154,7 @@ def board_service(directory, table_id, keys=""):
     ]
     if keys:
         argv += ["--keys", keys]
+    argv += ["--key-feed", key_feed(directory, table_id)]
     return Service("board " + table_id, argv, os.path.join(directory, "logs", "board-%s.log" % table_id)), link
 
 
@@ -261,9 +262,31 @@ def up(directory, tables, keys=""):
         say(directory, "stopped; nothing left running")
 
 
+def key_feed(directory, table_id):
+    return os.path.join(directory, "boards", table_id + ".keys")
+
+
 def press(directory, table_id, script):
-    raise HostToolError(
-        "live keys need the virtual board's key feed (not on this branch yet): start the floor "
-        'with a script instead: make floor KEYS="3 4 …"',
-        EXIT_USAGE,
-    )
+    """Append `script` (checked first, as the board would read it) to the
+    table's key feed: its virtual board presses it at once (sim device
+    --key-feed, docs/device.md)."""
+    from crapsboard import layout as lay
+    from sim.paths import BOARD_JSON
+    from sim.portable import keyscript
+
+    floor = floordir.read_floor(directory)
+    if table_id not in floor["tables"]:
+        raise HostToolError(
+            "no table %s on this floor (tables: %s)" % (table_id, ", ".join(floor["tables"])), EXIT_USAGE
+        )
+    script = " ".join(script.split())
+    if not script:
+        raise HostToolError("no keys given", EXIT_USAGE)
+    with open(BOARD_JSON, encoding="utf-8") as f:
+        layout = lay.Layout(json.load(f))
+    try:
+        keyscript.check(script, layout)
+    except ValueError as e:  # KeyScriptError
+        raise HostToolError("keys %r: %s" % (script, e), EXIT_USAGE)
+    with open(key_feed(directory, table_id), "a", encoding="ascii") as f:
+        f.write(script + "\n")

@@ -12,7 +12,8 @@
 #
 # The control channel (a pipe to sim/device.py, its number in SETTINGS) takes
 # one line per event: `up` (ready for input and Ctrl-C), `wdt MS`, `feed`,
-# `reset`, `soft MODE`, `keys`, `kbd CHAR`.
+# `reset`, `soft MODE`, `kbd CHAR`. The held keys come on a second pipe
+# (vboard_machine.py).
 import gc
 import json
 import os
@@ -45,7 +46,7 @@ def main(settings_path):
         settings["cause"],
         bytes.fromhex(settings["uid"]),
         pins,
-        settings.get("timeline"),
+        settings["keys"],
         vboard_repl.soft_reboot,
     )
     sys.modules["machine"] = vboard_machine

@@ -8,9 +8,12 @@
 # restarts the VM. A reset never returns: the VM waits to be killed.
 #
 # Pins: the keypad and buttons of the board description (the `pins` settings
-# CPython wrote from hardware/board.json), held down per the --keys timeline
-# once the watchdog starts (the app is running) on the first boot that runs
-# it. Every other input reads its pull; outputs remember their level.
+# CPython wrote from hardware/board.json). What is held down comes from the
+# CPython side (sim/keyfeed.py: --keys, --key-feed), one 4-byte word per change
+# on a pipe this module polls at most once a millisecond into a buffer made
+# once: the key timeline never lives on the firmware's heap, and reading it
+# allocates nothing. Every other input reads its pull; outputs remember their
+# level.
 import sys
 import time
 
@@ -24,21 +27,21 @@ _channel = [None]
 _soft_reboot = [None]  # vboard_repl.soft_reboot, set by setup()
 _cause = [PWRON_RESET]
 _uid = [b"\x24\x0a\xc4\x00\x00\x01"]
-_keys = {"rows": [], "cols": [], "buttons": [], "timeline": [[0, 0]]}
-_keys_start = [None]  # ticks when the timeline started; None: not yet
-_keys_pending = [False]  # a timeline that starts with the watchdog
+_keys = {"rows": [], "cols": [], "buttons": []}
+_keys_in = [None]  # the pipe of held-input words (non-blocking)
+_keys_buf = bytearray(64)  # a multiple of the 4-byte word: every read ends on a word
+_held_now = [0]
+_polled_at = [None]  # ticks_ms of the last look at the pipe
 
 
-def setup(channel, cause, uid, keys, timeline, soft_reboot):
+def setup(channel, cause, uid, keys, keys_fd, soft_reboot):
     """Called once by vboard.py before anything imports machine."""
     _channel[0] = channel
     _soft_reboot[0] = soft_reboot
     _cause[0] = cause
     _uid[0] = uid
     _keys.update(keys)
-    if timeline:
-        _keys["timeline"] = timeline
-        _keys_pending[0] = True
+    _keys_in[0] = open(keys_fd, "rb")
 
 
 def tell(line):
@@ -62,18 +65,24 @@ def halt():
 
 
 def _held():
-    """The input bitmap held down now (keypad.py's bit order)."""
-    start = _keys_start[0]
-    timeline = _keys["timeline"]
-    if start is None:
-        return timeline[0][1]
-    t = time.ticks_diff(time.ticks_ms(), start)
-    held = timeline[0][1]
-    for at, bits in timeline:
-        if at > t:
+    """The input bitmap held down now (keypad.py's bit order): the last word
+    the CPython side wrote. Allocates nothing (it runs in every keypad scan)."""
+    source = _keys_in[0]
+    now = time.ticks_ms()
+    if source is None or now == _polled_at[0]:
+        return _held_now[0]
+    _polled_at[0] = now
+    buf = _keys_buf
+    while True:
+        n = source.readinto(buf)  # None: nothing new (EAGAIN)
+        if not n:
             break
-        held = bits
-    return held
+        end = n - n % 4
+        if end:
+            _held_now[0] = buf[end - 4] | buf[end - 3] << 8 | buf[end - 2] << 16 | buf[end - 1] << 24
+        if n < len(buf):
+            break
+    return _held_now[0]
 
 
 class Pin:
@@ -141,10 +150,6 @@ class Pin:
 class WDT:
     def __init__(self, id=0, timeout=5000):
         tell("wdt " + str(timeout))
-        if _keys_pending[0]:
-            _keys_pending[0] = False
-            _keys_start[0] = time.ticks_ms()
-            tell("keys")
 
     def feed(self):
         tell("feed")

@@ -1,0 +1,113 @@
+"""The virtual board's keys (`python -m sim device --keys/--key-feed`): the
+dealer's hands live on the CPython side (sim/keyfeed.py) and reach the board
+through its machine.Pin stand-in, as a live feed appended to while the board
+runs. The board is the real MicroPython VM on a pseudo-terminal."""
+
+import json
+import os
+
+import pytest
+from test_device import Device, image_with, open_port, read_until
+
+from crapsboard import layout as lay
+from sim.paths import BOARD_JSON
+
+
+def watcher(ms=20000):
+    """A main.py that prints every press of keypad key 1 and of the UNDO button
+    (wired as hardware/board.json says), and stops at the first UNDO."""
+    with open(BOARD_JSON, encoding="utf-8") as f:
+        layout = lay.Layout(json.load(f))
+    index = layout.key_index("1")
+    row, col = layout.rows[index // len(layout.cols)], layout.cols[index % len(layout.cols)]
+    undo = layout.button_pins[lay.BUTTONS.index("undo")]
+    low = 1 if layout.button_active_low[lay.BUTTONS.index("undo")] else 0
+    return (
+        """import machine, time
+row = machine.Pin(%d, machine.Pin.OPEN_DRAIN, value=0)
+col = machine.Pin(%d, machine.Pin.IN, machine.Pin.PULL_UP)
+undo = machine.Pin(%d, machine.Pin.IN, machine.Pin.PULL_UP)
+dog = machine.WDT(timeout=8000)
+keys = 0
+was_key, was_undo = 1, 1 - %d
+t0 = time.ticks_ms()
+while time.ticks_diff(time.ticks_ms(), t0) < %d:
+    dog.feed()
+    k = col.value()
+    u = undo.value() == 1 - %d
+    if k == 0 and was_key == 1:
+        keys += 1
+        print('press key', keys)
+    if u and not was_undo:
+        print('undo after', keys, 'keys')
+        break
+    was_key, was_undo = k, u
+    time.sleep_ms(5)
+"""
+        % (row, col, undo, low, ms, low)
+    ).encode()
+
+
+@pytest.fixture
+def started(tmp_path):
+    devices = []
+
+    def start(*args):
+        flash = tmp_path / "flash.img"
+        image_with(flash, {"main.py": watcher()})
+        dev = Device(flash, *args)
+        devices.append(dev)
+        return dev
+
+    yield start
+    for dev in devices:
+        dev.stop()
+
+
+def test_a_key_feed_presses_lines_as_they_are_appended(started, tmp_path):
+    feed = tmp_path / "keys.txt"  # not there yet: nothing to press
+    dev = started("--key-feed", str(feed))
+    dev.wait_line(r"^sim device: keys: started$")
+    with open_port(dev.port) as port:  # what main.py printed before is dropped: only presses from here
+        with open(feed, "a") as f:
+            f.write("1\n")
+        assert read_until(port, b"\n").strip() == b"press key 1"
+        with open(feed, "a") as f:
+            f.write("nokey 1\n")  # a bad line: nothing of it pressed, the feed goes on
+        dev.wait_line(r"^sim device: keys: .*keys\.txt line 2: token 'nokey': .*nothing of it pressed$")
+        with open(feed, "a") as f:
+            f.write("btn:undo")  # half a line: not pressed until it ends
+            f.flush()
+            port.timeout = 0.5
+            assert port.read(100) == b""
+            port.timeout = 0.1
+            f.write("\n")
+        assert read_until(port, b"\n").strip() == b"undo after 1 keys"
+
+
+def test_keys_then_a_feed_play_in_order(started, tmp_path):
+    feed = tmp_path / "keys.txt"
+    feed.write_text("btn:undo\n")  # already there: pressed after the script
+    dev = started("--keys", "wait:1500 1 1", "--key-feed", str(feed))
+    dev.wait_line(r"^sim device: keys: started$")
+    with open_port(dev.port) as port:  # opened within the first wait
+        out = read_until(port, b" keys\n")
+    assert out.endswith(b"press key 1\npress key 2\nundo after 2 keys\n")
+
+
+def test_a_key_feed_that_is_a_directory_is_refused(tmp_path):
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    done = subprocess.run(
+        [sys.executable, "-m", "sim", "device", "--flash", str(tmp_path / "f.img"), "--key-feed", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == "sim device: --key-feed %s is a directory\n" % tmp_path
+    assert not os.path.exists(tmp_path / "f.img")

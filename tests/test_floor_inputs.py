@@ -1,0 +1,178 @@
+"""Bad input on the floor: each ends in one clear line on stderr and a
+documented exit status (docs/floor.md), and changes nothing: a gateway given a
+wrong port, a port with no board, a board holding another table's key, a
+broker refusing its password; a stranger publishing on a table's topic
+(refused by the broker's ACL, nothing recorded); a second floor in the same
+directory. Real mosquitto, real gateway processes, a virtual board."""
+
+import os
+import subprocess
+import sys
+import time
+
+import floor_rig
+import pytest
+from floor_rig import Rig
+
+from host_tools import keys
+from host_tools.floor import floordir, supervise, topics
+from host_tools.floor.mqtt import Client
+from sim.paths import ROOT
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory):
+    return floor_rig.shared_template(tmp_path_factory)
+
+
+@pytest.fixture
+def rig(tmp_path, template):
+    rig = Rig(str(tmp_path), ("T1", "T2"), template)
+    rig.start_broker()
+    yield rig
+    rig.stop()
+
+
+def one_line(result):
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    return lines[0]
+
+
+def gateway(rig, *change, table="T1"):
+    argv = rig.gateway_argv(table)
+    for name, value in zip(change[::2], change[1::2]):
+        if name in argv:
+            argv[argv.index(name) + 1] = value
+        else:
+            argv += [name, value]
+    return subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, timeout=60)
+
+
+def nothing_changed(rig, table="T1"):
+    assert not os.path.exists(os.path.join(rig.dir, "gateways", table + ".sqlite"))
+    rows = {r["table"]: r for r in floor_status(rig)}
+    assert rows[table]["presence"] is None and rows[table]["seq"] is None  # nothing said on the table's topics
+
+
+def floor_status(rig):
+    from host_tools.floor import cli
+
+    return cli.status(rig.dir, rig.url, 0.5)
+
+
+def test_a_wrong_port_is_exit_3(rig):
+    result = gateway(rig, "--port", "/dev/no-such-board")
+    assert result.returncode == 3
+    assert one_line(result).startswith("host_tools gateway: cannot open /dev/no-such-board: ")
+    nothing_changed(rig)
+
+
+def test_a_port_with_no_board_is_exit_3(rig):
+    master, slave = os.openpty()
+    try:
+        result = gateway(rig, "--port", os.ttyname(slave), "--timeout", "1")
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert result.returncode == 3
+    assert "no reply to hello from /dev/pts/" in one_line(result)
+    nothing_changed(rig)
+
+
+def test_a_board_holding_another_tables_key_is_exit_1(rig, tmp_path):
+    other = str(tmp_path / "other.key")
+    keys.save_key(other, keys.new_key())
+    rig.start_board("T1")
+    result = gateway(rig, "--key", other)
+    assert result.returncode == 1
+    line = one_line(result)
+    assert line.startswith("host_tools gateway: the board on %s does not hold table T1's key" % rig.port("T1"))
+    assert line.endswith("(bad tag): another table's board?")
+    nothing_changed(rig)
+
+
+def test_a_broker_refusing_the_password_is_exit_4(rig, tmp_path):
+    wrong = tmp_path / "wrong"
+    wrong.write_text("not-the-password\n")
+    result = gateway(rig, "--password-file", str(wrong))
+    assert result.returncode == 4
+    assert one_line(result) == (
+        "host_tools gateway: the broker at %s refused user gateway-T1: not authorised" % rig.url
+    )
+    nothing_changed(rig)
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (("--table", "T/1"), "table 'T/1': use 1-32 letters, digits, '-' or '_'"),
+        (("--broker", "http://127.0.0.1:1"), "broker 'http://127.0.0.1:1': give mqtt://HOST[:PORT]"),
+        (("--keepalive", "0"), "--keepalive must be at least 1 second"),
+    ],
+)
+def test_usage_mistakes_are_exit_2(rig, change, message):
+    result = gateway(rig, *change)
+    assert result.returncode == 2
+    assert one_line(result) == "host_tools gateway: " + message
+
+
+def test_a_stranger_on_a_tables_topic_is_refused_by_the_broker_and_nothing_is_recorded(rig):
+    rig.start_recorder()
+    rig.wait_log("recorder", "connected to the broker")
+    seen = []
+    root = topics.floor_root(rig.floor["floor"])
+    watcher = Client(
+        rig.url,
+        "floorctl",
+        floordir.password(rig.dir, "floorctl"),
+        "",
+        on_message=lambda t, p, r: seen.append(t),
+        on_connect=lambda: (watcher.subscribe(root + "/table/+/event"), watcher.subscribe(root + "/ack/#")),
+    )
+    watcher.start()
+    try:
+        assert watcher.wait_connected(5)
+        time.sleep(0.5)
+        payload = topics.encode({"table": "T1", "journal": {"board": "x", "id": 1}, "record": {"seq": 1}})
+        t1_event = topics.table(rig.floor["floor"], "T1", "event")
+        # the broker acknowledges (MQTT 3.1.1 has no refusal in PUBACK) and drops each of these
+        assert floor_rig.publish(rig, "gateway-T2", t1_event, payload)  # another table's gateway
+        assert floor_rig.publish(rig, "sup1", t1_event, payload)  # a person
+        assert floor_rig.publish(rig, "sup1", topics.ack(rig.floor["floor"], "surveillance", "surv1"), b"{}")
+        # the one allowed: a person's acknowledgement under their own role and name
+        assert floor_rig.publish(rig, "sup1", topics.ack(rig.floor["floor"], "supervisor", "sup1"), b"{}")
+        end = time.monotonic() + 10
+        while not seen and time.monotonic() < end:
+            time.sleep(0.1)
+        time.sleep(1.0)
+    finally:
+        watcher.stop()
+    assert seen == [root + "/ack/supervisor/sup1"]
+    store = rig.store()
+    try:
+        assert store.db.execute("select count(*) from events").fetchone()[0] == 0
+    finally:
+        store.close()
+
+
+def test_a_second_floor_in_the_same_directory_says_so_in_one_line(tmp_path):
+    folder = str(tmp_path / "floor")
+    held = supervise.lock(folder)
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "host_tools", "floor", "up", "--dir", folder],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=60,
+        )
+    finally:
+        os.close(held)
+    assert result.returncode == 5
+    assert one_line(result) == "host_tools floor: a floor is already running in %s (pid %d): Ctrl-C it first" % (
+        folder,
+        os.getpid(),
+    )
+    assert os.listdir(folder) == ["floor.lock"]
