@@ -103,8 +103,11 @@ class FloorView:
         board, jid = journal.get("board"), journal.get("id")
         key = (table, board, jid)
         raised = []
+        tile = self.tiles.setdefault(table, _tile(table))
         for record, received in self.copy.records(table, board, jid, self.cursors.get(key, 0), obj["seq"]):
             self.cursors[key] = record["seq"]
+            if tile["last_event_at"] is None or received > tile["last_event_at"]:
+                tile["last_event_at"], tile["seq"] = received, record["seq"]
             for alert in self.book.event(table, record, received, journal=(board, jid)):
                 raised.append(alert)
                 self._restore_acks(alert)
