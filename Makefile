@@ -7,7 +7,7 @@ STUBS  := $(VENV)/esp32-stubs
 STUBS_STAMP := $(STUBS)/.installed
 JOBS   ?= 2
 
-.PHONY: all venv sim test check bench bench-link bench-host bench-floor mutate proof proof-journal proof-link proof-floor deploy floor mosquitto clean
+.PHONY: all venv sim test check bench bench-link bench-host bench-floor mutate proof proof-journal proof-link proof-floor deploy floor mosquitto browser clean
 
 all: test
 
@@ -25,7 +25,7 @@ venv: $(STAMP) $(STUBS_STAMP)
 sim: venv
 	$(PY) -m sim
 
-test: venv mosquitto
+test: venv mosquitto browser
 	$(PY) -m pytest -n $(JOBS) -q tests
 
 # Long proofs, beyond `make test`'s samples; .ci/run calls this after `make test`.
@@ -73,6 +73,13 @@ mosquitto:
 	@command -v mosquitto >/dev/null || test -x /usr/sbin/mosquitto || { \
 	  test "$$(id -u)" = 0 || { echo "mosquitto is missing: as root, apt-get install mosquitto mosquitto-clients" >&2; exit 2; }; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mosquitto mosquitto-clients >/dev/null; }
+
+# The pit page's browser tests drive Debian's chromium through its chromedriver (selenium):
+# installed here when missing (as root), like mosquitto.
+browser:
+	@{ command -v chromium && command -v chromedriver; } >/dev/null || { \
+	  test "$$(id -u)" = 0 || { echo "chromium is missing: as root, apt-get install chromium chromium-driver" >&2; exit 2; }; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; }
 
 # A whole floor on this machine: broker, TABLES virtual boards, a gateway each,
 # the recorder (docs/floor.md). Ctrl-C stops it all. A second one says so and exits.
