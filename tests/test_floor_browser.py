@@ -1,26 +1,23 @@
 """The pit page in headless Chromium (selenium, Debian's chromium and
-chromedriver), served by `python -m host_tools floor page` from a real
-mosquitto, with journal records published under a table's gateway identity.
-Screenshots go to build/floor_screens/ (docs/floor.md shows copies)."""
+chromedriver) on a whole floor: a real mosquitto, virtual boards keyed live
+(the floor's key feed), their gateways and the recorder as processes, and
+`python -m host_tools floor page`. Screenshots go to build/floor_screens/
+(docs/floor.md shows copies)."""
 
 import pytest
-from browser import PageProcess, chrome, missing, shot, wait_for
-from floor_harness import PEOPLE, Floor
-from floor_journal import POINTS_IN_ORDER, Journal
-
-from host_tools.floor import broker
+from browser import chrome, missing, shot, wait_for
+from floor_harness import PEOPLE
+from floor_rig import shared_template
+from pit_floor import FIFTH_AND_SIXTH, TO_FOURTH_POINT, PitFloor
 
 pytestmark = pytest.mark.skipif(missing() is not None, reason=str(missing()))
 
 
 @pytest.fixture(scope="module")
 def floor(tmp_path_factory):
-    f = Floor(tmp_path_factory.mktemp("floor"))
-    f.service.stop()  # the page process has the page account's connection
-    page = PageProcess(f.dir, broker.free_port(), "--idle", "20")
-    yield f, page
-    page.stop()
-    f.close()
+    f = PitFloor(str(tmp_path_factory.mktemp("pit")), shared_template(tmp_path_factory))
+    yield f
+    f.stop()
 
 
 @pytest.fixture(scope="module")
@@ -92,8 +89,8 @@ def press(driver, kind, note="", before_click=None, table="T"):
 def test_the_pit_page_in_a_browser(floor, driver):
     from selenium.webdriver.common.by import By
 
-    f, page = floor
-    assert page.first_line == page.url.replace("http://", "pit page: http://") + "/\n"
+    f = page = floor
+    assert page.page.first_line == page.url.replace("http://", "pit page: http://") + "/\n"
 
     # A wrong password: refused, one clear line, still the login form.
     log_in(driver, page.url, "ann", "not her password at all")
@@ -104,11 +101,8 @@ def test_the_pit_page_in_a_browser(floor, driver):
     log_in(driver, page.url, "ann")
     assert shows(driver, "ann — surveillance")
     driver.execute_script("window.loadedOnce = true")
-    j1 = Journal()
-    for d in POINTS_IN_ORDER[:8]:
-        j1.roll(*d)
-    f.publish("T1", j1)
-    box = wait_for(lambda: alert_box(driver, "fire_4"))
+    f.roll("T1", TO_FOURTH_POINT)  # keyed on T1's board
+    box = wait_for(lambda: alert_box(driver, "fire_4"), timeout=30)
     assert box is not None and "4th Fire Bet point" in box
     assert driver.execute_script("return window.loadedOnce") is True  # pushed, not reloaded
     shot(driver, "2-fourth-point-alert")
@@ -130,11 +124,8 @@ def test_the_pit_page_in_a_browser(floor, driver):
     driver.get(page.url + "/")
     driver.find_element(By.CSS_SELECTOR, "form.who button").click()
     log_in(driver, page.url, "bob")
-    j2 = Journal()
-    for d in POINTS_IN_ORDER:
-        j2.roll(*d)
-    f.publish("T2", j2)
-    hold = wait_for(lambda: alert_box(driver, "fire_6"))
+    f.roll("T2", TO_FOURTH_POINT + " " + FIFTH_AND_SIXTH)
+    hold = wait_for(lambda: alert_box(driver, "fire_6"), timeout=40)
     assert hold is not None and "HOLD" in hold
     shot(driver, "4-hold")
     press(driver, "fire_6")
@@ -144,14 +135,10 @@ def test_the_pit_page_in_a_browser(floor, driver):
     # The broker restarts: the page and bob's own connection come back, and what
     # happens on the floor after it shows without a reload.
     driver.get(page.url + "/")
-    f.broker.kill()
-    f.broker.start()
-    for c in f.gateways.values():
-        c.reconnect()
-    j1.roll(5, 4)  # point 9 ...
-    j1.roll(6, 3)  # ... made: shooter 1's 5th point on T1
-    f.publish("T1", j1, j1.records[-2:])
-    assert wait_for(lambda: alert_box(driver, "fire_5"), timeout=20) is not None
+    f.rig.broker.kill()
+    f.rig.start_broker()
+    f.roll("T1", FIFTH_AND_SIXTH.rsplit(" ", 4)[0])  # 9 set and made: shooter 1's 5th point on T1
+    assert wait_for(lambda: alert_box(driver, "fire_5", "T1-"), timeout=40) is not None
     assert wait_for(lambda: alert_box(driver, "fire_4", "T1-"))
     press(driver, "fire_4", table="T1-")  # bob's part of the 4th point, on his own connection
     assert wait_for(lambda: driver.current_url.rstrip("/") == page.url), text(driver)
