@@ -31,9 +31,13 @@ def chrome(width=1280, height=1000):
     return webdriver.Chrome(service=Service(executable_path=DRIVER), options=options)
 
 
-def shot(driver, name):
+def shot_path(name):
     os.makedirs(SHOTS, exist_ok=True)
-    path = os.path.join(SHOTS, name + ".png")
+    return os.path.join(SHOTS, name + ".png")
+
+
+def shot(driver, name):
+    path = shot_path(name)
     driver.save_screenshot(path)
     return path
 

@@ -106,6 +106,9 @@ def test_the_pit_page_in_a_browser(floor, driver):
     assert box is not None and "4th Fire Bet point" in box
     assert driver.execute_script("return window.loadedOnce") is True  # pushed, not reloaded
     shot(driver, "2-fourth-point-alert")
+    driver.execute_script("document.querySelector('.tiles').scrollIntoView()")
+    shot(driver, "2b-tiles")
+    driver.execute_script("window.scrollTo(0, 0)")
 
     # Ann acknowledges with a note; the history shows it under her name.
     press(driver, "fire_4", "cameras on T1")

@@ -69,6 +69,7 @@ def login(message="", token=""):
 
 def alert_box(alert, session):
     kind = "hold" if alert["hold"] else ("escalated" if alert["escalations"] else "alert")
+    kind += "" if for_role(alert, session.role) else " others"
     missing = ", ".join(alerts.ROLE_TITLES.get(r, r) for r in alert["missing"])
     acked = "".join(
         "<li>%s (%s) %s%s</li>"
@@ -134,9 +135,18 @@ def tile(t):
     )
 
 
+def for_role(alert, role):
+    """True when `role` is one of those the alert waits for (or may stand in for after escalation)."""
+    if role in alert["missing"]:
+        return True
+    return role == alerts.SHIFT_MANAGER and bool(alert["escalations"]) and not alert["hold"] and bool(alert["missing"])
+
+
 def live(view_snapshot, session, version):
     tiles, open_alerts, _, _ = view_snapshot
-    boxes = "".join(alert_box(a, session) for a in reversed(open_alerts))
+    # Newest first; what waits for this person's role before the rest, a HOLD before a notice.
+    order = sorted(reversed(open_alerts), key=lambda a: (not for_role(a, session.role), not a["hold"]))
+    boxes = "".join(alert_box(a, session) for a in order)
     banner = '<div class="alerts" role="alert">%s</div>' % boxes if boxes else '<p class="calm">No open alert.</p>'
     return '<div id="live" data-version="%d">%s<div class="tiles">%s</div></div>' % (
         version,
