@@ -305,6 +305,28 @@ def publish(rig, user, topic, payload, retain=False):
         c.stop()
 
 
+def watch(rig, topic, into):
+    """A floorctl client appending each message published on `topic` from now
+    on (not the retained one) to `into`; call .stop() when done."""
+    from host_tools.floor.mqtt import Client
+
+    def on_message(t, payload, retained):
+        if not retained:
+            into.append(payload.decode("ascii", "replace"))
+
+    c = Client(
+        rig.url,
+        "floorctl",
+        floordir.password(rig.dir, "floorctl"),
+        "",
+        on_message=on_message,
+        on_connect=lambda: c.subscribe(topic),
+    )
+    c.start()
+    assert c.wait_connected(5)
+    return c
+
+
 def outbox_payloads(rig, t, count, rng=None):
     """Up to `count` payloads the table's gateway already published, from its outbox."""
     import sqlite3
@@ -326,4 +348,3 @@ def state_of(rig, t):
 
 def event_topic(rig, t):
     return topics.table(rig.floor["floor"], t, "event")
-
