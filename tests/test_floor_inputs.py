@@ -10,12 +10,12 @@ import subprocess
 import sys
 import time
 
-import floor_rig
 import pytest
-from floor_rig import Rig
 
 from host_tools import keys
 from host_tools.floor import floordir, supervise, topics
+from host_tools.floor import localfloor as floor_rig
+from host_tools.floor.localfloor import Rig
 from host_tools.floor.mqtt import Client
 from sim.paths import ROOT
 

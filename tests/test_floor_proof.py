@@ -16,11 +16,11 @@ import shutil
 import subprocess
 import time
 
-import floor_rig
 import pytest
-from floor_rig import Rig
 
+from host_tools.floor import localfloor as floor_rig
 from host_tools.floor import topics
+from host_tools.floor.localfloor import Rig
 
 LONG = os.environ.get("FLOOR_PROOF") == "all"
 TABLES = ("T1", "T2", "T3")
