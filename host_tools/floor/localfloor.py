@@ -111,6 +111,7 @@ class Rig:
             floordir.write_json(os.path.join(self.dir, "floor.json"), floor)
         self.floor = floor
         image, key_file = template[:2]
+        self.template_image = image
         for t in self.tables:
             shutil.copy(key_file, self.key(t))
             shutil.copy(image, self.image(t))
@@ -295,6 +296,14 @@ class Rig:
             if p.poll() is None:
                 p.send_signal(signal.SIGTERM)
                 p.wait(20)
+
+
+def wait_for(predicate, timeout, what):
+    """Until predicate() is true; RuntimeError naming `what` after `timeout` s."""
+    end = time.monotonic() + timeout
+    while not predicate():
+        _check(time.monotonic() < end, "no %s within %g s" % (what, timeout))
+        time.sleep(0.2)
 
 
 def _check(ok, message):
