@@ -1,20 +1,19 @@
 """A whole floor for the pit page's browser test and bench: the floor's own
-rig (tests/floor_rig.py: a real mosquitto, virtual boards from a deployed
-template, gateway and recorder processes), each board with a live key feed
-(`sim device --key-feed`, what `floor keys` writes to), the floor's people
+rig (host_tools/floor/localfloor.py: a real mosquitto, virtual boards from a
+deployed template, each with its live key feed (`sim device --key-feed`,
+what `floor keys` writes to), gateway and recorder processes), the people
 added as `floor user add` adds them, and the page itself
 (`python -m host_tools floor page`)."""
 
 import json
 import os
-import subprocess
 import time
 
 from browser import PageProcess
 from floor_harness import PEOPLE
-from floor_rig import PY, ROOT, Rig, wait_path
 
 from host_tools.floor import broker, people, supervise
+from host_tools.floor.localfloor import Rig
 
 # The dice of a shooter who makes the points 4, 5, 6, 8 (the 4th) as key
 # presses: one key per die (docs/keys.md).
@@ -31,21 +30,12 @@ class PitFloor:
             people.add_person(self.dir, name, role, password)
         self.rig.start_broker()
         for t in tables:
-            self._board(t)
+            self.rig.start_board(t)
         self.rig.start_recorder()
         for t in tables:
             self.rig.start_gateway(t)
         self.page = PageProcess(self.dir, broker.free_port(), "--idle", str(idle))
         self.url = self.page.url
-
-    def _board(self, t):
-        rig = self.rig
-        feed = supervise.key_feed(self.dir, t)
-        open(feed, "w").close()
-        argv = [PY, "-m", "sim", "device", "--flash", rig.image(t), "--link", rig.port(t), "--key-feed", feed]
-        with open(rig.log("board-" + t), "ab") as log:
-            rig.boards[t] = subprocess.Popen(argv, stdout=log, stderr=log, cwd=ROOT)
-        wait_path(rig.port(t))
 
     def press(self, table, script):
         """The dealer keys `script` on the table's board; the time the keys were handed over."""

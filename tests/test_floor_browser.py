@@ -7,8 +7,9 @@ chromedriver) on a whole floor: a real mosquitto, virtual boards keyed live
 import pytest
 from browser import chrome, missing, shot, wait_for
 from floor_harness import PEOPLE
-from floor_rig import shared_template
 from pit_floor import FIFTH_AND_SIXTH, TO_FOURTH_POINT, PitFloor
+
+from host_tools.floor.localfloor import shared_template
 
 pytestmark = pytest.mark.skipif(missing() is not None, reason=str(missing()))
 

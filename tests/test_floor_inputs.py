@@ -6,16 +6,17 @@ broker refusing its password; a stranger publishing on a table's topic
 directory. Real mosquitto, real gateway processes, a virtual board."""
 
 import os
+import shutil
 import subprocess
 import sys
 import time
 
-import floor_rig
 import pytest
-from floor_rig import Rig
 
 from host_tools import keys
 from host_tools.floor import floordir, supervise, topics
+from host_tools.floor import localfloor as floor_rig
+from host_tools.floor.localfloor import Rig
 from host_tools.floor.mqtt import Client
 from sim.paths import ROOT
 
@@ -176,3 +177,40 @@ def test_a_second_floor_in_the_same_directory_says_so_in_one_line(tmp_path):
         os.getpid(),
     )
     assert os.listdir(folder) == ["floor.lock"]
+
+
+def rolls_recorded(rig):
+    store = rig.store()
+    try:
+        return store.db.execute("select count(*) from events where tbl='T1' and kind='roll'").fetchone()[0]
+    finally:
+        store.close()
+
+
+def test_a_board_back_with_fewer_records_than_it_published_is_an_alert(rig):
+    rig.start_recorder()
+    rig.start_board("T1")
+    rig.start_gateway("T1")
+    rig.wait_log("gateway-T1", "broker connection")
+    rig.press("T1", "3 4 2 2 5 5")
+    floor_rig.wait_for(lambda: rolls_recorded(rig) == 3, 60, "the rolls in the recorder")
+    held = rig.recorded("T1")
+    rig.kill_gateway("T1")
+    rig.kill_board("T1")
+    shutil.copy(rig.template_image, rig.image("T1"))  # the board's flash rewound to before the rolls
+    size = rig.log_size("gateway-T1")
+    rig.start_board("T1")
+    rig.restart_gateway("T1")
+    rig.wait_log("gateway-T1", "journal differs", since=size)
+    finding = "table T1's board came back with journal 1 ending at record %d; the floor recorded up to %d"
+    floor_rig.wait_for(
+        lambda: any(a["text"].startswith(finding.split(" ending")[0]) for a in rig.alerts()), 60, "the alert"
+    )
+    alerts = rig.alerts()
+    assert {a["kind"] for a in alerts} == {"journal differs from the floor's copy"}
+    [short] = [a["text"] for a in alerts if a["text"].startswith("table T1's board came back")]
+    board_seq = int(short.split("ending at record ")[1].split(";")[0])
+    assert short == finding % (board_seq, held[-1][1]) and board_seq < held[-1][1]
+    # the records the rewound board wrote again under the same numbers: each refused, each an alert
+    assert all(a["text"].endswith("differs from the one the floor recorded") for a in alerts if a["text"] != short)
+    assert rig.recorded("T1")[: len(held)] == held  # the floor's copy is kept as it was

@@ -13,10 +13,10 @@ import subprocess
 import sys
 import time
 
-import floor_rig
 import pytest
 
 from host_tools.floor import broker, cli
+from host_tools.floor import localfloor as floor_rig
 from sim.paths import ROOT
 
 

@@ -16,9 +16,11 @@ import shutil
 import subprocess
 import time
 
-import floor_rig
 import pytest
-from floor_rig import Rig
+
+from host_tools.floor import localfloor as floor_rig
+from host_tools.floor import topics
+from host_tools.floor.localfloor import Rig
 
 LONG = os.environ.get("FLOOR_PROOF") == "all"
 TABLES = ("T1", "T2", "T3")
@@ -74,9 +76,10 @@ def netns_or_reason(tag):
         return None, "cannot make a network namespace here (%s): partition not tested" % e
 
 
-def run_floor(rig, rng, rolls_per_round, rounds, netns):
+def run_floor(rig, rng, rolls_per_round, rounds, netns, presence, partitions):
     """Play rounds of key scripts on every table with a random fault in each;
-    returns the faults done."""
+    returns the faults done. `presence` collects T1's presence messages as
+    they come; `partitions` gets its length at the start of each partition."""
     faults = []
     for t in rig.tables:
         rig.start_board(t, floor_rig.roll_script(rng, rolls_per_round, 1000))
@@ -122,10 +125,12 @@ def run_floor(rig, rng, rolls_per_round, rounds, netns):
                 assert payloads, "table %s's gateway has published nothing yet" % t
                 for payload in payloads:
                     assert floor_rig.publish(rig, "gateway-" + t, floor_rig.event_topic(rig, t), payload)
-            elif kind == "partition":
+            elif kind == "partition":  # longer than 1.5 keepalives: the broker must give up on the gateway
+                seen = len(presence)
                 netns.cut(True)
-                time.sleep(rng.uniform(0.5, 2.5 * rig.keepalive))
+                time.sleep(rng.uniform(2.0, 3.0) * rig.keepalive)
                 netns.cut(False)
+                partitions.append(seen)
         left = play - (time.monotonic() - start)
         if left > 0:
             time.sleep(left)
@@ -169,7 +174,12 @@ def test_every_record_reaches_the_recorder_exactly_once_through_faults(tmp_path,
     rig.start_broker()
     try:
         rolls, rounds = (60, 60) if LONG else (30, 1)
-        faults = run_floor(rig, rng, rolls, rounds, netns)
+        presence, partitions = [], []
+        watcher = floor_rig.watch(rig, topics.table(rig.floor["floor"], "T1", "presence"), presence)
+        try:
+            faults = run_floor(rig, rng, rolls, rounds, netns, presence, partitions)
+        finally:
+            watcher.stop()
         rows = rig.wait_quiet(600 if LONG else 90)
         assert [(r["presence"], r["lag"]) for r in rows] == [("online", 0)] * len(TABLES), rows
         rig.stop_gateways()  # the boards' ports are theirs: read each board's own journal now
@@ -185,6 +195,9 @@ def test_every_record_reaches_the_recorder_exactly_once_through_faults(tmp_path,
         if netns is None:
             pytest.skip(why)  # everything else held; the partition could not be made here
         assert "partition" in faults
+        for start in partitions:  # the broker reported T1 offline (its will), then the gateway online again
+            after = presence[start:]
+            assert "offline" in after and "online" in after[after.index("offline") :], (start, presence)
     finally:
         rig.stop()
         if netns is not None:

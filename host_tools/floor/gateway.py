@@ -79,6 +79,7 @@ class Gateway:
         self.board_up = False
         self.last_subscribe = 0.0
         self.last_status = 0.0
+        self.short = None  # a board found with fewer records than the floor had of it
         self.stop = False
 
     # ---- the broker side ------------------------------------------------------------
@@ -104,6 +105,10 @@ class Gateway:
         while self.recorded is None and time.monotonic() < end:
             time.sleep(0.02)
         if self.recorded is not None:
+            j = (self.hello or {}).get("journal") or {}
+            if self.board_up and j.get("id") == self.recorded[0] and isinstance(j.get("seq"), int):
+                if j["seq"] < self.recorded[1]:
+                    self._short(j["id"], j["seq"], self.recorded[1])
             again = self.outbox.resend_after(*self.recorded)
             if again:
                 log(
@@ -169,6 +174,7 @@ class Gateway:
         cur = self.outbox.cursor()
         j = self.hello.get("journal") or {}
         if cur is not None and cur[1] == j.get("id") and isinstance(j.get("seq"), int) and j["seq"] < cur[2]:
+            self._short(j["id"], j["seq"], cur[2])
             log(
                 self.table,
                 "journal differs: the board's journal %s ends at record %d, this gateway fetched "
@@ -180,6 +186,15 @@ class Gateway:
             "board %s on %s, journal %s at record %s%s"
             % (self.hello.get("board"), self.port, j.get("id"), j.get("seq"), "" if first else " (back)"),
         )
+
+    def _short(self, journal, board_seq, floor_seq):
+        """The board came back with fewer records than were read from it or
+        recorded: said in the table's state, where the recorder checks it
+        against its copy and raises the alert. (The recorder cannot judge from a
+        state's `journal.seq` alone: a state resent after a reconnect is older
+        than records published after it.)"""
+        self.short = {"journal": journal, "board_seq": board_seq, "floor_seq": floor_seq}
+        self.state_dirty = True
 
     def _close_board(self, why):
         if self.link is not None:
@@ -256,6 +271,8 @@ class Gateway:
             )
         elif self.last_state is not None:
             state.update({k: v for k, v in self.last_state.items() if k in ("status", "journal")})
+        if self.short is not None:
+            state["short"] = self.short
         self.state_dirty = False
         if state != self.last_state:
             self.mqtt.publish(self.topic_state, topics.encode(state), retain=True)

@@ -102,7 +102,7 @@ class Recorder:
                     self.store.set_table(tbl, presence=text)
                     return "presence"
                 if leaf == "state":
-                    return self._state(tbl, payload, retained)
+                    return self._state(tbl, payload)
                 return "ignored"
             except Rejected as e:
                 self.alert(where[0] if where else None, e.kind, "%s: %s" % (topic, e))
@@ -148,7 +148,7 @@ class Recorder:
         self.dirty.add(tbl)
         return "stored"
 
-    def _state(self, tbl, payload, retained):
+    def _state(self, tbl, payload):
         try:
             state = topics.decode(payload)
         except ValueError as e:
@@ -156,18 +156,19 @@ class Recorder:
         if state.get("table") != tbl:
             raise Rejected("bad message", "state of table %r on table %s's topic" % (state.get("table"), tbl))
         self.store.set_table(tbl, state=state)
+        short = state.get("short")
         j = state.get("journal")
-        # A retained state may predate what the floor recorded (a broker restored
-        # from its last save): only a state published now says where the board is.
-        if not retained and isinstance(j, dict) and isinstance(j.get("id"), int) and isinstance(j.get("seq"), int):
-            top = self.store.max_seq(tbl, j.get("board"), j["id"])
-            if top is not None and j["seq"] < top:
+        # The gateway found the board with fewer records than it had read or the
+        # floor recorded; the floor's copy is the judge.
+        if isinstance(short, dict) and isinstance(j, dict) and isinstance(short.get("board_seq"), int):
+            top = self.store.max_seq(tbl, j.get("board"), short.get("journal"))
+            if top is not None and short["board_seq"] < top:
                 self.alert(
                     tbl,
                     "journal differs from the floor's copy",
-                    "table %s's board says journal %d ends at record %d; the floor recorded up to %d"
-                    % (tbl, j["id"], j["seq"], top),
-                    key="short:%s:%s:%d:%d" % (tbl, j["id"], j["seq"], top),
+                    "table %s's board came back with journal %s ending at record %d; the floor recorded up to %d"
+                    % (tbl, short.get("journal"), short["board_seq"], top),
+                    key="short:%s:%s:%d:%d" % (tbl, short.get("journal"), short["board_seq"], top),
                 )
         return "state"
 

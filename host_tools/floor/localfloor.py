@@ -1,7 +1,9 @@
-"""A floor for the tests: a real mosquitto on free loopback ports in a
-temporary directory, virtual boards (`python -m sim device`), gateway and
-recorder processes (`python -m host_tools gateway | recorder`), and the faults
-the floor must survive. Shared by tests/test_floor*.py and the floor bench.
+"""A floor of processes on this machine for the tests and the bench: a real
+mosquitto on free loopback ports in a directory of its own, virtual boards
+(`python -m sim device`), gateway and recorder processes (`python -m
+host_tools gateway | recorder`), and the faults the floor must survive
+(tests/test_floor*.py, host_tools/floor/bench.py). `make floor` is
+supervise.py; this is its scriptable, fault-injecting cousin.
 
 Deploying takes ~8 s a board, so the rig deploys once onto a template flash
 image (a real `host_tools deploy` with a key), and each table's board starts
@@ -27,8 +29,8 @@ PY = sys.executable
 
 
 def shared_template(tmp_path_factory):
-    """make_template's (image, key file), made once for the whole test session
-    (pytest-xdist workers share the folder above their own, and a lock)."""
+    """make_template's (image, key file, hash), made once for a whole pytest
+    session (pytest-xdist workers share the folder above their own, and a lock)."""
     import fcntl
 
     folder = os.path.join(str(tmp_path_factory.getbasetemp().parent), "floor-template")
@@ -59,17 +61,19 @@ def make_template(folder):
             cwd=ROOT,
             timeout=300,
         )
-        assert done.returncode == 0, done.stderr
+        _check(done.returncode == 0, "deploy onto the template board failed: " + done.stderr.strip())
     finally:
         dev.send_signal(signal.SIGTERM)
         dev.wait(30)
     return image, key_file, json.loads(done.stdout)["hash"]
 
 
-def _device(image, link, log_path, keys_script=None, netns=None):
+def _device(image, link, log_path, keys_script=None, key_feed=None):
     argv = [PY, "-m", "sim", "device", "--flash", image, "--link", link]
     if keys_script:
         argv += ["--keys", keys_script]
+    if key_feed:
+        argv += ["--key-feed", key_feed]
     with open(log_path, "ab") as log:
         return subprocess.Popen(argv, stdout=log, stderr=log, cwd=ROOT)
 
@@ -77,7 +81,7 @@ def _device(image, link, log_path, keys_script=None, netns=None):
 def wait_path(path, timeout=30.0):
     end = time.monotonic() + timeout
     while not os.path.exists(path):
-        assert time.monotonic() < end, "no " + path
+        _check(time.monotonic() < end, "no " + path)
         time.sleep(0.05)
 
 
@@ -107,6 +111,7 @@ class Rig:
             floordir.write_json(os.path.join(self.dir, "floor.json"), floor)
         self.floor = floor
         image, key_file = template[:2]
+        self.template_image = image
         for t in self.tables:
             shutil.copy(key_file, self.key(t))
             shutil.copy(image, self.image(t))
@@ -137,11 +142,20 @@ class Rig:
     def start_broker(self):
         self.broker.start()
 
+    def key_feed(self, t):
+        return os.path.join(self.dir, "boards", t + ".keys")
+
     def start_board(self, t, keys_script=None):
+        """The table's virtual board, with `keys_script` played once and its
+        live key feed (`press`)."""
         if os.path.islink(self.port(t)):
             os.remove(self.port(t))
-        self.boards[t] = _device(self.image(t), self.port(t), self.log("board-" + t), keys_script)
+        self.boards[t] = _device(self.image(t), self.port(t), self.log("board-" + t), keys_script, self.key_feed(t))
         wait_path(self.port(t))
+
+    def press(self, t, script):
+        with open(self.key_feed(t), "a", encoding="ascii") as f:
+            f.write(script + "\n")
 
     def kill_board(self, t):
         """Unplugged and without power at once: the device and its VM die."""
@@ -201,7 +215,7 @@ class Rig:
                 data = b""
             if text.encode() in data[since:]:
                 return len(data)
-            assert time.monotonic() < end, "%s did not log %r: %r" % (name, text, data[since:][-400:])
+            _check(time.monotonic() < end, "%s did not log %r: %r" % (name, text, data[since:][-400:]))
             time.sleep(0.1)
 
     def log_size(self, name):
@@ -284,6 +298,19 @@ class Rig:
                 p.wait(20)
 
 
+def wait_for(predicate, timeout, what):
+    """Until predicate() is true; RuntimeError naming `what` after `timeout` s."""
+    end = time.monotonic() + timeout
+    while not predicate():
+        _check(time.monotonic() < end, "no %s within %g s" % (what, timeout))
+        time.sleep(0.2)
+
+
+def _check(ok, message):
+    if not ok:
+        raise RuntimeError(message)
+
+
 def _kill(proc):
     if proc is not None and proc.poll() is None:
         proc.kill()
@@ -297,12 +324,34 @@ def publish(rig, user, topic, payload, retain=False):
     c = Client(rig.url, user, floordir.password(rig.dir, user), "")
     c.start()
     try:
-        assert c.wait_connected(5)
+        _check(c.wait_connected(5), "no broker at " + rig.url)
         info = c.publish(topic, payload, retain=retain)
         info.wait_for_publish(5)
         return info.is_published()
     finally:
         c.stop()
+
+
+def watch(rig, topic, into):
+    """A floorctl client appending each message published on `topic` from now
+    on (not the retained one) to `into`; call .stop() when done."""
+    from host_tools.floor.mqtt import Client
+
+    def on_message(t, payload, retained):
+        if not retained:
+            into.append(payload.decode("ascii", "replace"))
+
+    c = Client(
+        rig.url,
+        "floorctl",
+        floordir.password(rig.dir, "floorctl"),
+        "",
+        on_message=on_message,
+        on_connect=lambda: c.subscribe(topic),
+    )
+    c.start()
+    _check(c.wait_connected(5), "no broker at " + rig.url)
+    return c
 
 
 def outbox_payloads(rig, t, count, rng=None):
@@ -326,4 +375,3 @@ def state_of(rig, t):
 
 def event_topic(rig, t):
     return topics.table(rig.floor["floor"], t, "event")
-
