@@ -60,9 +60,11 @@ bench-link: venv
 	$(PY) -c "from sim.paths import bootstrap; bootstrap(); from sim.analysis import link_bench; link_bench.main([])"
 
 # The floor's figures: key press -> recorder and -> retained state, events per
-# second per table, 1/10/50 tables, catch-up after a broker restart (build/floor_bench.json).
-bench-floor: venv mosquitto
+# second per table, 1/10/50 tables, catch-up after a broker restart (build/floor_bench.json);
+# key press -> alert visible in the pit page's browser (build/page_bench.json).
+bench-floor: venv mosquitto browser
 	$(PY) -m host_tools.floor.bench
+	$(PY) -m host_tools.floor.page.bench
 
 # >= 10,000 events across 3 tables through broker, gateway and board faults (`make test` runs a sample).
 proof-floor: venv mosquitto
