@@ -10,6 +10,7 @@ import time
 
 import paho.mqtt.client as mqtt
 
+from host_tools import keys
 from host_tools.floor import broker, floordir, people, recorder, topics
 from host_tools.floor.page.bus import ServiceBus
 from host_tools.floor.page.floorview import FloorView
@@ -38,6 +39,8 @@ class Floor:
         self.dir = str(directory)
         self.floor = floordir.new_floor(self.dir, tables=tables, port=broker.free_port(), ws_port=broker.free_port())
         broker.write_config(self.dir, self.floor)
+        for t in tables:  # each table's board key, as `floor init` makes them
+            keys.save_key(os.path.join(self.dir, "keys", t + ".key"), keys.new_key())
         for name, (role, password) in PEOPLE.items():
             people.add_person(self.dir, name, role, password)
         self.floor = floordir.read_floor(self.dir)
@@ -62,7 +65,9 @@ class Floor:
         copy = RecordedCopy(os.path.join(self.dir, "recorder.sqlite"))
         self.views = getattr(self, "views", 0) + (0 if keep_log else 1)
         log = PeopleLog(os.path.join(self.dir, "page-%d.sqlite" % self.views))  # each test's page its own people
-        self.view = FloorView("main", self.tables, self.escalate_after, clock=self.clock, copy=copy, log=log)
+        self.view = FloorView(
+            "main", self.tables, self.escalate_after, clock=self.clock, copy=copy, log=log, keys_dir=self.dir
+        )
         self.service = ServiceBus(self.floor, floordir.password(self.dir, "page"), self.view).start()
 
     def gateway(self, table):
@@ -90,6 +95,19 @@ class Floor:
     def presence(self, table, word):
         c = self.gateway(table)
         c.publish(topics.table("main", table, "presence"), word.encode(), qos=1, retain=True).wait_for_publish(5)
+
+    def watch(self, topic):
+        """[(topic, payload)] that arrive on `topic` (as the floor's read-only `floorctl` account) from now."""
+        got = []
+        c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="watch-%d" % len(self.gateways))
+        c.username_pw_set("floorctl", floordir.password(self.dir, "floorctl"))
+        c.on_message = lambda client, userdata, m: got.append((m.topic, m.payload))
+        c.on_connect = lambda client, userdata, flags, reason, properties: client.subscribe(topic, qos=1)
+        c.connect("127.0.0.1", self.floor["port"])
+        c.loop_start()
+        self.gateways["watch-%d" % len(self.gateways)] = c
+        time.sleep(0.3)  # subscribed
+        return got
 
     def wait(self, predicate, timeout=10.0):
         end = time.monotonic() + timeout

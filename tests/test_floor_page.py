@@ -4,6 +4,7 @@ acknowledged through each person's own broker connection, history and CSV.
 (The browser itself: tests/test_floor_browser.py.)"""
 
 import re
+import time
 import warnings
 
 import pytest
@@ -198,3 +199,45 @@ def test_a_record_that_breaks_the_chain_is_a_chain_alert_never_a_point(floor, se
     (broken,) = mine(floor.view, "T3", "chain_broken")
     assert broken.missing() == ["supervisor"] and "T3" in broken.detail
     assert mine(floor.view, "T3", "fire_4") == []
+
+
+def test_a_hold_cleared_by_surveillance_goes_down_signed_with_the_boards_key(floor, sessions):
+    from crapsboard.link import CounterMemory
+    from crapsboard.link_auth import Auth, AuthError
+    from host_tools import keys
+    from host_tools.floor import topics
+
+    downlinks = floor.watch(topics.table("main", "T3", "downlink"))
+    client = client_for(floor, sessions)
+    log_in(client, "ann")
+    j = Journal()
+    for d in POINTS_IN_ORDER:
+        j.roll(*d)
+    floor.publish("T3", j)
+    assert floor.wait(lambda v: mine(v, "T3", "fire_6"))
+    (hold,) = mine(floor.view, "T3", "fire_6")
+    client.post("/ack", data={"alert": hold.id, "note": "payoffs equal wagers", "csrf": token(client.get("/").text)})
+    assert floor.wait(lambda v: not hold.open)
+    end = time.monotonic() + 5
+    while not downlinks and time.monotonic() < end:
+        time.sleep(0.05)
+    (topic, payload), *more = downlinks
+    assert more == []
+    body = topics.decode(payload)
+    request = body["request"]
+    assert {k: request[k] for k in ("cmd", "journal", "seq", "by", "alert")} == {
+        "cmd": "verified",
+        "journal": 1,
+        "seq": 13,
+        "by": "ann",
+        "alert": hold.id,
+    }
+    # The board's own check (the firmware's link_auth) takes it under T3's key, once.
+    board = Auth(keys.read_key(floor.dir + "/keys/T3.key"), CounterMemory())
+    board.check(request)
+    with pytest.raises(AuthError, match="replayed or old counter"):
+        board.check(request)
+    with pytest.raises(AuthError, match="bad tag"):
+        Auth(keys.read_key(floor.dir + "/keys/T1.key"), CounterMemory()).check(request)  # another table's board
+    with pytest.raises(AuthError, match="bad tag"):
+        Auth(keys.read_key(floor.dir + "/keys/T3.key"), CounterMemory()).check(dict(request, seq=14))

@@ -69,6 +69,7 @@ class Alert:
         self.raised_at = raised_at
         self.seq = seq
         self.detail = detail
+        self.journal = None  # (board, journal id) of the record that raised it, when a record did
         self.acks = []  # {"user", "role", "for_role", "at", "note"}
         self.escalations = 0
         self.escalated_at = None
@@ -151,6 +152,8 @@ class AlertBook:
         for wager in step.top_awards:
             detail = wager + " pays the meter"
             raised += self._raise(table, "top_award", now, step.seq, detail, (table, journal, "top", step.seq), tag)
+        for alert in raised:
+            alert.journal = journal
         return raised
 
     def presence(self, table, online, now):

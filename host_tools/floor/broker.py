@@ -60,7 +60,8 @@ def acl_text(floor):
         "",
     ]
     lines += ["user floorctl", "topic read %s/#" % root, ""]
-    lines += ["user page", "topic read %s/#" % root, "topic write %s/alert/#" % root, ""]
+    lines += ["user page", "topic read %s/#" % root, "topic write %s/alert/#" % root]
+    lines += ["topic write %s/table/+/downlink" % root, ""]  # a HOLD cleared, signed for the board
     lines += [
         "user progressive",
         "topic read %s/#" % root,

@@ -89,9 +89,12 @@ class ServiceBus:
     def _publish_pending(self, *_):
         with self.view.lock:
             pending, self.view.published[:] = list(self.view.published), []
+            downlinks, self.view.downlinks[:] = list(self.view.downlinks), []
         for alert in pending:
             topic = topics.alert(self.floor["floor"], alert["id"])
             self.client.publish(topic, topics.encode({"alert": alert}), qos=QOS, retain=True)
+        for table, payload in downlinks:  # a HOLD cleared: the signed request for the table's board
+            self.client.publish(topics.table(self.floor["floor"], table, "downlink"), topics.encode(payload), qos=QOS)
 
     def start(self):
         _connect(self.client, self.floor["port"])

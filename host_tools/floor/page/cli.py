@@ -38,7 +38,7 @@ def run(args):
     floor = floordir.read_floor(directory)
     copy = RecordedCopy(os.path.join(directory, "recorder.sqlite"))
     log = PeopleLog(os.path.join(directory, "page.sqlite"))
-    view = FloorView(floor["floor"], floor["tables"], args.escalate_after, copy=copy, log=log)
+    view = FloorView(floor["floor"], floor["tables"], args.escalate_after, copy=copy, log=log, keys_dir=directory)
     try:
         service = ServiceBus(floor, floordir.password(directory, "page"), view).start()
     except BrokerRefused as e:

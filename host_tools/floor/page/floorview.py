@@ -32,9 +32,9 @@ RECORDER_KINDS = {
 
 
 class FloorView:
-    def __init__(
-        self, floor_name, tables, escalate_after=alerts.DEFAULT_ESCALATE_AFTER, clock=None, copy=None, log=None
-    ):
+    def __init__(self, floor_name, tables, escalate_after=alerts.DEFAULT_ESCALATE_AFTER, **parts):
+        """`parts`: clock (a callable), copy (RecordedCopy), log (PeopleLog), keys_dir (the floor's directory)."""
+        clock, copy, log, keys_dir = (parts.get(k) for k in ("clock", "copy", "log", "keys_dir"))
         self.floor = floor_name
         self.clock = clock or time.time
         self.book = alerts.AlertBook(escalate_after)
@@ -46,6 +46,8 @@ class FloorView:
         self.lock = threading.RLock()
         self.listeners = []  # callables (version, [changed alert dicts]) run after each change
         self.published = []  # alert dicts to publish (retained) on alert/<id>; bus.py drains it
+        self.keys_dir = keys_dir  # the floor's directory (DIR/keys/<table>.key): HOLD clearances are signed
+        self.downlinks = []  # (table, payload) of cleared HOLDs to publish on table/<t>/downlink
         self.saved_acks = {}  # alert id -> [ack entries] from the log, applied when the alert is raised again
         for entry in log.entries() if log else []:
             if entry["action"] == "acknowledged":
@@ -143,6 +145,12 @@ class FloorView:
             self._keep(self.book.audit[-1])
             return []
         self._keep(self.book.audit[-1])
+        if alert.hold and not alert.open and self.keys_dir:
+            from host_tools.floor.page import downlink
+
+            signed = downlink.for_cleared_hold(self.keys_dir, alert)
+            if signed:
+                self.downlinks.append(signed)
         return [alert]
 
     def _keep(self, entry):
