@@ -227,3 +227,16 @@ def test_hands_group_rolls_by_shooter_with_the_engines_resolutions():
     assert lines[1] == "1,2,1002.000,2,2,4,4,0,fired_up loss L0 pays 0"  # as the engine resolves it
     assert lines[4].startswith("1,5,1005.000,3,4,7,,0,fire loss L1 pays 0;")  # points: the new shooter's
     assert len(lines) == 5
+
+
+def test_hands_of_a_second_journal_start_from_its_own_fresh_table():
+    from host_tools.floor import hands
+
+    first, second = Journal(), Journal(journal_id=2)
+    for d in [(2, 2), (3, 4)]:  # point 4, seven-out: shooter 2 next
+        first.roll(*d)
+    second.roll(5, 5)  # the new journal's first roll: shooter 1 again, point 10
+    pairs = [(r, 1.0) for r in first.records + second.records]
+    got = hands.hands(pairs)
+    assert [(h["shooter"], h["first_seq"], h["ended"]) for h in got] == [(1, 2, "seven-out"), (1, 2, "")]
+    assert got[1]["rolls"][0]["point"] == 10

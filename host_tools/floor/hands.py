@@ -6,8 +6,9 @@ firmware's engine again (table_fold.TableFold) and reading them as the
 board reports them (`crapsboard.report.resolutions`). A hand is one
 shooter's turn: it ends at the seven-out or an end hand.
 
-Input: (record, at) pairs in seq order, `at` the unix time the floor
-recorded the record. Output: plain dicts for the page, JSON and CSV.
+Input: (record, at) pairs in seq order, one journal after another (a seq
+that does not grow starts the next journal's fresh table), `at` the unix
+time the floor recorded the record. Output: plain dicts for the page, JSON and CSV.
 """
 
 import csv
@@ -22,8 +23,12 @@ def hands(pairs):
     fold = TableFold()
     out = []
     current = None
+    last_seq = 0
     for record, at in pairs:
         kind = record.get("kind")
+        if isinstance(record.get("seq"), int) and record["seq"] <= last_seq:
+            fold, current = TableFold(), None  # the next journal (oldest first): a fresh table
+        last_seq = record.get("seq") if isinstance(record.get("seq"), int) else last_seq
         before = fold.table.shooter
         step = fold.step(record)
         if step.bad or kind not in ("roll", "end_hand", "undo"):
