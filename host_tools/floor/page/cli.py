@@ -2,9 +2,10 @@
 
 import asyncio
 import os
+import socket
 
 from host_tools import EXIT_USAGE, HostToolError
-from host_tools.floor import alerts, floordir
+from host_tools.floor import EXIT_NO_BROKER, alerts, floordir
 from host_tools.floor.page.sessions import DEFAULT_IDLE, DEFAULT_LIFETIME, Sessions
 
 DEFAULT_HTTP_PORT = 8080
@@ -34,6 +35,14 @@ def run(args):
 
     if args.escalate_after <= 0 or args.idle <= 0 or args.lifetime <= 0:
         raise HostToolError("--escalate-after, --idle and --lifetime must be positive", EXIT_USAGE)
+    listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:  # bound here, before anything starts: a port in use is one line, not uvicorn's exit
+        listening.bind((args.host, args.http_port))
+    except (OSError, OverflowError) as e:
+        listening.close()
+        reason = getattr(e, "strerror", None) or e
+        raise HostToolError("page: cannot serve on %s:%d: %s" % (args.host, args.http_port, reason), EXIT_USAGE)
     directory = floordir.floor_dir(args.dir)
     floor = floordir.read_floor(directory)
     copy = RecordedCopy(os.path.join(directory, "recorder.sqlite"))
@@ -42,7 +51,7 @@ def run(args):
     try:
         service = ServiceBus(floor, floordir.password(directory, "page"), view).start()
     except BrokerRefused as e:
-        raise HostToolError("page: %s" % e, 4)
+        raise HostToolError("page: %s" % e, EXIT_NO_BROKER)
     sessions = Sessions(view.clock, args.idle, args.lifetime)
     app = make_app(view, floor, directory, sessions)
     config = uvicorn.Config(app, host=args.host, port=args.http_port, log_level="warning", lifespan="off")
@@ -58,7 +67,7 @@ def run(args):
         task = asyncio.ensure_future(clock())
         print("pit page: http://%s:%d/" % (args.host, args.http_port), flush=True)
         try:
-            await server.serve()
+            await server.serve(sockets=[listening])
         finally:
             task.cancel()
 
@@ -69,5 +78,3 @@ def run(args):
         service.stop()
         copy.close()
         log.close()
-    if not server.started:
-        raise HostToolError("page: cannot serve on %s:%d (in use?)" % (args.host, args.http_port), 2)
