@@ -80,6 +80,7 @@ class Gateway:
         self.last_subscribe = 0.0
         self.last_status = 0.0
         self.short = None  # a board found with fewer records than the floor had of it
+        self.hello_fresh = False  # nothing read from the board since its hello
         self.stop = False
 
     # ---- the broker side ------------------------------------------------------------
@@ -105,10 +106,7 @@ class Gateway:
         while self.recorded is None and time.monotonic() < end:
             time.sleep(0.02)
         if self.recorded is not None:
-            j = (self.hello or {}).get("journal") or {}
-            if self.board_up and j.get("id") == self.recorded[0] and isinstance(j.get("seq"), int):
-                if j["seq"] < self.recorded[1]:
-                    self._short(j["id"], j["seq"], self.recorded[1])
+            self._check_short()
             again = self.outbox.resend_after(*self.recorded)
             if again:
                 log(
@@ -181,11 +179,24 @@ class Gateway:
                 "up to %d; following the board" % (j.get("id"), j["seq"], cur[2]),
             )
             self.outbox.move(cur[0], cur[1], j["seq"], None)
+        self.hello_fresh = True
+        self._check_short()
         log(
             self.table,
             "board %s on %s, journal %s at record %s%s"
             % (self.hello.get("board"), self.port, j.get("id"), j.get("seq"), "" if first else " (back)"),
         )
+
+    def _check_short(self):
+        """The board's journal, as hello gave it, against what the recorder
+        holds of it: only before anything was read on this connection (a later
+        `recorded` may count records read since)."""
+        j = (self.hello or {}).get("journal") or {}
+        rec = self.recorded
+        if not (self.board_up and self.hello_fresh and rec is not None and isinstance(j.get("seq"), int)):
+            return
+        if j.get("id") == rec[0] and j["seq"] < rec[1]:
+            self._short(j["id"], j["seq"], rec[1])
 
     def _short(self, journal, board_seq, floor_seq):
         """The board came back with fewer records than were read from it or
@@ -242,6 +253,7 @@ class Gateway:
             running = _next_hash(running, ev)
             rows.append((ev["seq"], payload))
         self.outbox.add(board, jid, rows, events[-1]["seq"], running.hex())
+        self.hello_fresh = False
         self.state_dirty = True
         return True
 
