@@ -71,9 +71,10 @@ proof-floor: venv mosquitto
 	FLOOR_PROOF=all $(PY) -m pytest -q -s --timeout=3600 tests/test_floor_proof.py
 
 # The broker is Debian's mosquitto: installed here when missing (as root, like .venv for `make test`).
+# Not root: said once; the floor's tests skip, `make floor` and `make bench-floor` stop with the same line.
 mosquitto:
 	@command -v mosquitto >/dev/null || test -x /usr/sbin/mosquitto || { \
-	  test "$$(id -u)" = 0 || { echo "mosquitto is missing: as root, apt-get install mosquitto mosquitto-clients" >&2; exit 2; }; \
+	  test "$$(id -u)" = 0 || { echo "mosquitto is missing: as root, apt-get install mosquitto mosquitto-clients" >&2; exit 0; }; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mosquitto mosquitto-clients >/dev/null; }
 
 # The pit page's browser tests drive Debian's chromium through its chromedriver (selenium):

@@ -20,6 +20,10 @@ from host_tools.floor.localfloor import Rig
 from host_tools.floor.mqtt import Client
 from sim.paths import ROOT
 
+pytestmark = pytest.mark.skipif(
+    not floor_rig.have_mosquitto(), reason="mosquitto is not installed (make test installs it as root)"
+)
+
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory):

@@ -19,6 +19,10 @@ from host_tools.floor import broker, cli
 from host_tools.floor import localfloor as floor_rig
 from sim.paths import ROOT
 
+pytestmark = pytest.mark.skipif(
+    not floor_rig.have_mosquitto(), reason="mosquitto is not installed (make test installs it as root)"
+)
+
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory):

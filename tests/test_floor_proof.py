@@ -26,6 +26,11 @@ LONG = os.environ.get("FLOOR_PROOF") == "all"
 TABLES = ("T1", "T2", "T3")
 
 
+pytestmark = pytest.mark.skipif(
+    not floor_rig.have_mosquitto(), reason="mosquitto is not installed (make test installs it as root)"
+)
+
+
 @pytest.fixture(scope="module")
 def template(tmp_path_factory):
     return floor_rig.shared_template(tmp_path_factory)

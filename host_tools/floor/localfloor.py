@@ -28,6 +28,14 @@ from sim.paths import ROOT
 PY = sys.executable
 
 
+def have_mosquitto():
+    try:
+        broker.mosquitto_binary()
+        return True
+    except Exception:  # HostToolError: not installed
+        return False
+
+
 def shared_template(tmp_path_factory):
     """make_template's (image, key file, hash), made once for a whole pytest
     session (pytest-xdist workers share the folder above their own, and a lock)."""

@@ -168,7 +168,7 @@ class Recorder:
                     "journal differs from the floor's copy",
                     "table %s's board came back with journal %s ending at record %d; the floor recorded up to %d"
                     % (tbl, short.get("journal"), short["board_seq"], top),
-                    key="short:%s:%s:%d:%d" % (tbl, short.get("journal"), short["board_seq"], top),
+                    key="short:%s:%s:%d" % (tbl, short.get("journal"), short["board_seq"]),
                 )
         return "state"
 
