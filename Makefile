@@ -78,10 +78,10 @@ mosquitto:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mosquitto mosquitto-clients >/dev/null; }
 
 # The pit page's browser tests drive Debian's chromium through its chromedriver (selenium):
-# installed here when missing (as root), like mosquitto.
+# installed here when missing (as root), like mosquitto. Not root: said once; those tests skip.
 browser:
 	@{ command -v chromium && command -v chromedriver; } >/dev/null || { \
-	  test "$$(id -u)" = 0 || { echo "chromium is missing: as root, apt-get install chromium chromium-driver" >&2; exit 2; }; \
+	  test "$$(id -u)" = 0 || { echo "chromium is missing: as root, apt-get install chromium chromium-driver" >&2; exit 0; }; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; }
 
 # A whole floor on this machine: broker, TABLES virtual boards, a gateway each,

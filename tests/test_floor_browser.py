@@ -9,9 +9,12 @@ from browser import chrome, missing, shot, wait_for
 from floor_harness import PEOPLE
 from pit_floor import FIFTH_AND_SIXTH, TO_FOURTH_POINT, PitFloor
 
-from host_tools.floor.localfloor import shared_template
+from host_tools.floor.localfloor import have_mosquitto, shared_template
 
-pytestmark = pytest.mark.skipif(missing() is not None, reason=str(missing()))
+pytestmark = [
+    pytest.mark.skipif(missing() is not None, reason=str(missing())),
+    pytest.mark.skipif(not have_mosquitto(), reason="mosquitto is not installed (make test installs it as root)"),
+]
 
 
 @pytest.fixture(scope="module")

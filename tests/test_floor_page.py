@@ -16,8 +16,13 @@ with warnings.catch_warnings():
 from floor_harness import PEOPLE, Floor
 from floor_journal import POINTS_IN_ORDER, Journal
 
+from host_tools.floor import localfloor
 from host_tools.floor.page.app import make_app
 from host_tools.floor.page.sessions import Sessions
+
+pytestmark = pytest.mark.skipif(
+    not localfloor.have_mosquitto(), reason="mosquitto is not installed (make test installs it as root)"
+)
 
 
 @pytest.fixture(scope="module")

@@ -12,10 +12,14 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from host_tools import HostToolError
-from host_tools.floor import broker, floordir, people, topics
+from host_tools.floor import broker, floordir, localfloor, people, topics
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PASSWORD = "correct horse battery"
+
+pytestmark = pytest.mark.skipif(
+    not localfloor.have_mosquitto(), reason="mosquitto is not installed (make test installs it as root)"
+)
 
 
 def user_add(directory, name, role, password_line):
