@@ -43,8 +43,18 @@ class PitFloor:
         supervise.press(self.dir, table, script)
         return at
 
-    def rolls(self, table):
-        """[(seq, [d1, d2])] of the rolls the recorder holds for `table`."""
+    def rolls(self, table, where="recorder"):
+        """[(seq, [d1, d2])] of the rolls the recorder holds for `table`, or (`where="outbox"`)
+        the table's gateway has read from the board (its SQLite outbox: while the broker is down too)."""
+        if where == "outbox":
+            import sqlite3
+
+            db = sqlite3.connect(os.path.join(self.dir, "gateways", table + ".sqlite"), timeout=10)
+            try:
+                rows = [json.loads(bytes(p))["record"] for (p,) in db.execute("select payload from records")]
+            finally:
+                db.close()
+            return sorted((r["seq"], r["dice"]) for r in rows if r.get("kind") == "roll")
         path = os.path.join(self.dir, "recorder.sqlite")
         if not os.path.exists(path):
             return []
@@ -55,7 +65,7 @@ class PitFloor:
         finally:
             s.close()
 
-    def roll(self, table, dice, timeout=6.0, tries=3):
+    def roll(self, table, dice, timeout=6.0, tries=3, where="recorder"):
         """Key the rolls in `dice` ("2 2 3 1 …") one at a time, each until the recorder holds it.
         On this shared machine the board can miss a key press: then `*` drops the half roll
         and the roll is keyed again. The time the last roll's second die was handed over."""
@@ -64,14 +74,14 @@ class PitFloor:
         last = 0.0
         for d1, d2 in pairs:
             for _ in range(tries):
-                before = len(self.rolls(table))
+                before = len(self.rolls(table, where))
                 self.press(table, d1)
                 time.sleep(0.3)
                 last = self.press(table, d2)
                 end = time.monotonic() + timeout
-                while time.monotonic() < end and len(self.rolls(table)) == before:
+                while time.monotonic() < end and len(self.rolls(table, where)) == before:
                     time.sleep(0.05)
-                got = self.rolls(table)
+                got = self.rolls(table, where)
                 if len(got) > before:
                     assert got[-1][1] == [int(d1), int(d2)], "table %s rolled %s, not %s %s" % (table, got[-1], d1, d2)
                     break

@@ -139,12 +139,15 @@ def test_the_pit_page_in_a_browser(floor, driver):
     assert shows(driver, "is for the surveillance, not the floor supervisor")
     shot(driver, "5-hold-refused-for-supervisor")
 
-    # The broker restarts: the page and bob's own connection come back, and what
-    # happens on the floor after it shows without a reload.
+    # The broker goes down and comes back: the page and bob's own connection
+    # reconnect, and what happened meanwhile shows without a reload.
     driver.get(page.url + "/")
     f.rig.broker.kill()
+    # Meanwhile the dealer plays on: 9 set and made, shooter 1's 5th point on T1
+    # (the gateway reads it from the board into its outbox; nothing reaches the floor).
+    f.roll("T1", FIFTH_AND_SIXTH.rsplit(" ", 4)[0], where="outbox")
+    assert alert_box(driver, "fire_5", "T1-") is None
     f.rig.start_broker()
-    f.roll("T1", FIFTH_AND_SIXTH.rsplit(" ", 4)[0])  # 9 set and made: shooter 1's 5th point on T1
     assert wait_for(lambda: alert_box(driver, "fire_5", "T1-"), timeout=40) is not None
     assert wait_for(lambda: alert_box(driver, "fire_4", "T1-"))
     press(driver, "fire_4", table="T1-")  # bob's part of the 4th point, on his own connection
