@@ -102,7 +102,7 @@ def test_a_floor_runs_supervised_and_stops_leaving_nothing(tmp_path, template):
         assert line.endswith("make floor: gateway T1 ended (status -9): restarted (restart 1)")
         with open(os.path.join(folder, "logs", "supervisor.log")) as f:
             assert line in f.read().splitlines()
-        assert len(processes_naming(folder)) == 5  # supervisor, broker, board, gateway, recorder
+        assert len(processes_naming(folder)) == 6  # supervisor, broker, board, gateway, recorder, page
     finally:
         up.send_signal(signal.SIGINT)
         out, err = up.communicate(timeout=60)

@@ -26,7 +26,7 @@ from host_tools.floor import broker, floordir
 EXIT_RUNNING = 5  # a floor runs already in this directory
 BACKOFF_MAX_S = 30.0
 STABLE_S = 10.0  # a process that lived this long starts again at once when it dies
-PAGE_PORT = 18880  # the pit page (HTTP, loopback); floor.json "page_port" overrides it
+PAGE_PORT_OFFSET = 50  # the pit page: the broker's port + 50 (18880 by default), or floor.json "page_port"
 
 
 def _die_with_parent():
@@ -158,6 +158,10 @@ def board_service(directory, table_id, keys=""):
     return Service("board " + table_id, argv, os.path.join(directory, "logs", "board-%s.log" % table_id)), link
 
 
+def page_port(floor):
+    return floor.get("page_port") or floor["port"] + PAGE_PORT_OFFSET
+
+
 def up(directory, tables, keys=""):
     from host_tools.floor import cli
 
@@ -226,13 +230,13 @@ def up(directory, tables, keys=""):
             services.append(g)
         page = Service(  # the pit and surveillance page (issue 21)
             "page",
-            py + ["floor", "page", "--dir", directory, "--http-port", str(floor.get("page_port", PAGE_PORT))],
+            py + ["floor", "page", "--dir", directory, "--http-port", str(page_port(floor))],
             os.path.join(directory, "logs", "page.log"),
         )
         page.start()
         services.append(page)
         people_hint = "people: `python -m host_tools floor user add NAME --role ROLE`"
-        say(directory, "pit page on http://127.0.0.1:%d/ (%s)" % (floor.get("page_port", PAGE_PORT), people_hint))
+        say(directory, "pit page on http://127.0.0.1:%d/ (%s)" % (page_port(floor), people_hint))
         say(directory, "%d tables up: `python -m host_tools floor status`; Ctrl-C stops the floor" % len(links))
         while not stopping:
             now = time.monotonic()
