@@ -28,6 +28,7 @@ import os
 import random
 import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -61,12 +62,24 @@ def wait_until(predicate, timeout, step=0.005):
     return time.monotonic()
 
 
-def setup(folder, name, tables, template, keepalive=10):
+def setup(folder, name, tables, template, keepalive=10, pty=False):
     rig = Rig(os.path.join(folder, name), ["T%d" % (i + 1) for i in range(tables)], template, keepalive=keepalive)
     rig.start_broker()
     rig.start_recorder()
-    for t in rig.tables:
-        rig.start_board(t)
+    rig.pty_boards = None
+    if pty:  # every table's firmware App and link under CPython, in one process (pty_boards.py)
+        with open(rig.log("pty-boards"), "ab") as log:
+            rig.pty_boards = subprocess.Popen(
+                [sys.executable, "-m", "host_tools.floor.pty_boards", "--dir", rig.dir, *rig.tables],
+                stdout=log,
+                stderr=log,
+                cwd=ROOT,
+            )
+        for t in rig.tables:
+            localfloor.wait_path(rig.port(t), 120)
+    else:
+        for t in rig.tables:
+            rig.start_board(t)
     for t in rig.tables:
         rig.start_gateway(t)
     for t in rig.tables:
@@ -207,11 +220,15 @@ def _usage(pids):
     return cpu, rss
 
 
-def scale(folder, tables, template, window, rng):
-    rig = setup(folder, "scale%d" % tables, tables, template)
+def scale(folder, tables, template, window, rng, pty=False):
+    rig = setup(folder, "scale%d" % tables, tables, template, pty=pty)
     try:
+        if pty:  # one process for every table: its share each
+            boards = [[rig.pty_boards.pid]]
+        else:
+            boards = [_proc_tree(rig.boards[t].pid) for t in rig.tables]
         groups = {
-            "board": [_proc_tree(rig.boards[t].pid) for t in rig.tables],
+            "board": boards,
             "gateway": [[rig.gateways[t].pid] for t in rig.tables],
             "broker": [[rig.broker.proc.pid]],
             "recorder": [[rig.recorder.pid]],
@@ -224,10 +241,14 @@ def scale(folder, tables, template, window, rng):
         time.sleep(window)
         after = {k: [_usage(g) for g in gs] for k, gs in groups.items()}
         elapsed = time.monotonic() - t0
-        out = {"tables": tables, "window_s": round(elapsed, 1), "table_kind": "virtual board (MicroPython VM)"}
+        kind = "virtual board (MicroPython VM)"
+        if pty:
+            kind = "the firmware's App and link under CPython on a pty, all tables in one process (pty_boards.py)"
+        out = {"tables": tables, "window_s": round(elapsed, 1), "table_kind": kind}
         for k in groups:
-            cpu = [(a[0] - b[0]) / TICK / elapsed * 100 for a, b in zip(after[k], before[k])]
-            rss = [a[1] / 1024 for a in after[k]]
+            share = tables if (k == "board" and pty) else 1
+            cpu = [(a[0] - b[0]) / TICK / elapsed * 100 / share for a, b in zip(after[k], before[k])]
+            rss = [a[1] / 1024 / share for a in after[k]]
             out[k] = {"cpu_percent_each": round(statistics.mean(cpu), 1), "rss_mb_each": round(statistics.mean(rss), 1)}
         rows = rig.wait_quiet(240, steady=3)
         out["all_recorded"] = all(r["lag"] == 0 for r in rows)
@@ -235,11 +256,16 @@ def scale(folder, tables, template, window, rng):
         return out
     finally:
         rig.stop()
+        if rig.pty_boards is not None:
+            rig.pty_boards.send_signal(signal.SIGTERM)
+            rig.pty_boards.wait(30)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m host_tools.floor.bench")
     parser.add_argument("--tables", default="1,10,50", help="table counts for the scale figures")
+    parser.add_argument("--pty-from", type=int, default=50, help="from this many tables, CPython boards on ptys")
+    parser.add_argument("--skip-single", action="store_true", help="only the scale figures")
     parser.add_argument("--presses", type=int, default=20)
     parser.add_argument("--window", type=float, default=20.0, help="seconds of play measured at each scale")
     parser.add_argument("--out", default=os.path.join(ROOT, "build", "floor_bench.json"))
@@ -248,17 +274,22 @@ def main(argv=None):
     folder = tempfile.mkdtemp(prefix="floor-bench-")
     out = {"machine": {"cpus": os.cpu_count(), "load_at_start": os.getloadavg()[0]}, "notes": __doc__.strip()}
     template = localfloor.make_template(os.path.join(folder, "template"))
-    rig = setup(folder, "one", 1, template, keepalive=4)
-    try:
-        out["latency"] = latency(rig, "T1", args.presses, rng)
-        out["sustained"] = backlog_rate(rig, "T1", 40, rng)
-        out["broker_restart"] = broker_catch_up(rig, "T1", 10, rng)
-        out["presence"] = offline_online(rig, "T1")
-    finally:
-        rig.stop()
-    out["scale"] = []
-    for n in [int(x) for x in args.tables.split(",") if x]:
-        out["scale"].append(scale(folder, n, template, args.window, rng))
+    if args.skip_single and os.path.exists(args.out):
+        with open(args.out) as f:
+            out = dict(json.load(f), machine=out["machine"], notes=out["notes"])
+    else:
+        rig = setup(folder, "one", 1, template, keepalive=4)
+        try:
+            out["latency"] = latency(rig, "T1", args.presses, rng)
+            out["sustained"] = backlog_rate(rig, "T1", 40, rng)
+            out["broker_restart"] = broker_catch_up(rig, "T1", 10, rng)
+            out["presence"] = offline_online(rig, "T1")
+        finally:
+            rig.stop()
+    counts = [int(x) for x in args.tables.split(",") if x]
+    out["scale"] = [s for s in out.get("scale", []) if s["tables"] not in counts]
+    for n in counts:
+        out["scale"].append(scale(folder, n, template, args.window, rng, pty=n >= args.pty_from))
         print(json.dumps(out["scale"][-1]), file=sys.stderr, flush=True)
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
