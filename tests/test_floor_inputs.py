@@ -14,11 +14,13 @@ import time
 import pytest
 
 from host_tools import keys
-from host_tools.floor import floordir, supervise, topics
+from host_tools.floor import floordir, people, supervise, topics
 from host_tools.floor import localfloor as floor_rig
 from host_tools.floor.localfloor import Rig
 from host_tools.floor.mqtt import Client
 from sim.paths import ROOT
+
+SUP1 = "sup1's own password"  # a person's password is theirs: the test knows it, the floor keeps its hash
 
 pytestmark = pytest.mark.skipif(
     not floor_rig.have_mosquitto(), reason="mosquitto is not installed (make test installs it as root)"
@@ -124,6 +126,8 @@ def test_usage_mistakes_are_exit_2(rig, change, message):
 
 
 def test_a_stranger_on_a_tables_topic_is_refused_by_the_broker_and_nothing_is_recorded(rig):
+    people.add_person(rig.dir, "sup1", "supervisor", SUP1)  # no default person: one added, the broker told
+    time.sleep(0.5)  # the broker rereads its password file on the SIGHUP
     rig.start_recorder()
     rig.wait_log("recorder", "connected to the broker")
     seen = []
@@ -144,10 +148,12 @@ def test_a_stranger_on_a_tables_topic_is_refused_by_the_broker_and_nothing_is_re
         t1_event = topics.table(rig.floor["floor"], "T1", "event")
         # the broker acknowledges (MQTT 3.1.1 has no refusal in PUBACK) and drops each of these
         assert floor_rig.publish(rig, "gateway-T2", t1_event, payload)  # another table's gateway
-        assert floor_rig.publish(rig, "sup1", t1_event, payload)  # a person
-        assert floor_rig.publish(rig, "sup1", topics.ack(rig.floor["floor"], "surveillance", "surv1"), b"{}")
+        assert floor_rig.publish(rig, "sup1", t1_event, payload, password=SUP1)  # a person
+        ack_surv1 = topics.ack(rig.floor["floor"], "surveillance", "surv1")
+        assert floor_rig.publish(rig, "sup1", ack_surv1, b"{}", password=SUP1)
         # the one allowed: a person's acknowledgement under their own role and name
-        assert floor_rig.publish(rig, "sup1", topics.ack(rig.floor["floor"], "supervisor", "sup1"), b"{}")
+        ack_sup1 = topics.ack(rig.floor["floor"], "supervisor", "sup1")
+        assert floor_rig.publish(rig, "sup1", ack_sup1, b"{}", password=SUP1)
         end = time.monotonic() + 10
         while not seen and time.monotonic() < end:
             time.sleep(0.1)

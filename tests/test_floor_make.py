@@ -102,7 +102,11 @@ def test_a_floor_runs_supervised_and_stops_leaving_nothing(tmp_path, template):
         assert line.endswith("make floor: gateway T1 ended (status -9): restarted (restart 1)")
         with open(os.path.join(folder, "logs", "supervisor.log")) as f:
             assert line in f.read().splitlines()
-        assert len(processes_naming(folder)) == 6  # supervisor, broker, board, gateway, recorder, page
+        # supervisor, broker, board, gateway (the new one: just started), recorder, page
+        end = time.monotonic() + 10
+        while len(processes_naming(folder)) != 6 and time.monotonic() < end:
+            time.sleep(0.1)
+        assert len(processes_naming(folder)) == 6
     finally:
         up.send_signal(signal.SIGINT)
         out, err = up.communicate(timeout=60)
