@@ -204,6 +204,14 @@ def test_a_record_that_breaks_the_chain_is_a_chain_alert_never_a_point(floor, se
     (broken,) = mine(floor.view, "T3", "chain_broken")
     assert broken.missing() == ["supervisor"] and "T3" in broken.detail
     assert mine(floor.view, "T3", "fire_4") == []
+    client = client_for(floor, sessions)
+    log_in(client, "bob")
+    client.post("/ack", data={"alert": broken.id, "note": "technician called", "csrf": token(client.get("/").text)})
+    assert floor.wait(lambda v: not broken.open)
+    floor.fresh_view(keep_log=True)  # restarted: the recorder's retained alert comes back with its acknowledgement
+    assert floor.wait(lambda v: mine(v, "T3", "chain_broken"))
+    (again,) = mine(floor.view, "T3", "chain_broken")
+    assert (again.id, again.open, again.acks[0]["user"]) == (broken.id, False, "bob")
 
 
 def test_a_hold_cleared_by_surveillance_goes_down_signed_with_the_boards_key(floor, sessions):

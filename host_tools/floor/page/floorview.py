@@ -129,7 +129,10 @@ class FloorView:
         if kind is None or "alert" in obj:  # not the recorder's (the page's own alerts carry "alert")
             return None
         table = obj.get("table") or "floor"
-        return self.book.finding(table, kind, obj.get("at", now), detail=str(obj.get("text", "")), ref=obj.get("id"))
+        raised = self.book.finding(table, kind, obj.get("at", now), detail=str(obj.get("text", "")), ref=obj.get("id"))
+        for alert in raised:  # retained: a restarted page hears it again, with the same id
+            self._restore_acks(alert)
+        return raised
 
     def _ack(self, parts, payload, now):
         if len(parts) != 2:
