@@ -231,7 +231,7 @@ def test_the_websockets_listener_for_the_page_takes_mqtt_on_loopback_with_a_pass
         c.on_connect = lambda client, userdata, flags, reason, props: results.setdefault(password, str(reason))
         c.connect("127.0.0.1", rig.floor["ws_port"])
         c.loop_start()
-        floor_rig.wait_for(lambda: password in results, 10, "a CONNACK over WebSockets")
+        floor_rig.wait_for(lambda: password in results, 30, "a CONNACK over WebSockets")
         c.disconnect()
         c.loop_stop()
         return results[password]
