@@ -224,3 +224,23 @@ def test_a_board_back_with_fewer_records_than_it_published_is_an_alert(rig):
     # the records the rewound board wrote again under the same numbers: each refused, each an alert
     assert all(a["text"].endswith("differs from the one the floor recorded") for a in alerts if a["text"] != short)
     assert rig.recorded("T1")[: len(held)] == held  # the floor's copy is kept as it was
+
+
+def test_the_websockets_listener_for_the_page_takes_mqtt_on_loopback_with_a_password(rig):
+    import paho.mqtt.client as paho
+
+    results = {}
+
+    def connect(password):
+        c = paho.Client(paho.CallbackAPIVersion.VERSION2, transport="websockets", protocol=paho.MQTTv311)
+        c.username_pw_set("floorctl", password)
+        c.on_connect = lambda client, userdata, flags, reason, props: results.setdefault(password, str(reason))
+        c.connect("127.0.0.1", rig.floor["ws_port"])
+        c.loop_start()
+        floor_rig.wait_for(lambda: password in results, 30, "a CONNACK over WebSockets")
+        c.disconnect()
+        c.loop_stop()
+        return results[password]
+
+    assert connect(floordir.password(rig.dir, "floorctl")) == "Success"
+    assert connect("wrong") == "Not authorized"

@@ -178,7 +178,7 @@ def test_every_record_reaches_the_recorder_exactly_once_through_faults(tmp_path,
     rig = Rig(str(tmp_path), TABLES, template, keepalive=2 if netns else 10, bind=(netns.host_ip,) if netns else ())
     rig.start_broker()
     try:
-        rolls, rounds = (60, 60) if LONG else (30, 1)
+        rolls, rounds = (60, 60) if LONG else (20, 1)
         presence, partitions = [], []
         watcher = floor_rig.watch(rig, topics.table(rig.floor["floor"], "T1", "presence"), presence)
         try:
@@ -194,7 +194,7 @@ def test_every_record_reaches_the_recorder_exactly_once_through_faults(tmp_path,
             "events %d across %d tables; faults %s%s"
             % (total, len(TABLES), sorted(set(faults)), "" if netns else "; " + why)
         )
-        assert total >= (10000 if LONG else 3 * 30)
+        assert total >= (10000 if LONG else 3 * 20)
         for kind in ("broker", "gateway", "board", "duplicates"):
             assert kind in faults
         if netns is None:

@@ -77,13 +77,15 @@ def setup(folder, name, tables, template, keepalive=10, pty=False):
             )
         for t in rig.tables:
             localfloor.wait_path(rig.port(t), 120)
+        rig.gateway_extra = ["--timeout", "30"]  # one process answers every table's hello at once
     else:
         for t in rig.tables:
             rig.start_board(t)
     for t in rig.tables:
         rig.start_gateway(t)
+        time.sleep(0.2 if pty else 0)  # fifty Python starts at once would only queue on 2 cores
     for t in rig.tables:
-        rig.wait_log("gateway-" + t, "broker connection", timeout=300)
+        rig.wait_log("gateway-" + t, "broker connection", timeout=600)
     return rig
 
 

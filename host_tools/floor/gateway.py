@@ -12,11 +12,13 @@ broker publishes again what the recorder has not recorded (its retained
 
 At start it proves the board is this table's: it sets the board's clock with a
 `time` request signed with the table's key; a board holding another key
-refuses it (exit 1). Start-up faults are fatal (no board: exit 3; the broker
-refusing the password: exit 4); later the board unplugged, rebooting or
-losing power and the broker going away are waited out.
+refuses it (exit 1). Start-up faults are fatal (no board: exit 3, unless the
+gateway served this table before; the broker refusing the password: exit 4);
+later the board unplugged, rebooting or losing power and the broker going
+away are waited out.
 """
 
+import os
 import signal
 import time
 
@@ -24,6 +26,7 @@ from host_tools import EXIT_NO_BOARD, HostToolError
 from host_tools.floor import topics
 from host_tools.floor.gateway_board import BoardSide, log
 from host_tools.floor.mqtt import Client
+from host_tools.floor.outbox import Outbox
 
 WINDOW = 200  # records published and not yet acknowledged, at most
 RETRY_S = 0.5  # between attempts to reopen a lost board
@@ -175,8 +178,18 @@ class Gateway(BoardSide):
     def run(self):
         self.mqtt.start()
         self.mqtt.wait_connected(2.0)  # a broker refusing the password: fatal here, before the board
-        self._open_board(first=True)  # a wrong port, no board, another table's board: fatal here
         retry_at = 0.0
+        try:
+            self._open_board(first=True)  # a wrong port, no board, another table's board: fatal here...
+        except HostToolError as e:
+            # ...unless this gateway served the table before (its outbox is there): then
+            # the board is only away (unplugged, restarting) and is waited for.
+            if e.code != EXIT_NO_BOARD or not os.path.exists(self.outbox_path):
+                raise
+            log(self.table, "waiting for the board: " + str(e))
+            self._close_board(str(e))
+            self.outbox = Outbox(self.outbox_path)
+            retry_at = time.monotonic() + RETRY_S
         while not self.stop:
             self.mqtt.check_refused()
             if self.mqtt.connected.is_set():

@@ -16,6 +16,9 @@ from host_tools import sync as sync_mod
 from host_tools.floor import topics
 from host_tools.floor.outbox import Outbox
 
+IDENTITY_TRIES = 3  # signed `time` requests refused in a row before the board is judged another table's
+IDENTITY_PAUSE_S = 1.0
+
 
 def log(table_id, text):
     print("%s gateway %s: %s" % (time.strftime("%H:%M:%S"), table_id, text), file=sys.stderr, flush=True)
@@ -29,16 +32,27 @@ class BoardSide:
     def _open_board(self, first):
         from host_tools.link import BoardLink
 
-        self.link = BoardLink(self.port, timeout=self.link_timeout)
-        self.hello = self.link.hello()
-        try:
-            self.link.signed("time", self.key, unix=int(time.time()))
-        except HostToolError as e:
-            if e.code == EXIT_NO_BOARD:
-                raise
+        refusal = None
+        for _ in range(IDENTITY_TRIES):
+            if self.link is not None:
+                self.link.close()
+            self.link = BoardLink(self.port, timeout=self.link_timeout)
+            self.hello = self.link.hello()
+            try:
+                self.link.signed("time", self.key, unix=int(time.time()))
+                refusal = None
+                break
+            except HostToolError as e:
+                if e.code == EXIT_NO_BOARD:
+                    raise
+                # A byte lost on the line (a board resetting under a loaded host) also
+                # breaks a tag: only a board that refuses every try holds another key.
+                refusal = str(e).split(": ", 1)[-1]
+                time.sleep(IDENTITY_PAUSE_S)
+        if refusal is not None:
             raise HostToolError(
                 "the board on %s does not hold table %s's key (%s): another table's board?"
-                % (self.port, self.table, str(e).split(": ", 1)[-1]),
+                % (self.port, self.table, refusal),
                 EXIT_FAILED,
             )
         self.link.request("subscribe", on=True)

@@ -126,6 +126,7 @@ class Rig:
         broker.write_config(self.dir, floor)
         self.broker = broker.Broker(self.dir)
         self.boards, self.gateways, self.recorder = {}, {}, None
+        self.gateway_extra = []  # more gateway options (the bench's --timeout on a loaded machine)
 
     # ---- paths ------------------------------------------------------------------------
 
@@ -185,6 +186,7 @@ class Rig:
             self.url,
             "--keepalive",
             str(self.keepalive),
+            *self.gateway_extra,
             *extra,
         ]
 
