@@ -7,7 +7,7 @@ STUBS  := $(VENV)/esp32-stubs
 STUBS_STAMP := $(STUBS)/.installed
 JOBS   ?= 2
 
-.PHONY: all venv system-deps sim test check bench bench-link bench-host bench-heap mutate proof proof-journal proof-link deploy clean
+.PHONY: all venv system-deps sim test check bench bench-link bench-host bench-heap bench-floor mutate proof proof-journal proof-link proof-floor deploy floor mosquitto browser clean
 
 all: test
 
@@ -22,16 +22,20 @@ $(STUBS_STAMP): requirements-stubs.txt $(STAMP)
 
 venv: $(STAMP) $(STUBS_STAMP)
 
-# Beyond the venv, `make test` needs Node.js (pyright runs on it) and
-# rsvg-convert (Debian's librsvg2-bin: tests/test_odds.py renders the odds
-# plot). Missing ones are installed with apt-get when run as root; otherwise
-# one line says what to install, and the target fails.
-SYSTEM_TOOLS := node:nodejs rsvg-convert:librsvg2-bin
+# Beyond the venv, `make test` needs Debian packages: Node.js (pyright runs on
+# it), rsvg-convert (librsvg2-bin: tests/test_odds.py renders the odds plot),
+# mosquitto (the floor's broker) and chromium with its chromedriver (the pit
+# page's browser tests). Missing ones are installed with apt-get when run as
+# root; otherwise one line says what to install, and the target fails.
+# Each entry is command:package.
+SYSTEM_TOOLS  := node:nodejs rsvg-convert:librsvg2-bin
+BROKER_TOOLS  := mosquitto:mosquitto mosquitto_pub:mosquitto-clients
+BROWSER_TOOLS := chromium:chromium chromedriver:chromium-driver
 APT_GET ?= apt-get
 
-system-deps:
-	@missing=""; \
-	for pair in $(SYSTEM_TOOLS); do command -v "$${pair%%:*}" >/dev/null || missing="$$missing $${pair#*:}"; done; \
+# $(call install-missing,command:package ...)
+install-missing = missing=""; \
+	for pair in $(1); do PATH="$$PATH:/usr/sbin:/sbin" command -v "$${pair%%:*}" >/dev/null || missing="$$missing $${pair\#*:}"; done; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v "$(APT_GET)" >/dev/null; then \
 			echo "make: installing$$missing with apt-get" >&2; \
@@ -41,6 +45,15 @@ system-deps:
 		fi; \
 	fi
 
+system-deps: mosquitto browser
+	@$(call install-missing,$(SYSTEM_TOOLS))
+
+mosquitto:
+	@$(call install-missing,$(BROKER_TOOLS))
+
+browser:
+	@$(call install-missing,$(BROWSER_TOOLS))
+
 sim: venv
 	$(PY) -m sim
 
@@ -49,7 +62,7 @@ test: venv system-deps
 
 # Long proofs, beyond `make test`'s samples; .ci/run calls this after `make test`.
 # They run long by design: a test may take up to 30 min here (120 s in make test).
-proof: proof-journal proof-link
+proof: proof-journal proof-link proof-floor
 
 # The journal cut at every flash write of its scripted session (`make test` runs a sample).
 proof-journal: venv
@@ -68,6 +81,7 @@ bench: venv
 	$(MAKE) --no-print-directory bench-link
 	$(MAKE) --no-print-directory bench-host
 	$(MAKE) --no-print-directory bench-heap
+	$(MAKE) --no-print-directory bench-floor
 
 # The board's memory budget, scenario by scenario: the smallest heap each needs
 # on the unix port, the 32-bit estimate and the margin (docs/board.md, Memory).
@@ -81,6 +95,23 @@ bench-host: venv
 # The serial link core's throughput and memory on both runtimes (build/link_bench.json).
 bench-link: venv
 	$(PY) -c "from sim.paths import bootstrap; bootstrap(); from sim.analysis import link_bench; link_bench.main([])"
+
+# The floor's figures: key press -> recorder and -> retained state, events per
+# second per table, 1/10/50 tables, catch-up after a broker restart (build/floor_bench.json);
+# key press -> alert visible in the pit page's browser (build/page_bench.json).
+bench-floor: venv mosquitto browser
+	$(PY) -m host_tools.floor.bench
+	$(PY) -m host_tools.floor.page.bench
+
+# >= 10,000 events across 3 tables through broker, gateway and board faults (`make test` runs a sample).
+proof-floor: venv mosquitto
+	FLOOR_PROOF=all $(PY) -m pytest -q -s --timeout=3600 tests/test_floor_proof.py
+
+# A whole floor on this machine: broker, TABLES virtual boards, a gateway each,
+# the recorder (docs/floor.md). Ctrl-C stops it all. A second one says so and exits.
+TABLES ?= 3
+floor: venv mosquitto
+	@$(PY) -m host_tools floor up --tables $(TABLES) $(if $(KEYS),--keys "$(KEYS)") || { s=$$?; test $$s = 5 -o $$s = 130; }
 
 # 10**6 random and mutated frames through the link core (`make test` runs 20,000).
 proof-link: venv

@@ -15,9 +15,30 @@ import sys
 from host_tools import EXIT_INTERRUPTED, EXIT_USAGE, HostToolError
 
 # Handler modules; each has COMMANDS = {name: (add_arguments(parser), run(args), one-line help)}.
-MODULES = ("host_tools.commands", "host_tools.status", "host_tools.monitor", "host_tools.sync", "host_tools.deploy")
+MODULES = (
+    "host_tools.commands",
+    "host_tools.status",
+    "host_tools.monitor",
+    "host_tools.sync",
+    "host_tools.deploy",
+    "host_tools.floor.cli",
+)
 # The order `--help` lists them in.
-ORDER = ("ports", "status", "monitor", "log", "config", "selftest", "time", "maintenance", "reset", "deploy")
+ORDER = (
+    "ports",
+    "status",
+    "monitor",
+    "log",
+    "config",
+    "selftest",
+    "time",
+    "maintenance",
+    "reset",
+    "deploy",
+    "gateway",
+    "recorder",
+    "floor",
+)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,0 +1,286 @@
+"""The floor's commands: `gateway`, `recorder` and `floor init | up | status |
+events | keys` (docs/floor.md). Each is a plain function too (the Python API)."""
+
+import csv
+import json
+import os
+import sys
+import time
+
+from host_tools import EXIT_USAGE, HostToolError
+from host_tools.floor import EXIT_NO_BROKER, floordir, mqtt, pit_cli, topics
+
+
+def _dir_option(parser):
+    parser.add_argument("--dir", help="the floor's directory (default $CRAPSFLOOR_DIR, else build/floor)")
+
+
+def _floor_or_none(directory):
+    return floordir.read_floor(directory) if os.path.exists(os.path.join(directory, "floor.json")) else None
+
+
+def _broker_url(args, floor):
+    if args.broker:
+        return args.broker
+    return "mqtt://127.0.0.1:%d" % (floor["port"] if floor else 1883)
+
+
+# ---- gateway -------------------------------------------------------------------------
+
+
+def _gateway_arguments(parser):
+    parser.add_argument("--port", "-p", required=True, help="the board's serial port")
+    parser.add_argument("--table", required=True, help="the table's id (a topic level: letters, digits, - and _)")
+    parser.add_argument("--broker", help="mqtt://HOST[:PORT] (default: the floor's, on this machine)")
+    parser.add_argument("--floor", help="the floor's name in the topics (default: floor.json's)")
+    parser.add_argument("--user", help="broker account (default gateway-TABLE)")
+    parser.add_argument("--password-file", help="the account's password (default DIR/secrets/USER)")
+    parser.add_argument("--outbox", help="SQLite outbox (default DIR/gateways/TABLE.sqlite)")
+    parser.add_argument("--key", help="the table's board key (default DIR/keys/TABLE.key)")
+    parser.add_argument("--keepalive", type=int, default=mqtt.KEEPALIVE_S, help="MQTT keepalive, seconds")
+    parser.add_argument("--timeout", type=float, default=3.0, help="seconds to wait for each board reply")
+    _dir_option(parser)
+
+
+def _run_gateway(args):
+    from host_tools import keys
+    from host_tools.floor.gateway import Gateway, serve
+
+    d = floordir.floor_dir(args.dir)
+    floor = _floor_or_none(d)
+    try:
+        topics.check_name("table", args.table)
+    except ValueError as e:
+        raise HostToolError(str(e), EXIT_USAGE)
+    name = args.floor or (floor["floor"] if floor else "main")
+    user = args.user or floordir.gateway_user(args.table)
+    password = floordir.read_password_file(args.password_file or os.path.join(d, "secrets", user))
+    key = keys.read_key(args.key or os.path.join(d, "keys", args.table + ".key"))
+    outbox = args.outbox or os.path.join(d, "gateways", args.table + ".sqlite")
+    if args.keepalive < 1:
+        raise HostToolError("--keepalive must be at least 1 second", EXIT_USAGE)
+    gateway = Gateway(
+        args.port, args.table, name, _broker_url(args, floor), user, password, outbox, key, args.keepalive, args.timeout
+    )
+    serve(gateway)
+
+
+# ---- recorder ------------------------------------------------------------------------
+
+
+def _recorder_arguments(parser):
+    parser.add_argument("--broker", help="mqtt://HOST[:PORT] (default: the floor's, on this machine)")
+    parser.add_argument("--db", help="the recorder's SQLite (default DIR/recorder.sqlite)")
+    _dir_option(parser)
+
+
+def _run_recorder(args):
+    import signal
+
+    from host_tools.floor import recorder
+
+    d = floordir.floor_dir(args.dir)
+    floor = floordir.read_floor(d)
+    stopping = []
+    signal.signal(signal.SIGTERM, lambda *a: stopping.append(1))
+    try:
+        recorder.serve(
+            args.db or os.path.join(d, "recorder.sqlite"),
+            floor["floor"],
+            _broker_url(args, floor),
+            "recorder",
+            floordir.password(d, "recorder"),
+            stop=lambda: bool(stopping),
+        )
+    except KeyboardInterrupt:
+        pass
+
+
+# ---- floor ---------------------------------------------------------------------------
+
+
+def _floor_arguments(parser):
+    sub = parser.add_subparsers(dest="action", required=True, parser_class=type(parser))
+    p = sub.add_parser("init", help="make the floor's directory: accounts, keys, broker configuration")
+    p.add_argument("--tables", type=int, default=3)
+    p.add_argument("--name", default="main")
+    p.add_argument("--port", type=int, default=18830, help="the broker's MQTT port (loopback)")
+    p.add_argument("--ws-port", type=int, default=18831, help="the broker's WebSockets port (loopback)")
+    _dir_option(p)
+    p = sub.add_parser("up", help="run a whole floor here: broker, boards, gateways, recorder (make floor)")
+    p.add_argument("--tables", type=int, default=3)
+    p.add_argument("--keys", default="", help="a key script every board plays once at its first boot")
+    _dir_option(p)
+    p = sub.add_parser("status", help="each table: online or offline, its last record and the recorder's lag")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--broker")
+    p.add_argument("--wait", type=float, default=1.0, help="seconds to collect the retained messages")
+    _dir_option(p)
+    p = sub.add_parser("events", help="the recorder's events of a table, one JSON object (or CSV row) each")
+    p.add_argument("--table", required=True)
+    p.add_argument("--since", type=int, default=0, help="records after this sequence number")
+    p.add_argument("--journal", type=int, help="only this journal (default: all, oldest first)")
+    p.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
+    p.add_argument("--db", help="the recorder's SQLite (default DIR/recorder.sqlite)")
+    _dir_option(p)
+    p = sub.add_parser("keys", help="press keys on a table's virtual board (make floor's)")
+    p.add_argument("--table", required=True)
+    p.add_argument("script", help='a key script, e.g. "3 4 6 6" (docs/keys.md)')
+    _dir_option(p)
+    for name, (add, _, help_text) in pit_cli.SUBCOMMANDS.items():  # user, page (issue 21)
+        add(sub.add_parser(name, help=help_text, description=help_text))
+
+
+def _run_floor(args):
+    if args.action in pit_cli.SUBCOMMANDS:
+        return pit_cli.SUBCOMMANDS[args.action][1](args)
+    d = floordir.floor_dir(args.dir)
+    if args.action == "init":
+        floor = init(d, args.tables, args.name, args.port, args.ws_port)
+        print(
+            "floor %s in %s: %d tables, broker on 127.0.0.1:%d"
+            % (floor["floor"], d, len(floor["tables"]), floor["port"])
+        )
+    elif args.action == "up":
+        from host_tools.floor import supervise
+
+        supervise.up(d, args.tables, args.keys)
+    elif args.action == "status":
+        rows = status(d, args.broker, args.wait)
+        if args.json:
+            print(json.dumps(rows, sort_keys=True))
+        else:
+            for r in rows:
+                print(
+                    "%-8s %-8s board record %-6s recorded %-6s lag %s"
+                    % (r["table"], r["presence"] or "unknown", _dash(r["seq"]), _dash(r["recorded"]), _dash(r["lag"]))
+                )
+    elif args.action == "events":
+        events(d, args.table, args.since, args.journal, args.format, args.db, sys.stdout)
+    elif args.action == "keys":
+        from host_tools.floor import supervise
+
+        supervise.press(d, args.table, args.script)
+
+
+def _dash(value):
+    return "-" if value is None else str(value)
+
+
+def init(directory, tables, name="main", port=18830, ws_port=18831):
+    """The floor's directory: floor.json, passwords, a key per table, the broker's files."""
+    from host_tools import keys
+    from host_tools.floor import broker
+
+    if tables < 1 or tables > 200:
+        raise HostToolError("--tables must be 1 to 200", EXIT_USAGE)
+    try:
+        floor = floordir.new_floor(directory, name, ["T%d" % (i + 1) for i in range(tables)], port, ws_port)
+    except ValueError as e:
+        raise HostToolError(str(e), EXIT_USAGE)
+    for t in floor["tables"]:
+        path = os.path.join(directory, "keys", t + ".key")
+        if not os.path.exists(path):
+            keys.save_key(path, keys.new_key())
+    broker.write_config(directory, floor)
+    return floor
+
+
+def status(directory, broker_url=None, wait=1.0):
+    """[{table, presence, seq, recorded, lag, link}] from the broker's retained messages."""
+    floor = floordir.read_floor(directory)
+    url = broker_url or "mqtt://127.0.0.1:%d" % floor["port"]
+    got = {}
+
+    def on_message(topic, payload, retained):
+        where = topics.parse_table_topic(floor["floor"], topic)
+        if where:
+            got.setdefault(where[0], {})[where[1]] = payload
+
+    root = topics.floor_root(floor["floor"])
+
+    def subscribe():
+        for leaf in ("presence", "state", "recorded"):
+            client.subscribe(root + "/table/+/" + leaf)
+
+    password = floordir.password(directory, "floorctl")
+    client = mqtt.Client(url, "floorctl", password, "", on_message=on_message, on_connect=subscribe)
+    client.start()
+    try:
+        if not client.wait_connected(5.0):
+            raise HostToolError("no broker at %s" % url, EXIT_NO_BROKER)
+        time.sleep(wait)
+    finally:
+        client.stop()
+    rows = []
+    for t in sorted(set(floor["tables"]) | set(got)):
+        msgs = got.get(t, {})
+        presence = msgs.get("presence", b"").decode("ascii", "replace") or None
+        state = _json(msgs.get("state"))
+        recorded = _json(msgs.get("recorded"))
+        seq = (state.get("journal") or {}).get("seq") if state else None
+        rec = recorded.get("seq") if recorded else None
+        lag = seq - rec if isinstance(seq, int) and isinstance(rec, int) else None
+        rows.append(
+            {
+                "table": t,
+                "presence": presence,
+                "seq": seq,
+                "recorded": rec,
+                "lag": lag,
+                "link": state.get("link") if state else None,
+            }
+        )
+    return rows
+
+
+def _json(payload):
+    if not payload:
+        return None
+    try:
+        return topics.decode(payload)
+    except ValueError:
+        return None
+
+
+def events(directory, table_id, since=0, journal=None, fmt="jsonl", db=None, out=None):
+    """Write the recorder's events of `table_id` after `since` to `out`."""
+    from host_tools.floor.store import Store
+
+    path = db or os.path.join(directory, "recorder.sqlite")
+    if not os.path.exists(path):
+        raise HostToolError("no recorder database at %s" % path, EXIT_USAGE)
+    store = Store(path, readonly=True)
+    rows = store.events(table_id, since, journal)
+    writer = None
+    for tbl, board, jid, _seq, record in rows:
+        obj = dict(json.loads(record), table=tbl, board=board, journal=jid)
+        if fmt == "jsonl":
+            out.write(json.dumps(obj, sort_keys=True) + "\n")
+            continue
+        if writer is None:
+            fields = [
+                "table",
+                "board",
+                "journal",
+                "seq",
+                "t",
+                "kind",
+                "arg",
+                "dice",
+                "unix",
+                "state",
+                "payload",
+                "link",
+            ]
+            writer = csv.DictWriter(out, fields, extrasaction="ignore")
+            writer.writeheader()
+        writer.writerow({k: json.dumps(v) if isinstance(v, list) else v for k, v in obj.items()})
+    store.close()
+
+
+COMMANDS = {
+    "gateway": (_gateway_arguments, _run_gateway, "a table's journal onto the floor's MQTT broker"),
+    "recorder": (_recorder_arguments, _run_recorder, "the floor's record: every event once, chains checked"),
+    "floor": (_floor_arguments, _run_floor, "floor init | up | status | events | keys"),
+}

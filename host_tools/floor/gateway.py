@@ -1,0 +1,256 @@
+"""The gateway, one per table: the board's journal over the USB link onto the
+floor's broker, nothing lost and nothing doubled at the recorder (docs/floor.md).
+
+    board --events/subscribe--> outbox (SQLite) --QoS 1--> broker
+
+It follows the journal from the last record it fetched (the outbox's cursor),
+publishes each record at QoS 1 and marks it sent only on the broker's PUBACK,
+keeps the table's retained `state` (the board's `status`) and `presence`
+(`online`, with `offline` as its last will), and on every connection to the
+broker publishes again what the recorder has not recorded (its retained
+`recorded`): a broker killed between saves loses nothing for good.
+
+At start it proves the board is this table's: it sets the board's clock with a
+`time` request signed with the table's key; a board holding another key
+refuses it (exit 1). Start-up faults are fatal (no board: exit 3, unless the
+gateway served this table before; the broker refusing the password: exit 4);
+later the board unplugged, rebooting or losing power and the broker going
+away are waited out.
+"""
+
+import os
+import signal
+import time
+
+from host_tools import EXIT_NO_BOARD, HostToolError
+from host_tools.floor import topics
+from host_tools.floor.gateway_board import BoardSide, log
+from host_tools.floor.mqtt import Client
+from host_tools.floor.outbox import Outbox
+
+WINDOW = 200  # records published and not yet acknowledged, at most
+RETRY_S = 0.5  # between attempts to reopen a lost board
+IDLE_S = 0.25  # wait for a pushed record before asking the board again
+RESUBSCRIBE_S = 2.0  # `subscribe` again (a rebooted board forgot it)
+RECORDED_WAIT_S = 0.5  # after subscribing, the retained `recorded` arrives within this
+STATE_EVERY_S = 1.0  # ask `status` this often when idle: a win's celebration ends without a record
+
+
+class Gateway(BoardSide):
+    def __init__(
+        self, port, table_id, floor, broker_url, user, password, outbox_path, key, keepalive=10, link_timeout=3.0
+    ):
+        topics.check_name("table", table_id)
+        self.port, self.table, self.floor = port, table_id, floor
+        self.key = key
+        self.link_timeout = link_timeout
+        self.outbox_path = outbox_path
+        self.outbox = None  # opened once the board proved to be this table's: a refusal leaves nothing behind
+        self.topic_event = topics.table(floor, table_id, "event")
+        self.topic_state = topics.table(floor, table_id, "state")
+        self.topic_presence = topics.table(floor, table_id, "presence")
+        self.topic_recorded = topics.table(floor, table_id, "recorded")
+        self.recorded = None  # (journal, seq) the recorder last said it recorded
+        self.recorded_at = 0  # mqtt connection number when it came
+        self.mqtt = Client(
+            broker_url,
+            user,
+            password,
+            "gateway-%s-%s" % (floor, table_id),
+            keepalive,
+            will=(self.topic_presence, topics.OFFLINE),
+            on_message=self._message,
+        )
+        self.link = None
+        self.hello = None
+        self.inflight = {}  # (journal, seq) -> paho MQTTMessageInfo
+        self.seen_connection = 0
+        self.state_dirty = True
+        self.last_state = None
+        self.presence = None
+        self.board_up = False
+        self.last_subscribe = 0.0
+        self.last_status = 0.0
+        self.short = None  # a board found with fewer records than the floor had of it
+        self.hello_fresh = False  # nothing read from the board since its hello
+        self.stop = False
+
+    # ---- the broker side ------------------------------------------------------------
+
+    def _message(self, topic, payload, retained):  # paho's thread
+        if topic == self.topic_recorded:
+            try:
+                obj = topics.decode(payload)
+                self.recorded = (int(obj["journal"]["id"]), int(obj["seq"]))
+            except (ValueError, KeyError, TypeError):
+                return
+
+    def _on_broker(self):
+        """Each new connection to the broker: subscribe to `recorded`, publish
+        again what the recorder lacks, say where the table is."""
+        n = self.mqtt.connections
+        if n == self.seen_connection:
+            return
+        self.seen_connection = n
+        self.recorded = None
+        self.mqtt.subscribe(self.topic_recorded)
+        end = time.monotonic() + RECORDED_WAIT_S
+        while self.recorded is None and time.monotonic() < end:
+            time.sleep(0.02)
+        if self.recorded is not None:
+            self._check_short()
+            again = self.outbox.resend_after(*self.recorded)
+            if again:
+                log(
+                    self.table,
+                    "broker connection %d: %d records again after the recorder's %d/%d"
+                    % (n, again, self.recorded[0], self.recorded[1]),
+                )
+        else:
+            log(self.table, "broker connection %d" % n)
+        self.presence = None  # the broker may have lost the retained ones: say them again
+        self.last_state = None
+        self.state_dirty = True
+
+    def _publish_outbox(self):
+        if not self.mqtt.connected.is_set():
+            return
+        done = [k for k, info in self.inflight.items() if info.is_published()]
+        if done:
+            self.outbox.mark_sent(done)
+            for k in done:
+                del self.inflight[k]
+        room = WINDOW - len(self.inflight)
+        if room <= 0:
+            return
+        for journal, seq, payload in self.outbox.unsent(room + len(self.inflight)):
+            if (journal, seq) in self.inflight:
+                continue
+            self.inflight[(journal, seq)] = self.mqtt.publish(self.topic_event, payload)
+            room -= 1
+            if room <= 0:
+                break
+
+    def _say_presence(self):
+        want = topics.ONLINE if self.board_up else topics.OFFLINE
+        if self.mqtt.connected.is_set() and self.presence != want:
+            self.mqtt.publish(self.topic_presence, want, retain=True)
+            self.presence = want
+            self.state_dirty = True
+
+    # ---- the board side -------------------------------------------------------------
+
+    def _publish_state(self):
+        if time.monotonic() - self.last_status >= STATE_EVERY_S:
+            self.state_dirty = True
+        if not (self.state_dirty and self.mqtt.connected.is_set()):
+            return
+        self.last_status = time.monotonic()
+        cur = self.outbox.cursor()
+        state = {
+            "table": self.table,
+            "board": self.hello.get("board") if self.hello else None,
+            "link": "connected" if self.board_up else "lost",
+        }
+        if self.board_up:
+            status = self.link.request("status")
+            status.pop("t", None)
+            j = self.hello.get("journal") or {}
+            state.update(
+                status=status,
+                journal={
+                    "board": state["board"],
+                    "id": cur[1] if cur else j.get("id"),
+                    "seq": cur[2] if cur else j.get("seq"),
+                },
+            )
+        elif self.last_state is not None:
+            state.update({k: v for k, v in self.last_state.items() if k in ("status", "journal")})
+        if self.short is not None:
+            state["short"] = self.short
+        self.state_dirty = False
+        if state != self.last_state:
+            self.mqtt.publish(self.topic_state, topics.encode(state), retain=True)
+            self.last_state = state
+
+    # ---- the loop -------------------------------------------------------------------
+
+    def run(self):
+        self.mqtt.start()
+        self.mqtt.wait_connected(2.0)  # a broker refusing the password: fatal here, before the board
+        retry_at = 0.0
+        try:
+            self._open_board(first=True)  # a wrong port, no board, another table's board: fatal here...
+        except HostToolError as e:
+            # ...unless this gateway served the table before (its outbox is there): then
+            # the board is only away (unplugged, restarting) and is waited for.
+            if e.code != EXIT_NO_BOARD or not os.path.exists(self.outbox_path):
+                raise
+            log(self.table, "waiting for the board: " + str(e))
+            self._close_board(str(e))
+            self.outbox = Outbox(self.outbox_path)
+            retry_at = time.monotonic() + RETRY_S
+        while not self.stop:
+            self.mqtt.check_refused()
+            if self.mqtt.connected.is_set():
+                self._on_broker()
+            if self.link is None and time.monotonic() >= retry_at:
+                try:
+                    self._open_board(first=False)
+                except HostToolError as e:
+                    if e.code != EXIT_NO_BOARD:
+                        raise
+                    self._close_board(str(e))
+                    retry_at = time.monotonic() + RETRY_S
+            self._say_presence()
+            if self.link is not None:
+                try:
+                    while self._fetch():
+                        self._publish_outbox()
+                    self._publish_state()
+                    if time.monotonic() - self.last_subscribe > RESUBSCRIBE_S:
+                        self.link.request("subscribe", on=True)
+                        self.last_subscribe = time.monotonic()
+                except HostToolError as e:
+                    if e.code != EXIT_NO_BOARD:
+                        raise
+                    self._close_board(str(e))
+                    retry_at = time.monotonic() + RETRY_S
+                    continue
+            self._publish_outbox()
+            if self.link is not None:
+                try:
+                    if self.link.next_event(IDLE_S) is not None:
+                        self.link.events.clear()
+                except HostToolError as e:
+                    self._close_board(str(e))
+            else:
+                time.sleep(0.05)
+
+    def close(self):
+        if self.outbox is not None:
+            self._publish_outbox()
+            self.outbox.close()
+        # `offline` only from a gateway that said `online`: one refused at start changes nothing
+        self.mqtt.stop(last=(self.topic_presence, topics.OFFLINE) if self.presence is not None else None)
+        if self.link is not None:
+            self.link.close()
+
+
+def serve(gateway):
+    """Run until SIGINT/SIGTERM; the presence goes `offline` on the way out."""
+
+    def stop(signum, frame):
+        gateway.stop = True
+
+    old = signal.signal(signal.SIGTERM, stop)
+    try:
+        gateway.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, old)
+        try:
+            gateway.close()
+        except Exception:  # closing after a fatal error: the error is what matters
+            pass

@@ -1,0 +1,38 @@
+"""A HOLD cleared by surveillance, as the signed request its table's board will take (docs/floor.md).
+
+The request is the link's `verified` command (docs/link.md), signed with the
+board's own link key (DIR/keys/<table>.key, the key `floor up` deployed) the
+way every signed command is (host_tools/link.sign): the gateway carries it
+over the link unchanged and cannot alter it. The counter is the unix time in
+ms, above any counter a technician's tools used (they add 1 to the board's
+last), so the page needs no round trip to the board to sign.
+
+The page publishes it on `table/<t>/downlink` (QoS 1, not retained: a
+clearance is never replayed to a later hand). The gateway's forwarding and
+the firmware's `verified` handler are designed, not built yet.
+"""
+
+import os
+import time
+
+from host_tools import keys
+from host_tools.link import sign
+
+
+def verified_request(key, journal, seq, by, alert, ctr):
+    """The signed `verified` request for the HOLD at record `seq` of journal `journal`."""
+    return sign(key, {"id": 1, "cmd": "verified", "journal": journal, "seq": seq, "by": by, "alert": alert, "ctr": ctr})
+
+
+def for_cleared_hold(directory, alert, now=None):
+    """(table, payload object) to publish for `alert`, a HOLD surveillance has just cleared;
+    None when the alert is not a cleared HOLD from a board's journal, or the table has no key here."""
+    if not alert.hold or alert.open or not isinstance(alert.journal, tuple) or alert.seq is None:
+        return None
+    path = os.path.join(directory, "keys", alert.table + ".key")
+    if not os.path.exists(path):
+        return None
+    by = [a["user"] for a in alert.acks if a["for_role"] == "surveillance"][-1]
+    ctr = int((time.time() if now is None else now) * 1000)
+    request = verified_request(keys.read_key(path), alert.journal[-1], alert.seq, by, alert.id, ctr)
+    return alert.table, {"table": alert.table, "board": alert.journal[0], "request": request}

@@ -1,0 +1,206 @@
+"""What the pit page knows of the floor: a tile per table, the alerts, what people did.
+
+Fed by the page service's own broker connection (bus.py) with the floor's
+messages (topics.py):
+
+- `table/<t>/recorded` (the recorder: the table's journal is complete up to
+  seq N): the new records are read from the recorder's SQLite and folded
+  into the alerts (recorded.py says why the verified copy, not the bus);
+- `table/<t>/event`: only the tile's "last event" (the bus is faster than
+  the recorder); `state` and `presence`: the tile, and an offline alert;
+- `alert/<id>` from the recorder (gap, chain broken, journal differs, a bad
+  message): an alert for the floor supervisor;
+- `ack/<role>/<user>`: a person's acknowledgement. The broker's ACL vouches
+  for the role and the user in the topic: a person can publish only there.
+
+Thread-safe: paho's network thread writes, the web server's loop reads.
+Every change bumps `version` and calls the listeners (the pushes to pages).
+"""
+
+import threading
+import time
+
+from host_tools.floor import alerts, topics
+
+# The recorder's alert kinds (host_tools/floor/recorder.py) as the book's findings.
+RECORDER_KINDS = {
+    "gap": "gap",
+    "chain broken": "chain_broken",
+    "journal differs from the floor's copy": "journal_differs",
+    "bad message": "bad_record",
+}
+
+
+class FloorView:
+    def __init__(self, floor_name, tables, escalate_after=alerts.DEFAULT_ESCALATE_AFTER, **parts):
+        """`parts`: clock (a callable), copy (RecordedCopy), log (PeopleLog), keys_dir (the floor's directory)."""
+        clock, copy, log, keys_dir = (parts.get(k) for k in ("clock", "copy", "log", "keys_dir"))
+        self.floor = floor_name
+        self.clock = clock or time.time
+        self.book = alerts.AlertBook(escalate_after)
+        self.copy = copy  # recorded.RecordedCopy: the recorder's events
+        self.log = log  # recorded.PeopleLog: acknowledgements and refusals kept
+        self.tiles = {t: _tile(t) for t in tables}
+        self.cursors = {}  # (table, board, journal) -> the last seq folded
+        self.version = 0
+        self.lock = threading.RLock()
+        self.listeners = []  # callables (version, [changed alert dicts]) run after each change
+        self.published = []  # alert dicts to publish (retained) on alert/<id>; bus.py drains it
+        self.keys_dir = keys_dir  # the floor's directory (DIR/keys/<table>.key): HOLD clearances are signed
+        self.downlinks = []  # (table, payload) of cleared HOLDs to publish on table/<t>/downlink
+        self.saved_acks = {}  # alert id -> [ack entries] from the log, applied when the alert is raised again
+        for entry in log.entries() if log else []:
+            if entry["action"] == "acknowledged":
+                self.saved_acks.setdefault(entry["alert"], []).append(entry)
+            else:
+                self.book.audit.append(entry)
+
+    # ---- the bus ---------------------------------------------------------------------
+
+    def message(self, topic, payload):
+        """One message from the broker; ignored (never raised) when it is not the floor's."""
+        now = self.clock()
+        with self.lock:
+            changed = self._message(topic, payload, now)
+            if changed is None:
+                return
+            self._changed(changed)
+
+    def _message(self, topic, payload, now):
+        parsed = topics.parse_table_topic(self.floor, topic)
+        if parsed:
+            return self._table_message(parsed[0], parsed[1], payload, now)
+        root = topics.floor_root(self.floor)
+        if topic.startswith(root + "/ack/"):
+            return self._ack(topic[len(root + "/ack/") :].split("/"), payload, now)
+        if topic.startswith(root + "/alert/"):
+            return self._recorder_alert(payload, now)
+        return None
+
+    def _table_message(self, table, leaf, payload, now):
+        tile = self.tiles.setdefault(table, _tile(table))
+        if leaf == "presence":
+            online = payload.strip() == topics.ONLINE.encode()
+            tile["online"] = online
+            return self.book.presence(table, online, now)
+        try:
+            obj = topics.decode(payload)
+        except ValueError:
+            return None
+        if leaf == "state":
+            tile["state"] = obj
+            return []
+        if leaf == "event" and isinstance(obj.get("record"), dict):
+            tile["last_event_at"] = now
+            tile["seq"] = obj["record"].get("seq")
+            return []
+        if leaf == "recorded":
+            return self._fold_recorded(table, obj)
+        return None
+
+    def _fold_recorded(self, table, obj):
+        journal = obj.get("journal")
+        if self.copy is None or not isinstance(journal, dict) or not isinstance(obj.get("seq"), int):
+            return None
+        board, jid = journal.get("board"), journal.get("id")
+        key = (table, board, jid)
+        raised = []
+        tile = self.tiles.setdefault(table, _tile(table))
+        for record, received in self.copy.records(table, board, jid, self.cursors.get(key, 0), obj["seq"]):
+            self.cursors[key] = record["seq"]
+            if tile["last_event_at"] is None or received > tile["last_event_at"]:
+                tile["last_event_at"], tile["seq"] = received, record["seq"]
+            for alert in self.book.event(table, record, received, journal=(board, jid)):
+                raised.append(alert)
+                self._restore_acks(alert)
+        return raised
+
+    def _restore_acks(self, alert):
+        for entry in self.saved_acks.pop(alert.id, []):
+            alert.acks.append({k: entry[k] for k in ("user", "role", "for_role", "at", "note")})
+            self.book.audit.append(dict(entry, table=alert.table, kind=alert.kind))
+
+    def _recorder_alert(self, payload, now):
+        try:
+            obj = topics.decode(payload)
+        except ValueError:
+            return None
+        kind = RECORDER_KINDS.get(obj.get("kind"))
+        if kind is None or "alert" in obj:  # not the recorder's (the page's own alerts carry "alert")
+            return None
+        table = obj.get("table") or "floor"
+        raised = self.book.finding(table, kind, obj.get("at", now), detail=str(obj.get("text", "")), ref=obj.get("id"))
+        for alert in raised:  # retained: a restarted page hears it again, with the same id
+            self._restore_acks(alert)
+        return raised
+
+    def _ack(self, parts, payload, now):
+        if len(parts) != 2:
+            return None
+        role, user = parts
+        try:
+            obj = topics.decode(payload)
+        except ValueError:
+            return None
+        try:
+            alert = self.book.acknowledge(str(obj.get("alert")), user, role, now, str(obj.get("note", ""))[:500])
+        except alerts.Refused:
+            self._keep(self.book.audit[-1])
+            return []
+        self._keep(self.book.audit[-1])
+        if alert.hold and not alert.open and self.keys_dir:
+            from host_tools.floor.page import downlink
+
+            signed = downlink.for_cleared_hold(self.keys_dir, alert)
+            if signed:
+                self.downlinks.append(signed)
+        return [alert]
+
+    def _keep(self, entry):
+        if self.log is not None:
+            self.log.add(entry)
+
+    def tick(self):
+        """Escalations due now."""
+        with self.lock:
+            escalated = self.book.tick(self.clock())
+            if escalated:
+                self._changed(escalated)
+
+    def _changed(self, changed_alerts):
+        self.version += 1
+        dicts = [a.as_dict() for a in changed_alerts]
+        self.published.extend(dicts)
+        for listener in list(self.listeners):
+            listener(self.version, dicts)
+
+    # ---- the page ----------------------------------------------------------------------
+
+    def refuse_early(self, alert_id, user, role, note):
+        """The refusal the book would give `user`'s acknowledgement, recorded now; None when it would be taken."""
+        with self.lock:
+            alert = self.book.alerts.get(alert_id)
+            if alert is not None and alert.may_acknowledge(role) is not None:
+                return None
+            try:
+                self.book.acknowledge(alert_id, user, role, self.clock(), note)
+            except alerts.Refused as e:
+                self._keep(self.book.audit[-1])
+                self._changed([])
+                return str(e)
+            return None
+
+    def snapshot(self):
+        """(tiles, open alerts, all alerts, audit) as plain data, taken under the lock."""
+        with self.lock:
+            tiles = [dict(self.tiles[t]) for t in sorted(self.tiles)]
+            every = [a.as_dict() for a in self.book.alerts.values()]
+            return tiles, [a for a in every if a["open"]], every, list(self.book.audit)
+
+    def table_records(self, table):
+        """[(record, received)]: the table's history as the recorder holds it."""
+        return self.copy.table_records(table) if self.copy is not None else []
+
+
+def _tile(table):
+    return {"table": table, "online": None, "state": None, "last_event_at": None, "seq": None}

@@ -1,0 +1,254 @@
+"""The floor recorder: every table's events into SQLite exactly once, each
+table's hash chain verified, alerts raised (docs/floor.md, Recorder).
+
+Subscribed to every table of the floor with a persistent session (the broker
+queues what comes while it is away). Each message is checked before anything
+is stored: the topic's table, the payload's version and fields, the record's
+own chain link, and that it continues the floor's copy of the chain. What it
+records it says back, retained, on `…/table/<table>/recorded`, so a gateway
+reconnecting publishes again what the floor lacks.
+
+Alerts (`…/alert/<id>`, retained, and the store's `alerts`): `bad message`
+(a message that is not a table's record: stored nothing), `chain broken`,
+`journal differs from the floor's copy` (a record the floor holds with
+another link; a board back with fewer records than it published) and `gap`
+(records missing for GAP_GRACE_S seconds while later ones arrived).
+"""
+
+import sys
+import time
+
+from crapsboard import journal_record as jr
+from host_tools.floor import topics
+from host_tools.floor.mqtt import Client
+from host_tools.floor.store import Store
+
+GAP_GRACE_S = 10.0  # a hole this old is a gap: a republish after a reconnect fills one sooner
+RECORDED_EVERY_S = 0.2  # say `recorded` at most this often per table
+_KIND_CODES = {name: code for code, name in jr.KIND_NAMES.items()}
+
+
+class Rejected(Exception):
+    """A message not stored: (alert kind, text)."""
+
+    def __init__(self, kind, text):
+        super().__init__(text)
+        self.kind = kind
+
+
+def log(text):
+    print("%s recorder: %s" % (time.strftime("%H:%M:%S"), text), file=sys.stderr, flush=True)
+
+
+def _hex(obj, name, size):
+    value = obj.get(name)
+    try:
+        data = bytes.fromhex(value)
+    except (TypeError, ValueError):
+        data = b""
+    if len(data) != size:
+        raise Rejected("bad message", "%s is not %d bytes of hex" % (name, size))
+    return data
+
+
+def record_hash(prev, record):
+    """H(seq) of `record` (the link's fields) after chain hash `prev`, and
+    whether its 8-byte `link` matches: sha256(prev ‖ record)[:8]."""
+    try:
+        kind = record["kind"]
+        kind = _KIND_CODES[kind] if kind in _KIND_CODES else int(kind)
+        _, digest = jr.encode(
+            prev,
+            record["seq"],
+            record["t"],
+            kind,
+            record["arg"],
+            bytes.fromhex(record.get("state", "")),
+            bytes.fromhex(record.get("payload", "")),
+        )
+    except (KeyError, TypeError, ValueError, OverflowError):
+        raise Rejected("bad message", "record %s is incomplete or malformed" % record.get("seq"))
+    return digest, digest[: jr.LINK_SIZE] == _hex(record, "link", jr.LINK_SIZE)
+
+
+class Recorder:
+    def __init__(self, store, floor, publish=None):
+        self.store = store
+        self.floor = floor
+        self.publish = publish  # publish(topic, payload, retain) or None (tests feeding messages directly)
+        self.holes = {}  # (tbl, board, journal, from) -> first seen (monotonic)
+        self.said = {}  # tbl -> (journal, seq, when) last `recorded`
+        self.dirty = set()
+        self.duplicates = 0
+
+    # ---- messages -------------------------------------------------------------------
+
+    def handle(self, topic, payload, retained=False):
+        """Take one message (`retained`: sent from the broker's store on
+        subscribing, possibly older than what the floor holds); returns "stored", "duplicate", "state", "presence",
+        "ignored" or "rejected" (an alert raised, nothing stored)."""
+        where = topics.parse_table_topic(self.floor, topic)
+        with self.store.lock:
+            try:
+                if where is None:
+                    raise Rejected("bad message", "not a table topic of floor %s" % self.floor)
+                tbl, leaf = where
+                if leaf == "event":
+                    return self._event(tbl, payload)
+                if leaf == "presence":
+                    text = payload.decode("ascii", "replace")
+                    if text not in (topics.ONLINE, topics.OFFLINE):
+                        raise Rejected("bad message", "presence %r" % text[:40])
+                    self.store.set_table(tbl, presence=text)
+                    return "presence"
+                if leaf == "state":
+                    return self._state(tbl, payload)
+                return "ignored"
+            except Rejected as e:
+                self.alert(where[0] if where else None, e.kind, "%s: %s" % (topic, e))
+                return "rejected"
+
+    def _event(self, tbl, payload):
+        try:
+            obj = topics.decode(payload)
+        except ValueError as e:
+            raise Rejected("bad message", str(e))
+        if obj.get("table") != tbl:
+            raise Rejected("bad message", "payload of table %r on table %s's topic" % (obj.get("table"), tbl))
+        journal, record = obj.get("journal"), obj.get("record")
+        if not isinstance(journal, dict) or not isinstance(record, dict):
+            raise Rejected("bad message", "no journal or record")
+        board, jid, seq = journal.get("board"), journal.get("id"), record.get("seq")
+        if not isinstance(board, str) or not isinstance(jid, int) or not isinstance(seq, int) or seq < 1:
+            raise Rejected("bad message", "journal identity or seq missing")
+        prev = _hex(obj, "prev", 32)
+        digest, link_ok = record_hash(prev, record)
+        if not link_ok:
+            raise Rejected("chain broken", "record %d of journal %d: its link does not match its fields" % (seq, jid))
+        held = self.store.stored(tbl, board, jid, seq)
+        if held is not None:
+            if held[0] == record["link"] and held[2] == prev.hex():
+                self.duplicates += 1
+                return "duplicate"
+            raise Rejected(
+                "journal differs from the floor's copy",
+                "record %d of journal %d differs from the one the floor recorded" % (seq, jid),
+            )
+        before = self.store.stored(tbl, board, jid, seq - 1)
+        if before is not None and before[1] != prev.hex():
+            raise Rejected("chain broken", "record %d of journal %d does not continue record %d" % (seq, jid, seq - 1))
+        if seq == 1 and "head" in obj and jr.genesis(_hex(obj, "head", len(str(obj["head"])) // 2)) != prev:
+            raise Rejected("chain broken", "record 1 of journal %d: the journal's head does not start it" % jid)
+        after = self.store.stored(tbl, board, jid, seq + 1)
+        if after is not None and after[2] != digest.hex():
+            raise Rejected(
+                "chain broken", "record %d of journal %d is not the one record %d continues" % (seq, jid, seq + 1)
+            )
+        self.store.add_event(tbl, board, jid, record, digest, prev.hex())
+        self.dirty.add(tbl)
+        return "stored"
+
+    def _state(self, tbl, payload):
+        try:
+            state = topics.decode(payload)
+        except ValueError as e:
+            raise Rejected("bad message", str(e))
+        if state.get("table") != tbl:
+            raise Rejected("bad message", "state of table %r on table %s's topic" % (state.get("table"), tbl))
+        self.store.set_table(tbl, state=state)
+        short = state.get("short")
+        j = state.get("journal")
+        # The gateway found the board with fewer records than it had read or the
+        # floor recorded; the floor's copy is the judge.
+        if isinstance(short, dict) and isinstance(j, dict) and isinstance(short.get("board_seq"), int):
+            top = self.store.max_seq(tbl, j.get("board"), short.get("journal"))
+            if top is not None and short["board_seq"] < top:
+                self.alert(
+                    tbl,
+                    "journal differs from the floor's copy",
+                    "table %s's board came back with journal %s ending at record %d; the floor recorded up to %d"
+                    % (tbl, short.get("journal"), short["board_seq"], top),
+                    key="short:%s:%s:%d" % (tbl, short.get("journal"), short["board_seq"]),
+                )
+        return "state"
+
+    # ---- alerts, gaps and `recorded` ---------------------------------------------------
+
+    def alert(self, tbl, kind, text, key=None):
+        aid = self.store.add_alert(tbl, kind, text, key)
+        if aid is None:
+            return None
+        log("alert %d: %s: %s" % (aid, kind, text))
+        if self.publish:
+            body = {"id": aid, "table": tbl, "kind": kind, "text": text, "at": int(time.time())}
+            self.publish(topics.alert(self.floor, "a%d" % aid), topics.encode(body), True)
+        return aid
+
+    def tick(self, now=None):
+        """Gaps older than the grace become alerts; `recorded` goes out for changed tables."""
+        now = time.monotonic() if now is None else now
+        with self.store.lock:
+            for tbl, board, jid, _, _, _ in self.store.journals():
+                _, holes = self.store.contiguous(tbl, board, jid)
+                for a, b in holes:
+                    first = self.holes.setdefault((tbl, board, jid, a), now)
+                    if now - first >= GAP_GRACE_S:
+                        self.alert(
+                            tbl,
+                            "gap",
+                            "table %s journal %d: records %d-%d never arrived" % (tbl, jid, a, b),
+                            key="gap:%s:%s:%d:%d" % (tbl, board, jid, a),
+                        )
+            for tbl in sorted(self.dirty):
+                last = self.store.last_journal(tbl)
+                if last is None:
+                    continue
+                board, jid, _ = last
+                top, _ = self.store.contiguous(tbl, board, jid)
+                said = self.said.get(tbl)
+                if said and said[:2] == (jid, top):
+                    self.dirty.discard(tbl)
+                    continue
+                if said and now - said[2] < RECORDED_EVERY_S:
+                    continue
+                if self.publish:
+                    body = {"table": tbl, "journal": {"board": board, "id": jid}, "seq": top}
+                    self.publish(topics.table(self.floor, tbl, "recorded"), topics.encode(body), True)
+                self.said[tbl] = (jid, top, now)
+                self.dirty.discard(tbl)
+
+
+def serve(store_path, floor, url, user, password, keepalive=10, stop=None):
+    """Run the recorder until `stop()` is true or SIGINT/SIGTERM."""
+    store = Store(store_path)
+    client = None
+    recorder = Recorder(store, floor)
+
+    def on_connect():
+        recorder.said.clear()  # the broker may have lost the retained `recorded`: say it again
+        recorder.dirty.update(t for (t,) in store.db.execute("select distinct tbl from events"))
+        client.subscribe(topics.floor_root(floor) + "/table/+/event")
+        client.subscribe(topics.floor_root(floor) + "/table/+/state")
+        client.subscribe(topics.floor_root(floor) + "/table/+/presence")
+        log("connected to the broker")
+
+    client = Client(
+        url,
+        user,
+        password,
+        "recorder-" + floor,
+        keepalive,
+        clean=False,
+        on_message=recorder.handle,
+        on_connect=on_connect,
+    )
+    recorder.publish = lambda topic, payload, retain: client.publish(topic, payload, retain=retain)
+    client.start()
+    try:
+        while stop is None or not stop():
+            client.check_refused()
+            recorder.tick()
+            time.sleep(0.05)
+    finally:
+        client.stop()
+        store.close()

@@ -1,0 +1,147 @@
+"""The floor recorder's SQLite: every event once, each table's chain, its
+last state and presence, and the alerts raised (docs/floor.md, Recorder).
+
+An event is keyed by (table, board, journal, seq): the same record twice is
+stored once. A record is stored only if its own chain link matches its fields
+and it continues the floor's copy of the chain (the hash of the record before
+it, when the floor has that one); a record the floor already holds with
+another link is not stored and is an alert: the board's journal differs from
+the floor's copy.
+"""
+
+import json
+import sqlite3
+import threading
+import time
+
+SCHEMA = """
+create table if not exists events (tbl text, board text, journal integer, seq integer, t integer, kind text,
+    link text, hash text, prev text, record text, received real, primary key (tbl, board, journal, seq));
+create table if not exists tables (tbl text primary key, presence text, state text, updated real);
+create table if not exists alerts (id integer primary key autoincrement, at real, tbl text, kind text,
+    text text, key text unique);
+"""
+
+
+class Store:
+    def __init__(self, path, readonly=False):
+        uri = "file:%s%s" % (path, "?mode=ro" if readonly else "")
+        self.db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=10)
+        self.lock = threading.RLock()
+        if not readonly:
+            self.db.execute("pragma journal_mode=wal")
+            self.db.execute("pragma synchronous=full")
+            self.db.executescript(SCHEMA)
+
+    def close(self):
+        self.db.close()
+
+    # ---- events ---------------------------------------------------------------------
+
+    def stored(self, tbl, board, journal, seq):
+        """(link, hash, prev) of a stored record, or None."""
+        return self.db.execute(
+            "select link, hash, prev from events where tbl=? and board=? and journal=? and seq=?",
+            (tbl, board, journal, seq),
+        ).fetchone()
+
+    def add_event(self, tbl, board, journal, record, digest, prev):
+        with self.db:
+            self.db.execute("begin")
+            self.db.execute(
+                "insert into events values (?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    tbl,
+                    board,
+                    journal,
+                    record["seq"],
+                    record.get("t"),
+                    str(record.get("kind")),
+                    record["link"],
+                    digest.hex(),
+                    prev,
+                    json.dumps(record, sort_keys=True),
+                    time.time(),
+                ),
+            )
+
+    def last_journal(self, tbl):
+        """(board, journal, highest seq) of the table's newest journal, or None."""
+        return self.db.execute(
+            "select board, journal, max(seq) from events where tbl=? group by board, journal "
+            "order by max(received) desc limit 1",
+            (tbl,),
+        ).fetchone()
+
+    def max_seq(self, tbl, board, journal):
+        row = self.db.execute(
+            "select max(seq) from events where tbl=? and board=? and journal=?", (tbl, board, journal)
+        ).fetchone()
+        return row[0]
+
+    def contiguous(self, tbl, board, journal):
+        """The highest seq up to which the floor holds every record from the
+        journal's first one it holds, and the holes above it [(from, to)]."""
+        low, high, count = self.db.execute(
+            "select min(seq), max(seq), count(*) from events where tbl=? and board=? and journal=?",
+            (tbl, board, journal),
+        ).fetchone()
+        if not count:
+            return 0, []
+        if high - low + 1 == count:  # the usual case, from the primary key's index alone
+            return high, []
+        seqs = [
+            r[0]
+            for r in self.db.execute(
+                "select seq from events where tbl=? and board=? and journal=? order by seq", (tbl, board, journal)
+            )
+        ]
+        holes = [(a + 1, b - 1) for a, b in zip(seqs, seqs[1:]) if b != a + 1]
+        return holes[0][0] - 1, holes
+
+    def journals(self, tbl=None):
+        q = "select tbl, board, journal, min(seq), max(seq), count(*) from events"
+        q += " where tbl=? group by tbl, board, journal" if tbl else " group by tbl, board, journal"
+        return self.db.execute(q, (tbl,) if tbl else ()).fetchall()
+
+    def events(self, tbl, since=0, journal=None):
+        q = "select tbl, board, journal, seq, record from events where tbl=? and seq>?"
+        args = [tbl, since]
+        if journal is not None:
+            q += " and journal=?"
+            args.append(journal)
+        return self.db.execute(q + " order by journal, seq", args)
+
+    # ---- tables and alerts ----------------------------------------------------------
+
+    def set_table(self, tbl, presence=None, state=None):
+        with self.db:
+            self.db.execute("begin")
+            self.db.execute("insert or ignore into tables values (?, null, null, ?)", (tbl, time.time()))
+            if presence is not None:
+                self.db.execute("update tables set presence=?, updated=? where tbl=?", (presence, time.time(), tbl))
+            if state is not None:
+                self.db.execute(
+                    "update tables set state=?, updated=? where tbl=?",
+                    (json.dumps(state, sort_keys=True), time.time(), tbl),
+                )
+
+    def tables(self):
+        return {
+            r[0]: {"presence": r[1], "state": json.loads(r[2]) if r[2] else None, "updated": r[3]}
+            for r in self.db.execute("select tbl, presence, state, updated from tables order by tbl")
+        }
+
+    def add_alert(self, tbl, kind, text, key=None):
+        """The new alert's row id, or None when one with `key` was raised already."""
+        with self.db:
+            self.db.execute("begin")
+            cur = self.db.execute(
+                "insert or ignore into alerts (at, tbl, kind, text, key) values (?,?,?,?,?)",
+                (time.time(), tbl, kind, text, key),
+            )
+            return cur.lastrowid if cur.rowcount else None
+
+    def alerts(self, tbl=None):
+        q = "select id, at, tbl, kind, text from alerts" + (" where tbl=?" if tbl else "") + " order by id"
+        return [dict(zip(("id", "at", "table", "kind", "text"), r)) for r in self.db.execute(q, (tbl,) if tbl else ())]

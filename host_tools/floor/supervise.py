@@ -1,0 +1,296 @@
+"""`make floor`: a whole floor on one machine, supervised as systemd would
+supervise it on a real one (docs/floor.md).
+
+The broker, one virtual board per table (`python -m sim device`, the
+firmware deployed with the table's own key), one gateway per table and the
+recorder, each a process of its own with its log in DIR/logs/. A process
+that dies is started again and the restart logged (a quick succession of
+deaths backs off, up to 30 s). Ctrl-C or SIGTERM stops the gateways, the
+recorder, the boards and the broker in that order and leaves no process
+behind (each child also gets SIGTERM if this process dies: PR_SET_PDEATHSIG).
+A second `make floor` on the same directory says it runs already, in one line.
+"""
+
+import fcntl
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError
+from host_tools.floor import broker, floordir
+
+EXIT_RUNNING = 5  # a floor runs already in this directory
+BACKOFF_MAX_S = 30.0
+STABLE_S = 10.0  # a process that lived this long starts again at once when it dies
+PAGE_PORT_OFFSET = 50  # the pit page: the broker's port + 50 (18880 by default), or floor.json "page_port"
+
+
+def _die_with_parent():
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+class Service:
+    """One supervised process."""
+
+    def __init__(self, name, argv, log_path):
+        self.name, self.argv, self.log_path = name, argv, log_path
+        self.proc = None
+        self.started = 0.0
+        self.restarts = 0
+        self.backoff = 0.0
+        self.due = 0.0
+
+    def start(self):
+        log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(
+            self.argv,
+            stdout=log,
+            stderr=log,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            preexec_fn=_die_with_parent,
+        )
+        log.close()
+        self.started = time.monotonic()
+
+    def stop(self, timeout=15.0):
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def say(directory, text):
+    line = "%s make floor: %s" % (time.strftime("%H:%M:%S"), text)
+    print(line, flush=True)
+    with open(os.path.join(directory, "logs", "supervisor.log"), "a", encoding="utf-8") as f:
+        f.write(line + "\n")
+
+
+def lock(directory):
+    """The floor's lock (held while this process lives), or HostToolError naming who holds it."""
+    os.makedirs(directory, exist_ok=True)
+    fd = os.open(os.path.join(directory, "floor.lock"), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        pid = os.read(fd, 32).decode(errors="replace").strip() or "?"
+        os.close(fd)
+        raise HostToolError(
+            "a floor is already running in %s (pid %s): Ctrl-C it first" % (directory, pid), EXIT_RUNNING
+        )
+    os.ftruncate(fd, 0)
+    os.write(fd, str(os.getpid()).encode())
+    return fd
+
+
+def firmware_hash():
+    from host_tools import deploy
+
+    return deploy.manifest(deploy.build_files(), deploy.firmware_version())["hash"]
+
+
+def deploy_board(directory, table_id, port_link, want_hash):
+    """Deploy onto the table's board unless its stamp says this firmware is there."""
+    stamp = os.path.join(directory, "boards", table_id + ".deployed")
+    if os.path.exists(stamp) and open(stamp).read().strip() == want_hash:
+        return False
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "host_tools",
+            "deploy",
+            "--port",
+            port_link,
+            "--key",
+            os.path.join(directory, "keys", table_id + ".key"),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if done.returncode != 0:
+        raise HostToolError("deploy onto table %s's board failed: %s" % (table_id, done.stderr.strip()), EXIT_FAILED)
+    with open(stamp, "w") as f:
+        f.write(json.loads(done.stdout)["hash"] + "\n")
+    return True
+
+
+def _wait_path(path, timeout=30.0):
+    end = time.monotonic() + timeout
+    while not os.path.exists(path):
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def board_service(directory, table_id, keys=""):
+    link = os.path.join(directory, "boards", table_id + ".port")
+    argv = [
+        sys.executable,
+        "-m",
+        "sim",
+        "device",
+        "--flash",
+        os.path.join(directory, "boards", table_id + ".img"),
+        "--link",
+        link,
+    ]
+    if keys:
+        argv += ["--keys", keys]
+    argv += ["--key-feed", key_feed(directory, table_id)]
+    return Service("board " + table_id, argv, os.path.join(directory, "logs", "board-%s.log" % table_id)), link
+
+
+def page_port(floor):
+    return floor.get("page_port") or floor["port"] + PAGE_PORT_OFFSET
+
+
+def up(directory, tables, keys=""):
+    from host_tools.floor import cli
+
+    fd = lock(directory)
+    existing = cli._floor_or_none(directory)
+    port = existing["port"] if existing else 18830
+    ws_port = existing["ws_port"] if existing else 18831
+    floor = cli.init(directory, tables, existing["floor"] if existing else "main", port, ws_port)
+    services = []
+    stopping = []
+
+    def on_signal(signum, frame):
+        stopping.append(signum)
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    try:
+        b = Service(
+            "broker",
+            [broker.mosquitto_binary(), "-c", os.path.join(directory, "mosquitto.conf")],
+            os.path.join(directory, "logs", "mosquitto.out"),
+        )
+        b.start()
+        services.append(b)
+        if not broker.wait_listening(floor["port"], 10, b.proc):
+            raise HostToolError("mosquitto did not start: see %s/mosquitto.log" % directory, EXIT_FAILED)
+        say(directory, "broker on 127.0.0.1:%d (WebSockets %d)" % (floor["port"], floor["ws_port"]))
+        want = firmware_hash()
+        links = {}
+        for t in floor["tables"]:
+            s, link = board_service(directory, t, keys)
+            s.start()
+            services.append(s)
+            links[t] = link
+        errors = []
+
+        def deploy_one(t):
+            try:
+                if not _wait_path(links[t]):
+                    raise HostToolError("table %s's board did not start" % t, EXIT_FAILED)
+                if deploy_board(directory, t, links[t], want):
+                    say(directory, "table %s: firmware deployed with the table's key" % t)
+            except HostToolError as e:
+                errors.append(str(e))
+
+        threads = [threading.Thread(target=deploy_one, args=(t,)) for t in floor["tables"]]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        if errors:
+            raise HostToolError(errors[0], EXIT_FAILED)
+        py = [sys.executable, "-m", "host_tools"]
+        rec = Service(
+            "recorder", py + ["recorder", "--dir", directory], os.path.join(directory, "logs", "recorder.log")
+        )
+        rec.start()
+        services.append(rec)
+        for t in floor["tables"]:
+            g = Service(
+                "gateway " + t,
+                py + ["gateway", "--dir", directory, "--table", t, "--port", links[t]],
+                os.path.join(directory, "logs", "gateway-%s.log" % t),
+            )
+            g.start()
+            services.append(g)
+        page = Service(  # the pit and surveillance page (issue 21)
+            "page",
+            py + ["floor", "page", "--dir", directory, "--http-port", str(page_port(floor))],
+            os.path.join(directory, "logs", "page.log"),
+        )
+        page.start()
+        services.append(page)
+        people_hint = "people: `python -m host_tools floor user add NAME --role ROLE`"
+        say(directory, "pit page on http://127.0.0.1:%d/ (%s)" % (page_port(floor), people_hint))
+        say(directory, "%d tables up: `python -m host_tools floor status`; Ctrl-C stops the floor" % len(links))
+        while not stopping:
+            now = time.monotonic()
+            for s in services:
+                code = s.proc.poll()
+                if code is None or now < s.due:
+                    continue
+                if s.due == 0.0:
+                    lived = now - s.started
+                    s.backoff = 0.0 if lived >= STABLE_S else min(BACKOFF_MAX_S, max(1.0, s.backoff * 2))
+                    s.due = now + s.backoff
+                    continue
+                s.restarts += 1
+                say(directory, "%s ended (status %s): restarted (restart %d)" % (s.name, code, s.restarts))
+                s.start()
+                s.due = 0.0
+            time.sleep(0.2)
+        say(directory, "stopping")
+    finally:
+        order = [s for s in services if s.name == "page"] + [s for s in services if s.name.startswith("gateway")]
+        order += [s for s in services if s.name == "recorder"]
+        order += [s for s in services if s.name.startswith("board")] + [s for s in services if s.name == "broker"]
+        for s in order:
+            s.stop()
+        os.close(fd)
+    if stopping:
+        say(directory, "stopped; nothing left running")
+
+
+def key_feed(directory, table_id):
+    return os.path.join(directory, "boards", table_id + ".keys")
+
+
+def press(directory, table_id, script):
+    """Append `script` (checked first, as the board would read it) to the
+    table's key feed: its virtual board presses it at once (sim device
+    --key-feed, docs/device.md)."""
+    from crapsboard import layout as lay
+    from sim.paths import BOARD_JSON
+    from sim.portable import keyscript
+
+    floor = floordir.read_floor(directory)
+    if table_id not in floor["tables"]:
+        raise HostToolError(
+            "no table %s on this floor (tables: %s)" % (table_id, ", ".join(floor["tables"])), EXIT_USAGE
+        )
+    script = " ".join(script.split())
+    if not script:
+        raise HostToolError("no keys given", EXIT_USAGE)
+    with open(BOARD_JSON, encoding="utf-8") as f:
+        layout = lay.Layout(json.load(f))
+    try:
+        keyscript.check(script, layout)
+    except ValueError as e:  # KeyScriptError
+        raise HostToolError("keys %r: %s" % (script, e), EXIT_USAGE)
+    with open(key_feed(directory, table_id), "a", encoding="ascii") as f:
+        f.write(script + "\n")

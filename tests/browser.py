@@ -1,0 +1,26 @@
+"""Headless Chromium for the page's tests (host_tools/floor/page/drive.py):
+screenshots and waiting."""
+
+import os
+import time
+
+from host_tools.floor.page.drive import PageProcess, chrome, missing  # noqa: F401  (the tests' names)
+
+SHOTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "build", "floor_screens")
+
+
+def shot(driver, name):
+    os.makedirs(SHOTS, exist_ok=True)
+    path = os.path.join(SHOTS, name + ".png")
+    driver.save_screenshot(path)
+    return path
+
+
+def wait_for(predicate, timeout=10.0, step=0.05):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    return None

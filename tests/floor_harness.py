@@ -1,0 +1,128 @@
+"""A small floor for the page's tests: a real mosquitto from the floor's own
+configuration, the floor's real recorder (host_tools/floor/recorder.py, in a
+thread), people added as `floor user add` adds them, the page's service
+connection, and a table's gateway identity that publishes journal records
+with their real chain links, as a gateway does."""
+
+import os
+import threading
+import time
+
+import paho.mqtt.client as mqtt
+
+from host_tools import keys
+from host_tools.floor import broker, floordir, people, recorder, topics
+from host_tools.floor.page.bus import ServiceBus
+from host_tools.floor.page.floorview import FloorView
+from host_tools.floor.page.recorded import PeopleLog, RecordedCopy
+
+PEOPLE = {
+    "ann": ("surveillance", "ann's long password"),
+    "bob": ("supervisor", "bob's long password"),
+    "sam": ("shift_manager", "sam's long password"),
+    "tom": ("technician", "tom's long password"),
+}
+
+
+class Clock:
+    """A clock the test moves: sessions and escalations read it."""
+
+    def __init__(self, now=1_800_000_000.0):
+        self.now = now
+
+    def __call__(self):
+        return self.now
+
+
+class Floor:
+    def __init__(self, directory, tables=("T1", "T2"), escalate_after=120.0):
+        self.dir = str(directory)
+        self.floor = floordir.new_floor(self.dir, tables=tables, port=broker.free_port(), ws_port=broker.free_port())
+        broker.write_config(self.dir, self.floor)
+        for t in tables:  # each table's board key, as `floor init` makes them
+            keys.save_key(os.path.join(self.dir, "keys", t + ".key"), keys.new_key())
+        for name, (role, password) in PEOPLE.items():
+            people.add_person(self.dir, name, role, password)
+        self.floor = floordir.read_floor(self.dir)
+        self.broker = broker.Broker(self.dir).start()
+        self.stopping = False
+        self.recorder = threading.Thread(target=self._record, daemon=True)
+        self.recorder.start()
+        self.tables = tables
+        self.escalate_after = escalate_after
+        self.gateways = {}
+        self.service = None
+        self.fresh_view()
+
+    def fresh_view(self, keep_log=False):
+        """A new page service (view and broker connection): the people and the broker stay;
+        `keep_log`: the page restarted (the same page.sqlite), else a page of its own."""
+        if self.service is not None:
+            self.service.stop()
+            self.view.copy.close()
+            self.view.log.close()
+        self.clock = Clock()
+        copy = RecordedCopy(os.path.join(self.dir, "recorder.sqlite"))
+        self.views = getattr(self, "views", 0) + (0 if keep_log else 1)
+        log = PeopleLog(os.path.join(self.dir, "page-%d.sqlite" % self.views))  # each test's page its own people
+        self.view = FloorView(
+            "main", self.tables, self.escalate_after, clock=self.clock, copy=copy, log=log, keys_dir=self.dir
+        )
+        self.service = ServiceBus(self.floor, floordir.password(self.dir, "page"), self.view).start()
+
+    def gateway(self, table):
+        if table not in self.gateways:
+            c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="gw-" + table)
+            c.username_pw_set(floordir.gateway_user(table), floordir.password(self.dir, floordir.gateway_user(table)))
+            c.connect("127.0.0.1", self.floor["port"])
+            c.loop_start()
+            self.gateways[table] = c
+        return self.gateways[table]
+
+    def _record(self):
+        url = "mqtt://127.0.0.1:%d" % self.floor["port"]
+        password = floordir.password(self.dir, "recorder")
+        store = os.path.join(self.dir, "recorder.sqlite")
+        recorder.serve(store, "main", url, "recorder", password, stop=lambda: self.stopping)
+
+    def publish(self, table, journal, records=None, board="0b0a0d", journal_id=1):
+        """`records` of Journal `journal` (default all) on the table's event topic, as its gateway would."""
+        c = self.gateway(table)
+        for r in journal.records if records is None else records:
+            payload = topics.event_payload(table, board, journal_id, r, journal.prevs[r["seq"] - 1])
+            c.publish(topics.table("main", table, "event"), payload, qos=1).wait_for_publish(5)
+
+    def presence(self, table, word):
+        c = self.gateway(table)
+        c.publish(topics.table("main", table, "presence"), word.encode(), qos=1, retain=True).wait_for_publish(5)
+
+    def watch(self, topic):
+        """[(topic, payload)] that arrive on `topic` (as the floor's read-only `floorctl` account) from now."""
+        got = []
+        c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="watch-%d" % len(self.gateways))
+        c.username_pw_set("floorctl", floordir.password(self.dir, "floorctl"))
+        c.on_message = lambda client, userdata, m: got.append((m.topic, m.payload))
+        c.on_connect = lambda client, userdata, flags, reason, properties: client.subscribe(topic, qos=1)
+        c.connect("127.0.0.1", self.floor["port"])
+        c.loop_start()
+        self.gateways["watch-%d" % len(self.gateways)] = c
+        time.sleep(0.3)  # subscribed
+        return got
+
+    def wait(self, predicate, timeout=10.0):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            with self.view.lock:
+                if predicate(self.view):
+                    return True
+            time.sleep(0.02)
+        return False
+
+    def close(self):
+        for c in self.gateways.values():
+            c.disconnect()
+            c.loop_stop()
+        self.service.stop()
+        self.stopping = True
+        self.recorder.join(10)
+        self.broker.stop()

@@ -1,0 +1,171 @@
+"""The pit page in headless Chromium (selenium, Debian's chromium and
+chromedriver) on a whole floor: a real mosquitto, virtual boards keyed live
+(the floor's key feed), their gateways and the recorder as processes, and
+`python -m host_tools floor page`. Screenshots go to build/floor_screens/
+(docs/floor.md shows copies)."""
+
+import pytest
+from browser import chrome, missing, shot, wait_for
+from floor_harness import PEOPLE
+from pit_floor import FIFTH_AND_SIXTH, TO_FOURTH_POINT, PitFloor
+
+from host_tools.floor.localfloor import have_mosquitto, shared_template
+
+pytestmark = [
+    pytest.mark.skipif(missing() is not None, reason=str(missing())),
+    pytest.mark.skipif(not have_mosquitto(), reason="mosquitto is not installed (make test installs it as root)"),
+]
+
+
+@pytest.fixture(scope="module")
+def floor(tmp_path_factory):
+    f = PitFloor(str(tmp_path_factory.mktemp("pit")), shared_template(tmp_path_factory))
+    yield f
+    f.stop()
+
+
+@pytest.fixture(scope="module")
+def driver():
+    d = chrome()
+    yield d
+    d.quit()
+
+
+def log_in(driver, url, name, password=None):
+    from selenium.webdriver.common.by import By
+
+    driver.get(url + "/login")
+    driver.find_element(By.NAME, "user").send_keys(name)
+    driver.find_element(By.NAME, "password").send_keys(PEOPLE[name][1] if password is None else password)
+    driver.find_element(By.CSS_SELECTOR, "form.login button").click()
+
+
+def text(driver):
+    """The page's text; "" while a navigation has no body yet."""
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.common.by import By
+
+    try:
+        return driver.find_element(By.TAG_NAME, "body").text
+    except WebDriverException:
+        return ""
+
+
+def shows(driver, words, timeout=10.0):
+    return wait_for(lambda: words in text(driver), timeout)
+
+
+def alert_box(driver, kind, table="T"):
+    """The text of the open alert of `kind` shown now, or None."""
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.common.by import By
+
+    try:
+        boxes = driver.find_elements(By.CSS_SELECTOR, selector(kind, table))
+        return boxes[0].text if boxes and boxes[0].is_displayed() else None
+    except WebDriverException:  # replaced by a live update meanwhile
+        return None
+
+
+def selector(kind, table):
+    return '.alerts section[data-kind="%s"][id^="alert-%s"]' % (kind, table)
+
+
+def press(driver, kind, note="", before_click=None, table="T"):
+    """Type `note` into the alert's form and press its button (again if a live update replaced it)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+
+    for _ in range(5):
+        try:
+            box = driver.find_element(By.CSS_SELECTOR, selector(kind, table))
+            if note:
+                box.find_element(By.NAME, "note").send_keys(note)
+            if before_click:
+                driver.execute_script(before_click)
+            box.find_element(By.CSS_SELECTOR, "button").click()
+            return
+        except StaleElementReferenceException:
+            continue
+    raise AssertionError("the %s alert kept changing under the click" % kind)
+
+
+def test_the_pit_page_in_a_browser(floor, driver):
+    from selenium.webdriver.common.by import By
+
+    f = page = floor
+    assert page.page.first_line == page.url.replace("http://", "pit page: http://") + "/\n"
+
+    # A wrong password: refused, one clear line, still the login form.
+    log_in(driver, page.url, "ann", "not her password at all")
+    assert shows(driver, "Wrong name or password.")
+    shot(driver, "1-wrong-password")
+
+    # Surveillance logs in; a hand keyed to the 4th point appears without a reload.
+    log_in(driver, page.url, "ann")
+    assert shows(driver, "ann — surveillance")
+    driver.execute_script("window.loadedOnce = true")
+    f.roll("T1", TO_FOURTH_POINT)  # keyed on T1's board
+    box = wait_for(lambda: alert_box(driver, "fire_4"), timeout=30)
+    assert box is not None and "4th Fire Bet point" in box
+    assert driver.execute_script("return window.loadedOnce") is True  # pushed, not reloaded
+    shot(driver, "2-fourth-point-alert")
+    driver.execute_script("document.querySelector('.tiles').scrollIntoView()")
+    shot(driver, "2b-tiles")
+    driver.execute_script("window.scrollTo(0, 0)")
+
+    # Ann acknowledges with a note; the history shows it under her name.
+    press(driver, "fire_4", "cameras on T1")
+    driver.get(page.url + "/table/T1")
+    acks = wait_for(lambda: _reloaded_acks(driver, page.url))
+    assert "ann" in acks and "surveillance" in acks and "cameras on T1" in acks
+    shot(driver, "3-history-with-ack")
+
+    # A forged form (its token changed in the page) is refused cleanly.
+    driver.get(page.url + "/")
+    assert wait_for(lambda: alert_box(driver, "fire_4"))
+    press(driver, "fire_4", before_click="document.querySelector('form.ack input[name=csrf]').value = 'forged'")
+    assert shows(driver, "not made by this page for you")
+
+    # A floor supervisor cannot clear a HOLD.
+    driver.get(page.url + "/")
+    driver.find_element(By.CSS_SELECTOR, "form.who button").click()
+    log_in(driver, page.url, "bob")
+    f.roll("T2", TO_FOURTH_POINT + " " + FIFTH_AND_SIXTH)
+    hold = wait_for(lambda: alert_box(driver, "fire_6"), timeout=40)
+    assert hold is not None and "HOLD" in hold
+    shot(driver, "4-hold")
+    press(driver, "fire_6")
+    assert shows(driver, "is for the surveillance, not the floor supervisor")
+    shot(driver, "5-hold-refused-for-supervisor")
+
+    # The broker goes down and comes back: the page and bob's own connection
+    # reconnect, and what happened meanwhile shows without a reload.
+    driver.get(page.url + "/")
+    f.rig.broker.kill()
+    # Meanwhile the dealer plays on: 9 set and made, shooter 1's 5th point on T1
+    # (the gateway reads it from the board into its outbox; nothing reaches the floor).
+    f.roll("T1", FIFTH_AND_SIXTH.rsplit(" ", 4)[0], where="outbox")
+    assert alert_box(driver, "fire_5", "T1-") is None
+    f.rig.start_broker()
+    assert wait_for(lambda: alert_box(driver, "fire_5", "T1-"), timeout=40) is not None
+    assert wait_for(lambda: alert_box(driver, "fire_4", "T1-"))
+    press(driver, "fire_4", table="T1-")  # bob's part of the 4th point, on his own connection
+    assert wait_for(lambda: driver.current_url.rstrip("/") == page.url), text(driver)
+    acks = wait_for(lambda: _reloaded_acks(driver, page.url, "bob"), timeout=15)
+    shot(driver, "6-after-broker-restart")
+    assert acks is not None and "floor supervisor" in acks
+
+    # An expired session: back to the login form.
+    driver.get(page.url + "/")
+    assert wait_for(lambda: "/login" in driver.current_url, timeout=40, step=0.5)
+    shot(driver, "7-session-expired")
+
+
+def _reloaded_acks(driver, url, name="ann"):
+    from selenium.webdriver.common.by import By
+
+    driver.get(url + "/table/T1")
+    rows = driver.find_elements(By.CSS_SELECTOR, "table#acks")
+    acks = rows[0].text if rows else ""
+    return acks if name in acks else None

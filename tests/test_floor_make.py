@@ -1,0 +1,127 @@
+"""`make floor` (python -m host_tools floor up): the whole floor on this
+machine, supervised. A table driven live (`floor keys`) reaches the recorder
+(`floor events`) and `floor status`; a gateway that dies is restarted and the
+restart logged; Ctrl-C leaves no process behind. The board is a copy of the
+session's deployed template with its deploy stamp, so `up` does not deploy
+again (it would, ~8 s a board, for a new or changed firmware)."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from host_tools.floor import broker, cli
+from host_tools.floor import localfloor as floor_rig
+from sim.paths import ROOT
+
+pytestmark = pytest.mark.skipif(
+    not floor_rig.have_mosquitto(), reason="mosquitto is not installed (make test installs it as root)"
+)
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory):
+    return floor_rig.shared_template(tmp_path_factory)
+
+
+def processes_naming(text):
+    """PIDs of the processes whose command line holds `text`."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                if text.encode() in f.read():
+                    found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
+def gateways(folder):
+    found = []
+    for p in processes_naming(folder):
+        try:
+            with open("/proc/%d/cmdline" % p, "rb") as f:
+                if b"gateway" in f.read():
+                    found.append(p)
+        except OSError:
+            pass
+    return found
+
+
+def host_tools(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "host_tools", *args], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
+
+
+def read_until(proc, text, lines, timeout=120):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        lines.append(line.rstrip("\n"))
+        if text in line:
+            return lines[-1]
+    raise AssertionError("no %r in make floor's output: %s" % (text, lines))
+
+
+@pytest.mark.timeout(300)
+def test_a_floor_runs_supervised_and_stops_leaving_nothing(tmp_path, template):
+    folder = str(tmp_path / "floor")
+    cli.init(folder, 1, "main", broker.free_port(), broker.free_port())
+    image, key_file, firmware_hash = template
+    shutil.copy(image, os.path.join(folder, "boards", "T1.img"))
+    shutil.copy(key_file, os.path.join(folder, "keys", "T1.key"))
+    with open(os.path.join(folder, "boards", "T1.deployed"), "w") as f:
+        f.write(firmware_hash + "\n")
+    up = subprocess.Popen(
+        [sys.executable, "-m", "host_tools", "floor", "up", "--dir", folder, "--tables", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    lines = []
+    try:
+        read_until(up, "1 tables up", lines)
+        assert not any("deployed" in line for line in lines)  # the stamp matched the firmware
+        result = host_tools("floor", "keys", "--dir", folder, "--table", "T1", "3 4 2 2")
+        assert result.returncode == 0, result.stderr
+        rolls = []
+        end = time.monotonic() + 60
+        while len(rolls) < 2 and time.monotonic() < end:
+            result = host_tools("floor", "events", "--dir", folder, "--table", "T1")
+            rolls = [json.loads(x)["dice"] for x in result.stdout.splitlines() if '"roll"' in x]
+            time.sleep(0.5)
+        assert rolls == [[3, 4], [2, 2]]
+        for x in result.stdout.splitlines():
+            assert {"table", "seq", "kind"} <= set(json.loads(x))
+        status = json.loads(host_tools("floor", "status", "--dir", folder, "--json").stdout)
+        assert [(r["table"], r["presence"]) for r in status] == [("T1", "online")]
+
+        [gateway] = gateways(folder)
+        os.kill(gateway, signal.SIGKILL)
+        line = read_until(up, "restarted", lines)
+        assert line.endswith("make floor: gateway T1 ended (status -9): restarted (restart 1)")
+        with open(os.path.join(folder, "logs", "supervisor.log")) as f:
+            assert line in f.read().splitlines()
+        end = time.monotonic() + 30
+        while not [p for p in gateways(folder) if p != gateway] and time.monotonic() < end:
+            time.sleep(0.2)
+        assert [p for p in gateways(folder) if p != gateway]  # a new gateway process serves the table
+    finally:
+        up.send_signal(signal.SIGINT)
+        out, err = up.communicate(timeout=60)
+    lines += out.splitlines()
+    assert up.returncode == 0, err
+    assert lines[-1].endswith("make floor: stopped; nothing left running")
+    assert processes_naming(folder) == []

@@ -1,0 +1,256 @@
+"""The pit page's HTTP side (host_tools/floor/page) against a real mosquitto:
+logins, sessions that expire, forms that must be the page's own, alerts
+acknowledged through each person's own broker connection, history and CSV.
+(The browser itself: tests/test_floor_browser.py.)"""
+
+import re
+import time
+import warnings
+
+import pytest
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # starlette's note that httpx2 will replace httpx
+    from starlette.testclient import TestClient
+
+from floor_harness import PEOPLE, Floor
+from floor_journal import POINTS_IN_ORDER, Journal
+
+from host_tools.floor import localfloor
+from host_tools.floor.page.app import make_app
+from host_tools.floor.page.sessions import Sessions
+
+pytestmark = pytest.mark.skipif(
+    not localfloor.have_mosquitto(), reason="mosquitto is not installed (make test installs it as root)"
+)
+
+
+@pytest.fixture(scope="module")
+def the_floor(tmp_path_factory):
+    # One broker and one set of people (Argon2id hashing is deliberately slow)
+    # for the module; each test has a page service of its own.
+    f = Floor(tmp_path_factory.mktemp("floor"), tables=("T1", "T2", "T3"))
+    yield f
+    f.close()
+
+
+@pytest.fixture
+def floor(the_floor):
+    the_floor.fresh_view()
+    return the_floor
+
+
+@pytest.fixture
+def sessions(floor):
+    s = Sessions(floor.clock, idle=600.0, lifetime=3600.0)
+    yield s
+    s.close_all()
+
+
+def client_for(floor, sessions):
+    return TestClient(make_app(floor.view, floor.floor, floor.dir, sessions), base_url="http://pit.test")
+
+
+def token(html):
+    return re.search(r'name="csrf" value="([^"]+)"', html).group(1)
+
+
+def log_in(client, name, password=None):
+    form = client.get("/login")
+    password = PEOPLE[name][1] if password is None else password
+    return client.post(
+        "/login", data={"user": name, "password": password, "csrf": token(form.text)}, follow_redirects=False
+    )
+
+
+def fourth_point(floor, table="T1"):
+    j = Journal()
+    for d in POINTS_IN_ORDER[:8]:
+        j.roll(*d)
+    floor.publish(table, j)
+    assert floor.wait(lambda v: mine(v, table, "fire_4"))
+    (alert,) = mine(floor.view, table, "fire_4")
+    return alert
+
+
+def mine(view, table, kind):
+    return [a for a in view.book.alerts.values() if a.table == table and a.kind == kind]
+
+
+def test_login_with_the_right_password_opens_the_floor_and_a_wrong_one_is_refused(floor, sessions):
+    client = client_for(floor, sessions)
+    assert client.get("/", follow_redirects=False).headers["location"] == "/login"
+    bad = log_in(client, "ann", "not ann's password")
+    assert bad.status_code == 401
+    assert "Wrong name or password." in bad.text
+    assert log_in(client, "nobody", "whatever at all").status_code == 401
+    ok = log_in(client, "ann")
+    assert (ok.status_code, ok.headers["location"]) == (303, "/")
+    cookie = ok.headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=strict" in cookie
+    page = client.get("/")
+    assert page.status_code == 200
+    assert "ann — surveillance" in page.text
+    assert 'id="tile-T1"' in page.text and 'id="tile-T2"' in page.text
+    assert "<svg" in page.text  # the lit board's picture in each tile
+    assert page.headers["content-security-policy"].startswith("default-src 'self'")
+
+
+def test_a_login_form_not_made_by_the_page_is_refused(floor, sessions):
+    client = client_for(floor, sessions)
+    client.get("/login")
+    forged = client.post(
+        "/login", data={"user": "ann", "password": PEOPLE["ann"][1], "csrf": "made-up"}, follow_redirects=False
+    )
+    assert forged.status_code == 403
+    assert sessions._by_id == {}
+
+
+def test_the_4th_point_alert_acknowledged_by_surveillance_shows_in_history_with_her_name(floor, sessions):
+    client = client_for(floor, sessions)
+    log_in(client, "ann")
+    alert = fourth_point(floor)
+    page = client.get("/").text
+    assert 'id="alert-%s"' % alert.id in page
+    assert "4th Fire Bet point" in page and "waiting for: <strong>floor supervisor, surveillance</strong>" in page
+    done = client.post(
+        "/ack", data={"alert": alert.id, "note": "cameras 4 and 5", "csrf": token(page)}, follow_redirects=False
+    )
+    assert done.status_code == 303
+    # Through ann's own broker connection on ack/surveillance/ann, back to the page's book.
+    assert floor.wait(lambda v: alert.acks)
+    assert alert.acks[0]["user"] == "ann" and alert.acks[0]["role"] == "surveillance"
+    history = client.get("/table/T1").text
+    acks = history[history.index("id=acks") : history.index("id=refusals")]
+    assert "<td>ann</td><td>surveillance</td>" in acks and "cameras 4 and 5" in acks
+    assert "<td>2-2</td>" in history  # the rolls, with their dice
+    csv_text = client.get("/table/T1.csv").text
+    assert csv_text.splitlines()[0] == "shooter,seq,at,die1,die2,total,point,fire_points,resolved"
+    assert len(csv_text.splitlines()) == 1 + 8
+
+
+def test_a_floor_supervisor_cannot_clear_a_hold_and_the_refusal_is_recorded(floor, sessions):
+    client = client_for(floor, sessions)
+    log_in(client, "bob")
+    j = Journal()
+    for d in POINTS_IN_ORDER:
+        j.roll(*d)
+    floor.publish("T2", j)
+    assert floor.wait(lambda v: mine(v, "T2", "fire_6"))
+    (hold,) = mine(floor.view, "T2", "fire_6")
+    page = client.get("/").text
+    refused = client.post("/ack", data={"alert": hold.id, "note": "pay", "csrf": token(page)})
+    assert refused.status_code == 403
+    assert "is for the surveillance, not the floor supervisor" in refused.text
+    assert hold.open and hold.acks == []
+    history = client.get("/table/T2").text
+    refusals = history[history.index("id=refusals") : history.index("id=rolls")]
+    assert "<td>bob</td>" in refusals and "not the floor supervisor" in refusals
+
+
+def test_a_forged_ack_form_and_an_expired_session_are_refused(floor, sessions):
+    client = client_for(floor, sessions)
+    log_in(client, "ann")
+    alert = fourth_point(floor)
+    forged = client.post("/ack", data={"alert": alert.id, "note": "", "csrf": "guess"})
+    assert forged.status_code == 403
+    other_site = client.post(
+        "/ack",
+        data={"alert": alert.id, "note": "", "csrf": token(client.get("/").text)},
+        headers={"origin": "http://evil.test"},
+    )
+    assert other_site.status_code == 403
+    assert alert.acks == []
+    floor.clock.now += 601.0  # idle longer than the session may
+    expired = client.get("/", follow_redirects=False)
+    assert (expired.status_code, expired.headers["location"]) == (303, "/login")
+    assert client.get("/fragment").status_code == 401
+    assert sessions._by_id == {}
+
+
+def test_history_filters_refuse_a_malformed_date(floor, sessions):
+    client = client_for(floor, sessions)
+    log_in(client, "tom")
+    fourth_point(floor)
+    assert client.get("/table/T1?since=yesterday").status_code == 400
+    assert client.get("/table/T9").status_code == 404
+    none = client.get("/table/T1.csv?until=2000-01-01").text.splitlines()
+    assert len(none) == 1
+    page = client.get("/").text
+    assert 'action="/ack"' not in page  # a technician reads and acknowledges nothing
+
+
+def test_a_restarted_page_folds_the_same_alerts_from_the_recorder_and_keeps_who_acknowledged(floor, sessions):
+    client = client_for(floor, sessions)
+    log_in(client, "ann")
+    alert = fourth_point(floor, "T2")
+    client.post("/ack", data={"alert": alert.id, "note": "seen", "csrf": token(client.get("/").text)})
+    assert floor.wait(lambda v: alert.acks)
+    floor.fresh_view(keep_log=True)  # the page process restarted: same recorder, same page.sqlite
+    assert floor.wait(lambda v: mine(v, "T2", "fire_4"))
+    (again,) = mine(floor.view, "T2", "fire_4")
+    assert again.id == alert.id
+    assert [(a["user"], a["role"], a["note"]) for a in again.acks] == [("ann", "surveillance", "seen")]
+    assert again.missing() == ["supervisor"]
+
+
+def test_a_record_that_breaks_the_chain_is_a_chain_alert_never_a_point(floor, sessions):
+    j = Journal()
+    for d in POINTS_IN_ORDER[:8]:
+        j.roll(*d)
+    forged = dict(j.records[-1], dice=[4, 4], arg=4 * 8 + 4)  # the 4th point's record rewritten, link kept
+    floor.publish("T3", j, j.records[:-1] + [forged])
+    assert floor.wait(lambda v: mine(v, "T3", "chain_broken"))
+    (broken,) = mine(floor.view, "T3", "chain_broken")
+    assert broken.missing() == ["supervisor"] and "T3" in broken.detail
+    assert mine(floor.view, "T3", "fire_4") == []
+    client = client_for(floor, sessions)
+    log_in(client, "bob")
+    client.post("/ack", data={"alert": broken.id, "note": "technician called", "csrf": token(client.get("/").text)})
+    assert floor.wait(lambda v: not broken.open)
+    floor.fresh_view(keep_log=True)  # restarted: the recorder's retained alert comes back with its acknowledgement
+    assert floor.wait(lambda v: mine(v, "T3", "chain_broken"))
+    (again,) = mine(floor.view, "T3", "chain_broken")
+    assert (again.id, again.open, again.acks[0]["user"]) == (broken.id, False, "bob")
+
+
+def test_a_hold_cleared_by_surveillance_goes_down_signed_with_the_boards_key(floor, sessions):
+    from crapsboard.link import CounterMemory
+    from crapsboard.link_auth import Auth, AuthError
+    from host_tools import keys
+    from host_tools.floor import topics
+
+    downlinks = floor.watch(topics.table("main", "T3", "downlink"))
+    client = client_for(floor, sessions)
+    log_in(client, "ann")
+    j = Journal()
+    for d in POINTS_IN_ORDER:
+        j.roll(*d)
+    floor.publish("T3", j)
+    assert floor.wait(lambda v: mine(v, "T3", "fire_6"))
+    (hold,) = mine(floor.view, "T3", "fire_6")
+    client.post("/ack", data={"alert": hold.id, "note": "payoffs equal wagers", "csrf": token(client.get("/").text)})
+    assert floor.wait(lambda v: not hold.open)
+    end = time.monotonic() + 5
+    while not downlinks and time.monotonic() < end:
+        time.sleep(0.05)
+    (topic, payload), *more = downlinks
+    assert more == []
+    body = topics.decode(payload)
+    request = body["request"]
+    assert {k: request[k] for k in ("cmd", "journal", "seq", "by", "alert")} == {
+        "cmd": "verified",
+        "journal": 1,
+        "seq": 13,
+        "by": "ann",
+        "alert": hold.id,
+    }
+    # The board's own check (the firmware's link_auth) takes it under T3's key, once.
+    board = Auth(keys.read_key(floor.dir + "/keys/T3.key"), CounterMemory())
+    board.check(request)
+    with pytest.raises(AuthError, match="replayed or old counter"):
+        board.check(request)
+    with pytest.raises(AuthError, match="bad tag"):
+        Auth(keys.read_key(floor.dir + "/keys/T1.key"), CounterMemory()).check(request)  # another table's board
+    with pytest.raises(AuthError, match="bad tag"):
+        Auth(keys.read_key(floor.dir + "/keys/T3.key"), CounterMemory()).check(dict(request, seq=14))
