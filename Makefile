@@ -35,7 +35,7 @@ APT_GET ?= apt-get
 
 # $(call install-missing,command:package ...)
 install-missing = missing=""; \
-	for pair in $(1); do PATH="$$PATH:/usr/sbin:/sbin" command -v "$${pair%%:*}" >/dev/null || missing="$$missing $${pair\#*:}"; done; \
+	for pair in $(1); do command -v "$${pair%%:*}" >/dev/null || missing="$$missing $${pair\#*:}"; done; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v "$(APT_GET)" >/dev/null; then \
 			echo "make: installing$$missing with apt-get" >&2; \
@@ -45,8 +45,8 @@ install-missing = missing=""; \
 		fi; \
 	fi
 
-system-deps: mosquitto browser
-	@$(call install-missing,$(SYSTEM_TOOLS))
+system-deps:
+	@$(call install-missing,$(SYSTEM_TOOLS) $(BROKER_TOOLS) $(BROWSER_TOOLS))
 
 mosquitto:
 	@$(call install-missing,$(BROKER_TOOLS))
