@@ -4,8 +4,9 @@ snapshots of a real table, the links the firmware's own hash chain
 (journal_record.encode), so the floor's recorder takes them."""
 
 import host_tools  # noqa: F401  (puts firmware/lib on the path)
-from crapsboard import engine, snapshot
-from crapsboard import journal_record as jr
+from crapsboard.journal import journal_record as jr
+from crapsboard.journal import snapshot
+from crapsboard.rules import engine
 
 # A shooter who makes the points 4, 5, 6, 8, 9, 10 in that order: each point
 # set, then made; the dice chosen by hand. Fire points after each pair: 1..6.

@@ -8,7 +8,8 @@ import pytest
 from floor_journal import POINTS_IN_ORDER, Journal
 
 import host_tools  # noqa: F401  (puts firmware/lib on the path)
-from crapsboard import engine, snapshot
+from crapsboard.journal import snapshot
+from crapsboard.rules import engine
 from host_tools.floor import alerts as al
 
 

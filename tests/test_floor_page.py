@@ -215,8 +215,8 @@ def test_a_record_that_breaks_the_chain_is_a_chain_alert_never_a_point(floor, se
 
 
 def test_a_hold_cleared_by_surveillance_goes_down_signed_with_the_boards_key(floor, sessions):
-    from crapsboard.link import CounterMemory
-    from crapsboard.link_auth import Auth, AuthError
+    from crapsboard.link.link import CounterMemory
+    from crapsboard.link.link_auth import Auth, AuthError
     from host_tools import keys
     from host_tools.floor import topics
 

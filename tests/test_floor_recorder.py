@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from crapsboard import journal_record as jr
+from crapsboard.journal import journal_record as jr
 from host_tools.floor import recorder as rec
 from host_tools.floor import topics
 from host_tools.floor.store import Store

@@ -10,7 +10,7 @@ record carries `prev`, the hash before it, for any consumer to check.
 import sys
 import time
 
-from crapsboard import journal_record as jr
+from crapsboard.journal import journal_record as jr
 from host_tools import EXIT_FAILED, EXIT_NO_BOARD, HostToolError
 from host_tools import sync as sync_mod
 from host_tools.floor import topics

@@ -14,7 +14,7 @@ time the floor recorded the record. Output: plain dicts for the page, JSON and C
 import csv
 import io
 
-from crapsboard import report
+from crapsboard.rules import report
 from host_tools.floor.table_fold import TableFold
 
 

@@ -22,12 +22,13 @@ import sys
 import time
 import tty
 
-from crapsboard import journal as jn
-from crapsboard import journal_boot, link_app
-from crapsboard import layout as lay
-from crapsboard.app import KEYSWITCH_NC_BIT, RENDER_MS, App
-from crapsboard.link_auth import CounterFile
-from crapsboard.link_task import LinkTask
+from crapsboard.journal import journal as jn
+from crapsboard.journal import journal_boot
+from crapsboard.link import link_app
+from crapsboard.link.link_auth import CounterFile
+from crapsboard.link.link_task import LinkTask
+from crapsboard.table import layout as lay
+from crapsboard.table.app import KEYSWITCH_NC_BIT, RENDER_MS, App
 from host_tools import keys
 from sim.paths import BOARD_JSON
 from sim.portable.keyscript import KEYSWITCH, WAIT, steps

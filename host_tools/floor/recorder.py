@@ -18,7 +18,7 @@ another link; a board back with fewer records than it published) and `gap`
 import sys
 import time
 
-from crapsboard import journal_record as jr
+from crapsboard.journal import journal_record as jr
 from host_tools.floor import topics
 from host_tools.floor.mqtt import Client
 from host_tools.floor.store import Store

@@ -274,7 +274,7 @@ def press(directory, table_id, script):
     """Append `script` (checked first, as the board would read it) to the
     table's key feed: its virtual board presses it at once (sim device
     --key-feed, docs/device.md)."""
-    from crapsboard import layout as lay
+    from crapsboard.table import layout as lay
     from sim.paths import BOARD_JSON
     from sim.portable import keyscript
 

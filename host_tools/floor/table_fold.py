@@ -15,8 +15,9 @@ a bad record becomes a finding, since the floor must hear about it.
 """
 
 # host_tools (its __init__) has put firmware/lib on the path.
-from crapsboard import engine, snapshot
-from crapsboard import paytables as pt
+from crapsboard.journal import snapshot
+from crapsboard.rules import engine
+from crapsboard.rules import paytables as pt
 
 # The points whose making the floor is told of (docs/rules.md, "The floor").
 ALERT_POINTS = (4, 5, 6)
