@@ -4,8 +4,8 @@ snapshots of a real table, the links the firmware's own hash chain
 (journal_record.encode), so the floor's recorder takes them."""
 
 import host_tools  # noqa: F401  (puts firmware/lib on the path)
+from crapsboard.journal import journal_read, snapshot
 from crapsboard.journal import journal_record as jr
-from crapsboard.journal import snapshot
 from crapsboard.rules import engine
 
 # A shooter who makes the points 4, 5, 6, 8, 9, 10 in that order: each point
@@ -27,7 +27,7 @@ class Journal:
         self.seq += 1
         record = {"seq": self.seq, "t": self.seq * 1000, "kind": kind, "arg": arg}
         record.update(more)
-        code = {v: k for k, v in jr.KIND_NAMES.items()}[kind]
+        code = {v: k for k, v in journal_read.KIND_NAMES.items()}[kind]
         state = bytes.fromhex(record.get("state", ""))
         _, digest = jr.encode(self.hash, self.seq, record["t"], code, arg, state)
         record["link"] = digest[: jr.LINK_SIZE].hex()

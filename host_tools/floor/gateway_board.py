@@ -10,6 +10,7 @@ record carries `prev`, the hash before it, for any consumer to check.
 import sys
 import time
 
+from crapsboard.journal import journal_read
 from crapsboard.journal import journal_record as jr
 from host_tools import EXIT_FAILED, EXIT_NO_BOARD, HostToolError
 from host_tools import sync as sync_mod
@@ -150,7 +151,7 @@ class BoardSide:
         return True
 
 
-_KIND_CODES = {name: code for code, name in jr.KIND_NAMES.items()}
+_KIND_CODES = {name: code for code, name in journal_read.KIND_NAMES.items()}
 
 
 def _kind(kind):

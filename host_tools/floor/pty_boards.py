@@ -25,7 +25,7 @@ import tty
 from crapsboard.journal import journal as jn
 from crapsboard.journal import journal_boot
 from crapsboard.link import link_app
-from crapsboard.link.link_auth import CounterFile
+from crapsboard.link.link import CounterFile
 from crapsboard.link.link_task import LinkTask
 from crapsboard.table import layout as lay
 from crapsboard.table.app import KEYSWITCH_NC_BIT, RENDER_MS, App

@@ -18,6 +18,7 @@ another link; a board back with fewer records than it published) and `gap`
 import sys
 import time
 
+from crapsboard.journal import journal_read
 from crapsboard.journal import journal_record as jr
 from host_tools.floor import topics
 from host_tools.floor.mqtt import Client
@@ -25,7 +26,7 @@ from host_tools.floor.store import Store
 
 GAP_GRACE_S = 10.0  # a hole this old is a gap: a republish after a reconnect fills one sooner
 RECORDED_EVERY_S = 0.2  # say `recorded` at most this often per table
-_KIND_CODES = {name: code for code, name in jr.KIND_NAMES.items()}
+_KIND_CODES = {name: code for code, name in journal_read.KIND_NAMES.items()}
 
 
 class Rejected(Exception):

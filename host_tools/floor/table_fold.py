@@ -15,7 +15,7 @@ a bad record becomes a finding, since the floor must hear about it.
 """
 
 # host_tools (its __init__) has put firmware/lib on the path.
-from crapsboard.journal import snapshot
+from crapsboard.journal import snapshot_read
 from crapsboard.rules import engine
 from crapsboard.rules import paytables as pt
 
@@ -72,7 +72,7 @@ class TableFold:
 
     def _apply(self, record, kind, out):
         if kind in STATE_KINDS and record.get("state"):
-            snapshot.loads(bytes.fromhex(record["state"]), self.table)
+            snapshot_read.loads(bytes.fromhex(record["state"]), self.table)
             self.in_step = True
             return
         if kind == "restart":
