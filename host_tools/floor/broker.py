@@ -186,12 +186,13 @@ class Broker:
             start_new_session=True,
         )
         log.close()
-        if not wait_listening(self.floor["port"], timeout, self.proc):
-            self.stop()
-            raise HostToolError(
-                "mosquitto did not start on port %d: see %s/mosquitto.log" % (self.floor["port"], self.directory),
-                EXIT_USAGE,
-            )
+        for port in (self.floor["port"], self.floor["ws_port"]):  # the page's WebSockets listener opens last
+            if not wait_listening(port, timeout, self.proc):
+                self.stop()
+                raise HostToolError(
+                    "mosquitto did not start on port %d: see %s/mosquitto.log" % (port, self.directory),
+                    EXIT_USAGE,
+                )
         return self
 
     def kill(self):
