@@ -174,7 +174,8 @@ class Broker:
             start_new_session=True,
         )
         log.close()
-        if not wait_listening(self.floor["port"], timeout, self.proc):
+        ports = (self.floor["port"], self.floor["ws_port"])  # MQTT, then the page's WebSockets
+        if not all(wait_listening(p, timeout, self.proc) for p in ports):
             self.stop()
             raise HostToolError(
                 "mosquitto did not start on port %d: see %s/mosquitto.log" % (self.floor["port"], self.directory),
