@@ -63,7 +63,21 @@ def wait_until(predicate, timeout, step=0.005):
 
 
 def setup(folder, name, tables, template, keepalive=10, pty=False):
+    """The floor of `tables` tables up, every gateway connected; on a failure
+    everything started is stopped before the error goes on."""
     rig = Rig(os.path.join(folder, name), ["T%d" % (i + 1) for i in range(tables)], template, keepalive=keepalive)
+    rig.pty_boards = None
+    try:
+        return _setup(rig, pty)
+    except BaseException:
+        rig.stop()
+        if rig.pty_boards is not None:
+            rig.pty_boards.kill()
+            rig.pty_boards.wait()
+        raise
+
+
+def _setup(rig, pty):
     rig.start_broker()
     rig.start_recorder()
     rig.pty_boards = None
