@@ -188,7 +188,7 @@ def bom_power(board):
             "switched off and on. A fuse could not do this job: the supply (%s) answers an overload "
             "by hiccuping, which resets the ESP32 with the fuse intact, and a T-fuse lets up to "
             "2.1 × its rating run for minutes (%s). The table checks, for every branch: the trip "
-            "point (with its ±%d %% tolerance) sits above the worst-case load and below the thinnest "
+            "point (at its datasheet worst case for its RILIM; ±%d %% budgeted where none is listed) sits above the worst-case load and below the thinnest "
             "wire's ampacity (%s), the current at which it acts plus the other branches' normal "
             "load stays below the supply's lowest limit (%.1f A) so the supply never hiccups first, "
             "and a fault just below the trip adds at most %g W."

@@ -22,6 +22,19 @@ MAINS_FUSE_MPN = {1.0: "0218001.HXP", 1.25: "02181.25HXP", 1.6: "02181.60HXP", 2
 REF_RE = re.compile(r"\b(?:EF|FU|KP|PS|LED|[RCUDSXEJWQ])\d+(?:\.\d+)?\b")
 
 
+def _rilim_row(i, branch):
+    """The current-limit resistor of eFuse i: the datasheet's 1 % value for its trip."""
+    kohm = pf.EFUSE_RILIM[branch[3]][0]
+    code = ("%g" % kohm).replace(".", "K") if kohm != int(kohm) else "%dK" % kohm
+    return (
+        "RL%d" % (i + 1),
+        1,
+        "1 %% current-limit resistor (RILIM) of %s: %g kΩ for its %g A trip (%s datasheet, Table 1)"
+        % (branch[0], kohm, branch[3], pf.EFUSE["part"]),
+        "Yageo MFR-25FBF52-%s" % code,
+    )
+
+
 def _resistors(board, ref):
     parts = board["parts"]
     lines = hl.offboard_lines(board)
@@ -61,9 +74,9 @@ def parts_rows(board):
     rows += [
         ("%s–%s" % (b["branches"][0][0], b["branches"][-1][0]), len(branches),
          "eFuse: latch-off current limiter with open-drain FAULT flag, one per branch (trip points in Power budget), SOT-23-6", pf.EFUSE["mpn"]),
-        ("RL1–RL%d" % len(branches), len(branches),
-         "1 %% current-limit resistor (RILIM) of each eFuse, value from the %s datasheet's RILIM equation for the branch's trip point" % pf.EFUSE["part"],
-         "Yageo MFR-25FBF52 (E-96 value per branch)"),
+    ]  # fmt: skip
+    rows += [_rilim_row(i, br) for i, br in enumerate(branches)]
+    rows += [
         ("U3–U%d" % (2 + ntvs), ntvs,
          "low-capacitance 4-channel TVS array (%g pF, %g V), one channel on every off-board line, at the connectors" % (pf.TVS["line_pf"], pf.TVS["vrwm"]),
          "TI %sDCKR" % pf.TVS["part"]),

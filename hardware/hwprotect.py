@@ -21,9 +21,14 @@ def protector(kind, rating_a):
     """(lowest current it may cut, highest current it may let run for good, A).
 
     An eFuse (partfacts.EFUSE) cuts anything above its trip point within
-    microseconds and latches off; its trip point has a tolerance. A time-lag
-    fuse cuts nothing below 2.1 × its rating within 2 minutes (IEC 60127-2)."""
+    microseconds and latches off; its trip point has a tolerance: the
+    datasheet's worst case for the RILIM chosen (partfacts.EFUSE_RILIM), or
+    the ±8 % budget for a trip point the table lacks (refused by
+    branch_problems). A time-lag fuse cuts nothing below 2.1 × its rating
+    within 2 minutes (IEC 60127-2)."""
     if kind == "efuse":
+        if rating_a in pf.EFUSE_RILIM:
+            return pf.EFUSE_RILIM[rating_a][1:]
         tol = pf.EFUSE["trip_tolerance"]
         return rating_a * (1 - tol), rating_a * (1 + tol)
     return rating_a, pf.FUSE_T_OPEN_BY[0][0] * rating_a
@@ -102,6 +107,11 @@ def branch_problems(b):
                 out.append(
                     "%s on %s: may trip at %.2f A, not above its worst case %.2f A"
                     % (label, what, cuts_from, worst / 1000.0)
+                )
+            if rating not in pf.EFUSE_RILIM:
+                out.append(
+                    "%s: no RILIM for a %g A trip in the %s's table (partfacts.EFUSE_RILIM)"
+                    % (label, rating, pf.EFUSE["part"])
                 )
             lo, hi = pf.EFUSE["trip_range_a"]
             if not lo <= rating <= hi:

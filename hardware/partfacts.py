@@ -61,6 +61,16 @@ EFUSE = {
     "vin_max": 5.5,
 }
 EFUSE_SOURCE = "TI TPS255x/TPS255x-1 datasheet (SLVS841): latch-off current limit 75 mA-1.7 A, FAULT open-drain"
+# The same datasheet (SLVS841E), Table 1 "Common RILIM Resistor Selections":
+# for a desired trip point, the closest 1 % RILIM and the current-limit
+# threshold it gives at its worst, the resistor's 1 % tolerance included:
+# trip A -> (RILIM kΩ, IOS min A, IOS max A). A branch's trip point must be a
+# row here: the checks use these limits, not the ±8 % budget.
+EFUSE_RILIM = {
+    0.3: (88.7, 0.2621, 0.3423),
+    0.9: (28.7, 0.8247, 0.9887),
+    1.2: (21.5, 1.1060, 1.2971),
+}
 
 # Molex Micro-Fit 3.0 product specification (PS-43045 / PS-43650): keyed,
 # polarised housings with a positive latch, crimped 18 to 30 AWG with the

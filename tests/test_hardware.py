@@ -299,8 +299,11 @@ def test_every_branch_has_an_efuse_above_its_load_below_its_wires():
     assert [br[0] for br in b["branches"]] == ["EF1", "EF2", "EF3", "EF4"]  # three lamp feeds, then the controller
     assert [br[3] for br in b["branches"]] == [1.2, 0.9, 1.2, 0.3]
     assert all(br[2] == "efuse" for br in b["branches"])
-    # TPS2552-1, budgeted ±8 %: 1.2 A trips between 1.104 and 1.296 A; F1's worst case is 17 × 60 mA.
-    assert hwprotect.protector("efuse", 1.2) == pytest.approx((1.104, 1.296))
+    # TPS2552-1 datasheet (SLVS841E) Table 1: RILIM 21.5 kΩ (1 %) trips 1.2 A between 1.106 and
+    # 1.2971 A; 0.3 A (88.7 kΩ) between 0.2621 and 0.3423 A; F1's worst case is 17 × 60 mA.
+    assert hwprotect.protector("efuse", 1.2) == pytest.approx((1.106, 1.2971))
+    assert hwprotect.protector("efuse", 0.3) == pytest.approx((0.2621, 0.3423))
+    assert hwprotect.protector("efuse", 1.0) == pytest.approx((0.92, 1.08))  # no row: the ±8 % budget
     assert b["branches"][0][4] == 17 * 60
     assert _problems(board) == []
 
@@ -329,6 +332,14 @@ def test_an_efuse_too_close_to_its_load_or_above_its_wire_is_refused():
     board = load_board()
     board["power"]["link_awg"] = 22  # 0.92 A: a 1.2 A eFuse no longer protects the string
     assert any("0.92 A ampacity of its 22 AWG string links" in p for p in _problems(board))
+
+
+def test_an_efuse_trip_without_the_datasheets_rilim_is_refused():
+    board = load_board()
+    board["power"]["feed_trip_a"] = [1.25, 0.9, 1.2]  # no Table 1 row: no resistor to order
+    assert "EF1 eFuse 1.25 A: no RILIM for a 1.25 A trip in the TPS2552-1's table (partfacts.EFUSE_RILIM)" in (
+        _problems(board)
+    )
 
 
 def test_a_feed_with_more_lamps_than_its_efuse_carries_is_refused():
