@@ -135,6 +135,26 @@ def test_signed_requests_count_up_from_hello_and_a_replay_is_refused():
     assert times == [100, 200]
 
 
+def test_a_refusal_the_board_could_not_give_an_id_is_named_as_the_board_s_not_no_board():
+    with PtyLink(board()) as pty, BoardLink(pty.port, timeout=0.5) as link:
+        with pytest.raises(HostToolError) as e:
+            link.request("ping", data=10**19)  # 20 digits: the board cannot read the line's id
+    assert str(e.value).startswith("board refused ping: number longer than 18 digits at column ")
+    assert e.value.code == 1
+
+
+def test_a_used_up_counter_is_named_as_the_board_s_not_no_board():
+    # A board from before the bounded step, whose counter someone used up.
+    store = lk.CounterMemory()
+    store.value = 10**18 - 1
+    link_ = lk.Link({"hello": lk.hello_handler("t", BOARD, lambda: 1), "time": lambda r: {}}, KEY, store)
+    with PtyLink(link_) as pty, BoardLink(pty.port, timeout=0.5) as link:
+        with pytest.raises(HostToolError) as e:
+            link.signed("time", KEY, unix=1763900000)
+    assert str(e.value).startswith("board's counter 999999999999999999 is at the link's 18-digit limit")
+    assert e.value.code == 1
+
+
 # ---- the journal download --------------------------------------------------------------
 
 

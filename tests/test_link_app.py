@@ -323,7 +323,45 @@ def test_time_is_signed_and_journaled(tmp_path):
     assert one(replies[4])["unix"] == 1763900002  # the clock runs on from the set
     record = one(replies[5])["events"][0]
     assert (record["kind"], record["t"], record["unix"]) == ("time", 1500, 1763900000)
-    assert one(replies[6])["error"] == "unix must be seconds since 1970, 1 to 4294967295"
+    assert one(replies[6])["error"] == "time refused: 0 is outside 1704067200..4102444800 (2024 to 2100); journaled"
+
+
+def test_time_refused_backwards_or_implausible_is_journaled_and_changes_nothing(tmp_path):
+    # Issue 19: a signed `time` accepted a clock set backwards, or to 1970/2106.
+    set_at = 1763900000
+    commands = [
+        signed(1, "time", 1, unix=set_at),
+        "wait 10000",
+        signed(2, "time", 2, unix=set_at + 10 - 61),  # 61 s before the board's clock: refused
+        signed(3, "time", 3, unix=set_at + 10 - 60),  # 60 s back: within the tolerance
+        request(4, "hello"),
+        signed(5, "time", 4, unix=4102444801),  # 2100-01-01 + 1 s
+        signed(6, "time", 5, unix=1704067199),  # 2023-12-31 23:59:59
+        request(7, "events", since=1),
+    ]
+    replies = both(tmp_path, commands)
+    assert one(replies[0])["ok"]
+    assert one(replies[2])["error"] == (
+        "time refused: 1763899949 is 61 s before the board's clock 1763900010 (at most 60 s back); journaled"
+    )
+    assert one(replies[3])["unix"] == set_at - 50
+    assert one(replies[4])["unix"] == set_at - 50  # the refused sets changed nothing
+    assert one(replies[5])["error"] == "time refused: 4102444801 is outside 1704067200..4102444800 (2024 to 2100); journaled"
+    assert one(replies[6])["error"].startswith("time refused: 1704067199 is outside")
+    times = [(e["arg"], e["unix"]) for e in one(replies[7])["events"] if e["kind"] == "time"]
+    assert times == [(0, set_at), (2, set_at - 51), (0, set_at - 50), (1, 4102444801), (1, 1704067199)]
+
+
+def test_the_clock_floor_survives_a_restart_through_the_journal(tmp_path):
+    board = tmp_path / "cpython"
+    board.mkdir()
+    first = session("cpython", board, [signed(1, "time", 1, unix=1763900000), "wait 5000"])
+    assert json.loads(first[0][0])["ok"]
+    # A reboot: the clock this boot is unknown, the journal's last time record is not.
+    again = session("cpython", board, [signed(2, "time", 2, unix=1763800000), signed(3, "time", 3, unix=1763900000)])
+    refused = json.loads(again[0][0])
+    assert refused["error"].startswith("time refused: 1763800000 is 100000 s before the board's clock 176390000")
+    assert json.loads(again[1][0])["ok"]
 
 
 def test_maintenance_writes_the_once_marker_then_resets(tmp_path):

@@ -77,6 +77,9 @@ class Journal:
         self.pin_fails = 0
         self.pin_lock_ms = 0
         self.on_append = None  # on_append(record, chain hash before it): the link's pushed events
+        # The last wall clock set (unix seconds, journal clock t), restored from
+        # the last accepted time record: the link refuses a clock set back.
+        self.wall = None
 
     def mount(self, table, base=None):
         """Verify the journal and restore `table` to the state after its last

@@ -55,6 +55,7 @@ def mount(journal, table, base=None):
     journal.clock = replay.t
     journal._ticks = None
     journal.pin_fails = replay.pin_fails
+    journal.wall = replay.wall
     journal.pin_lock_ms = 0
     if replay.pin_lock_t is not None:
         locked_for = (replay.t - replay.pin_lock_t) & 0xFFFFFFFF
@@ -195,9 +196,12 @@ class _Replay:
         self.t = 0  # the last record's time
         self.pin_fails = 0
         self.pin_lock_t = None  # time of the wrong PIN that locked the PIN key
+        self.wall = None  # (unix, t) of the last accepted clock set (arg 0)
 
     def add(self, r):
         self.t = r.t
+        if r.kind == jr.TIME and r.arg == 0 and len(r.payload) == 8:
+            self.wall = (int.from_bytes(r.payload, "little"), r.t)
         if r.kind == jr.ERROR and r.arg == jr.ERR_WRONG_PIN:
             self.pin_fails += 1
             if self.pin_fails >= jr.PIN_TRIES:
