@@ -107,6 +107,7 @@ def test_deploy_onto_a_fresh_board_then_status_config_and_replay(tmp_path, key_d
 
         wrong = tmp_path / "wrong.key"
         wrong.write_text(bytes(32).hex())
+        wrong.chmod(0o600)
         refused = host_tools("config", "set", str(path), "--port", device.port, "--key", str(wrong))
         assert refused.returncode == 1 and refused.stderr == "host_tools config: board refused config_set: bad tag\n"
 
