@@ -28,6 +28,17 @@
 # `once` (the link's maintenance command) it is removed at that boot, so the
 # next reset plays again; holding `deploy` (written by host_tools deploy
 # before it copies anything) it stays until the deploy has finished.
+#
+# The REPL is shut while the table plays: once the board holds a key
+# (link_key, provisioned by deploy), main.py disables Ctrl-C
+# (micropython.kbd_intr(-1)) before anything else runs, so byte 0x03 on the
+# USB port is an ordinary byte -- a stray one no longer stops the table, and
+# an attacker with a cable gets no REPL (which would print the key). The ways
+# in are the signed `maintenance` command and safe mode (both boot with no
+# app, and the REPL, which handles Ctrl-C itself, is free), and a start-up
+# failure held after three in a row. A crashed app resets the board after
+# showing the fault, never returning to the REPL. A board without a key has
+# nothing to protect yet: its REPL stays open for the first deploy.
 import micropython
 
 micropython.alloc_emergency_exception_buf(100)
@@ -49,6 +60,7 @@ def main():
             pass
         print("crapsboard: maintenance mode (" + mode[:16] + "); app not started, REPL free")
         return
+    shut_repl()
     startup.forget_begin()
     try:
         from crapsboard import power_up
@@ -107,10 +119,25 @@ def main():
 
     try:
         asyncio.run(app.run() if link is None else link.serve(app, link_args))
-    except Exception as e:  # the watchdog, no longer fed, resets the board
+    except Exception as e:
         board.fault()
         startup.crashed(diag, e)
         print("crapsboard: app stopped:", startup.describe(e))
+        # Reset after showing the fault, never back to a REPL (where feeding
+        # the watchdog by hand would keep it open); the watchdog is the backstop.
+        hw.reset_after(startup.FAULT_RESET_MS)
+
+
+def shut_repl():
+    """Ctrl-C off for the rest of this boot once the board has a key."""
+    import os
+
+    try:
+        os.stat("link_key")
+    except OSError:
+        return False
+    micropython.kbd_intr(-1)
+    return True
 
 
 main()

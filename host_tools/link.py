@@ -136,8 +136,8 @@ class BoardLink:
             ctr = max(ctr, self._ctr + 1)
         if ctr > CTR_MAX:
             raise HostToolError(
-                "board's counter %d is at the link's 18-digit limit: no signed command can follow (provision the board again)"
-                % (ctr - 1),
+                "board's counter %d is at the link's 18-digit limit: no signed command can follow"
+                " (provision the board again)" % (ctr - 1),
                 EXIT_FAILED,
             )
         self._ctr = ctr

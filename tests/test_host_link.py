@@ -12,7 +12,7 @@ import sys
 
 import pytest
 from interrupt import default_sigint
-from pty_link import PtyLink, journal_events, make_records
+from pty_link import MAC, PtyLink, journal_events, make_records
 
 from crapsboard import link as lk
 from crapsboard import link_auth
@@ -288,7 +288,7 @@ def _continue(records, n):
     chain = jr.decode(data, 0, prev, seq).hash
     out = []
     for s in range(seq + 1, seq + 1 + n):
-        rec, digest = jr.encode(chain, s, 1000 * s, jr.ROLL, 8 + 2, b"", b"")
+        rec, digest = jr.encode(chain, s, 1000 * s, jr.ROLL, 8 + 2, b"", b"", MAC)
         out.append((s, rec, chain))
         chain = digest
     return out

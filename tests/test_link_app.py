@@ -19,6 +19,7 @@ from sim import paths, runtime
 
 SCRIPT = "tests/vm/link_app_session.py"
 KEY = b"k" * 32  # tests/vm/link_app_session.py's board key
+MAC = jr.Mac(jr.journal_key(KEY))  # its journal key: the keyed chain
 RUNTIMES = ["cpython", "micropython"]
 
 
@@ -188,12 +189,13 @@ def test_events_page_on_exactly_and_match_the_journal_on_flash(tmp_path):
             bytes.fromhex(e.get("state", "")),
             bytes.fromhex(e.get("payload", "")),
         )
-        record, chain = jr.encode(chain, e["seq"], e["t"], kind, e["arg"], state, payload)
-        assert record[-12:-4].hex() == e["link"]
-    # The same records as the host tool reads from the journal's files.
-    records, _ = journal_log.verify_files(_files(tmp_path / "cpython" / "journal"))
+        record, chain = jr.encode(chain, e["seq"], e["t"], kind, e["arg"], state, payload, MAC)
+        assert record[-20:-12].hex() == e["link"] and record[-12:-4].hex() == e["mac"]
+    # The same records as the host tool reads from the journal's files, the keyed chain checked.
+    records, summary = journal_log.verify_files(_files(tmp_path / "cpython" / "journal"), mac=MAC)
+    assert summary.endswith("; keyed chain verified with the Mac given")
     assert [dict(e) for e in events] == [
-        dict(journal_log.record_dict(r), link=e["link"]) for r, e in zip(records, events)
+        dict(journal_log.record_dict(r), link=e["link"], mac=r.mac.hex()) for r, e in zip(records, events)
     ]
     assert len(records) == 13
     # resuming anywhere gives the same records
@@ -346,7 +348,10 @@ def test_time_refused_backwards_or_implausible_is_journaled_and_changes_nothing(
     )
     assert one(replies[3])["unix"] == set_at - 50
     assert one(replies[4])["unix"] == set_at - 50  # the refused sets changed nothing
-    assert one(replies[5])["error"] == "time refused: 4102444801 is outside 1704067200..4102444800 (2024 to 2100); journaled"
+    assert (
+        one(replies[5])["error"]
+        == "time refused: 4102444801 is outside 1704067200..4102444800 (2024 to 2100); journaled"
+    )
     assert one(replies[6])["error"].startswith("time refused: 1704067199 is outside")
     times = [(e["arg"], e["unix"]) for e in one(replies[7])["events"] if e["kind"] == "time"]
     assert times == [(0, set_at), (2, set_at - 51), (0, set_at - 50), (1, 4102444801), (1, 1704067199)]
@@ -428,8 +433,10 @@ def test_events_page_through_segments_and_staged_records_and_resume_anywhere(tmp
     events = [e for c in replies[1:8] for e in one(c)["events"]]
     assert [e["seq"] for e in events] == list(range(1, 50))
     assert "g1" in os.listdir(tmp_path / "cpython" / "journal")
-    records, _ = journal_log.verify_files(_files(tmp_path / "cpython" / "journal"))
-    assert events == [dict(journal_log.record_dict(r), link=e["link"]) for r, e in zip(records, events)]
+    records, _ = journal_log.verify_files(_files(tmp_path / "cpython" / "journal"), mac=MAC)
+    assert events == [
+        dict(journal_log.record_dict(r), link=e["link"], mac=r.mac.hex()) for r, e in zip(records, events)
+    ]
     across = one(replies[8])
     assert [e["seq"] for e in across["events"]] == [30, 31, 32, 33, 34] and across["next"] == 34
     assert across["prev"] == records[28].hash.hex()  # the chain hash after record 29

@@ -25,7 +25,8 @@ CORRUPT = const(1)  # a record fails its CRC or a file is not what it should be
 CHAIN = const(2)  # a record is missing, out of order or breaks the hash chain
 FULL = const(3)  # the filesystem has no room for the next record
 FOREIGN = const(4)  # the journal belongs to another board
-FAULT_NAMES = ("none", "corrupt", "chain", "full", "foreign")
+UNKEYED = const(5)  # the journal verifies only by its public chain: format 1, or another key
+FAULT_NAMES = ("none", "corrupt", "chain", "full", "foreign", "unkeyed")
 
 # What mount found.
 NONE = const(0)  # no journal on this filesystem (first use)
@@ -47,9 +48,18 @@ _ENOSPC = const(28)
 
 
 class Journal:
-    def __init__(self, root, board_id, batch=32, segment_bytes=32768, max_segments=24):
+    def __init__(self, root, board_id, batch=32, segment_bytes=32768, max_segments=24, key=None):
+        """`key`: the board's link key (bytes; None on a board not provisioned
+        yet): a new journal is keyed with journal_record.journal_key(key)."""
         self.dir = root + "/" + DIR if root else DIR
         self.board_id = board_id
+        self.link_key = key
+        self.fmt = jr.FORMAT  # the format of the journal mounted (1: an old one, restored, not extended)
+        self.mac = None  # journal_record.Mac under this board's journal key (set by start_new and mount)
+        # Set by mount when the journal verifies only by its public chain (format
+        # 1, or written under another key): why; the board then holds the fault
+        # UNKEYED until a supervisor starts a new journal (journal_boot).
+        self.unkeyed = None
         self.segment_bytes = segment_bytes
         self.fault = 0
         self.journal_id = 0
@@ -104,9 +114,13 @@ class Journal:
             os.rename(self.dir, old)
             previous = self.journal_id.to_bytes(4, "little") + self.seq.to_bytes(4, "little") + self.hash[:8]
         os.mkdir(self.dir)
-        head = jr.encode_head(self.board_id, journal_id, t)
+        mac = self.keyed()
+        head = jr.encode_head(self.board_id, journal_id, t, mac.key_id())
         self._write(HEAD, head)
         os.mkdir(self.dir + "/" + jr.ODD_DIR)
+        self.fmt = jr.FORMAT
+        self.mac = mac
+        self.unkeyed = None
         self.journal_id = journal_id
         self.hash = jr.genesis(head)
         self.seq = 0
@@ -131,9 +145,11 @@ class Journal:
         event is shown."""
         if not self._ready:
             raise JournalError(self.fault or CORRUPT, "journal not mounted")
+        if self.mac is None:
+            raise JournalError(UNKEYED, "a journal this board cannot verify is never extended: start a new one")
         seq = self.seq + 1
         state = snapshot.dumps(table, seq) if kind in STATE_KINDS else b""
-        record, digest = jr.encode(self.hash, seq, self._time(now_ms), kind, arg, state, payload)
+        record, digest = jr.encode(self.hash, seq, self._time(now_ms), kind, arg, state, payload, self.mac)
         try:
             if self.staged >= self.batch:
                 self._flush()  # maintain was not called: make room first
@@ -151,6 +167,11 @@ class Journal:
         self.hash = digest
         if self.on_append is not None:
             self.on_append(record, prev)
+
+    def keyed(self):
+        """A journal_record.Mac under this board's journal key, derived from
+        its link key (never stored: a rewrite must know the link key)."""
+        return jr.Mac(jr.journal_key(self.link_key))
 
     def maintain(self, table, t):
         """The slow part, after the event is shown: every `batch` records the

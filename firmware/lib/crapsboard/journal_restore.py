@@ -37,6 +37,7 @@ def mount(journal, table, base=None):
     if board_id != journal.board_id:
         _fail(journal, FOREIGN, "journal of board " + _hex(board_id) + ", this is " + _hex(journal.board_id))
     journal.journal_id = journal_id
+    _keyed(journal, head)
     replay = _Replay(table, base)
     journal.hash = jr.genesis(head)
     journal.seq = 0
@@ -69,6 +70,27 @@ def mount(journal, table, base=None):
     journal._rotate = not journal._segments or (journal._segments[-1][2] >= journal.segment_bytes and staged_state)
     journal._ready = True
     return RESTORED
+
+
+def _keyed(journal, head):
+    # Format 2 under this board's key (the head's key id): every MAC is
+    # checked. Format 1, or another key (the link key was changed): only the
+    # public chain can be; journal_boot holds the fault until a new journal.
+    journal.fmt = jr.head_format(head)
+    journal.mac = None
+    journal.unkeyed = None
+    if journal.fmt < 2:
+        journal.unkeyed = "format 1 journal, written before the keyed chain"
+        return
+    mac = journal.keyed()
+    if mac.key_id() != jr.head_key_id(head):
+        journal.unkeyed = "journal written under another key than this board's"
+        return
+    journal.mac = mac
+
+
+def _trailer(journal):
+    return jr.TRAILER_SIZE if journal.fmt >= 2 else jr.TRAILER_SIZE_V1
 
 
 def _verify_segments(journal, replay):
@@ -111,7 +133,7 @@ def _verify_segments(journal, replay):
             pos = jr.SEGMENT_HEADER_SIZE
             while True:
                 while pos < n:
-                    if n - pos < jr.HEADER_SIZE + jr.TRAILER_SIZE or n - pos < _length(buf, pos):
+                    if n - pos < jr.HEADER_SIZE + _trailer(journal) or n - pos < _length(buf, pos):
                         break  # the rest of this record is in the next read
                     pos += _accept(journal, buf, pos, replay)
                 rest = n - pos
@@ -169,7 +191,7 @@ def _verify_slots(journal, replay):
 
 def _accept(journal, buf, pos, replay):
     try:
-        r = jr.decode(buf, pos, journal.hash, journal.seq + 1)
+        r = jr.decode(buf, pos, journal.hash, journal.seq + 1, journal.fmt, journal.mac)
     except jr.RecordError as e:
         _fail(journal, CHAIN if e.chain else CORRUPT, str(e), e.seq)
     journal.seq = r.seq

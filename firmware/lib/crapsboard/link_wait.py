@@ -12,7 +12,6 @@ import sys
 from micropython import const
 
 _IDLE_MS = const(10)  # as link_task.IDLE_MS: how long a host's first byte waits
-_CTRL_C = const(3)
 _NOT_LOADED = '{"id": null, "ok": false, "error": "link not loaded: out of memory, try again"}\n'
 
 
@@ -34,8 +33,6 @@ async def wait(args):
         byte = stream.read(1)
         if not byte:  # end of input
             return
-        if byte[0] == _CTRL_C:  # as link_task: mpremote breaks into a running board
-            raise KeyboardInterrupt
         if dropping:
             dropping = byte != b"\n"
             continue

@@ -114,7 +114,11 @@ def restore_in(root, board_id, reset_cause, board, new_journal=False):
     # finds the tables its snapshots name among those built, and loads the
     # specs again only for a journal kept under another configuration.
     forget_tables(config, table)
-    journal = jn.Journal(root, board_id)
+    from crapsboard.link_key import read_key
+
+    # The link key keys the journal's chain (journal_record.journal_key).
+    journal = jn.Journal(root, board_id, key=read_key(root + "/link_key" if root else "link_key"))
+    forget("link_key")
     gc.collect()  # the imports left holes: the restore's 2 KB read buffer needs a piece
     found = journal_boot.open_table_journal(table, journal, reset_cause, board.ticks_ms(), new_journal)
     del journal_boot
