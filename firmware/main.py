@@ -61,6 +61,7 @@ def main():
         print("crapsboard: maintenance mode (" + mode[:16] + "); app not started, REPL free")
         return
     shut_repl()
+    measure_firmware()
     startup.forget_begin()
     try:
         from crapsboard import power_up
@@ -126,6 +127,21 @@ def main():
         # Reset after showing the fault, never back to a REPL (where feeding
         # the watchdog by hand would keep it open); the watchdog is the backstop.
         hw.reset_after(startup.FAULT_RESET_MS)
+
+
+def measure_firmware():
+    """The hash of the files this boot runs (crapsboard/measure.py), kept for
+    hello as startup.measured; the module is dropped again."""
+    import sys
+
+    try:
+        from crapsboard import measure
+
+        startup.measured = measure.firmware_hash()
+    except Exception as e:  # MemoryError, OSError: hello then says null, never a wrong hash
+        print("crapsboard: firmware not measured:", startup.describe(e))
+    sys.modules.pop("crapsboard.measure", None)
+    gc.collect()
 
 
 def shut_repl():

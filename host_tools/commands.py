@@ -209,9 +209,15 @@ def _status_arguments(parser):
 
 
 def _run_status(args):
+    from host_tools import board_records
+
     with connect(args) as link:
         reply = dict(hello=link.hello(), status=status(link))
+    ok, firmware_line = board_records.check_firmware(reply["hello"])
+    reply["checks"] = {"firmware": firmware_line, "journal_head": board_records.check_head(reply["hello"]) or "ok"}
     emit(args, reply, flat_lines)
+    if not ok:
+        raise HostToolError("board %s: %s" % (reply["hello"].get("board"), firmware_line), EXIT_FAILED)
 
 
 def _monitor_arguments(parser):

@@ -298,6 +298,10 @@ def deploy(port, config_path=None, key_file=None, board_text=None, wait=True, qu
         say("verified %d files on the board" % len(files))
         repl.exec("import os\nfor p in ('main.py.old','maintenance'):\n try:\n  os.remove(p)\n except OSError:\n  pass")
         repl.reset()
+    # The deploy record `status` compares the board's measured firmware with.
+    from host_tools import board_records
+
+    board_records.save(board, "deployed", dict(version=version, hash=new_manifest["hash"], when=board_records._now()))
     summary = {
         "board": board,
         "version": version,

@@ -54,11 +54,21 @@ def _run(args):
 
     if args.page < 1:
         raise HostToolError("--page must be at least 1", EXIT_USAGE)
+    from host_tools import board_records
+
     with BoardLink(args.port, timeout=args.timeout) as link:
-        mac, where = journal_log.board_mac(link.hello().get("board") or "", args.key)
+        hello = link.hello()
+        mac, where = journal_log.board_mac(hello.get("board") or "", args.key)
+        try:  # checked after the download, which goes ahead: its records are the evidence
+            head_error = None
+            board_records.check_head(hello, args.key)
+        except HostToolError as e:
+            head_error = e
         if args.out:
             summary = download_to_file(link, args.out, args.format, args.since, args.page, mac)
             print(summary + "; " + keyed_words(mac, where), file=sys.stderr if not args.verify else sys.stdout)
+            if head_error is not None:
+                raise head_error
             return
         records = []
         sink = None if args.verify else _StdoutSink(args.format)
@@ -66,6 +76,8 @@ def _run(args):
         summary += "; " + keyed_words(mac, where)
     if args.verify:
         print(summary)
+    if head_error is not None:
+        raise head_error
 
 
 class _StdoutSink:

@@ -103,6 +103,9 @@ def test_hello_reports_the_board_the_firmware_the_boot_and_the_journal(tmp_path)
     for which in RUNTIMES:
         replies[which] = json.loads(session(which, tmp_path / which, [request(1, "hello")])[0][0])
     hello = replies["cpython"]
+    # The head signed with the journal key, as a host holding the board's key checks it.
+    text = b"crapsboard head 73696d626f617264 1 1 " + chain_after(tmp_path / "cpython" / "journal", 1).encode()
+    signed_tag = hmac.new(jr.journal_key(KEY), text, hashlib.sha256).hexdigest()
     assert hello == {
         "id": 1,
         "ok": True,
@@ -110,7 +113,8 @@ def test_hello_reports_the_board_the_firmware_the_boot_and_the_journal(tmp_path)
         "line_max": 1024,
         "ctr": 0,
         "firmware": "v0.3.0-12-gabc",
-        "firmware_hash": "ab" * 32,
+        "firmware_hash": None,  # measured by main.py at power-up (tests/test_board_main_link.py), not here
+        "firmware_declared": "ab" * 32,  # what firmware.json says
         "board": "73696d626f617264",
         "uptime_ms": 0,
         "reset_cause": 1,
@@ -118,6 +122,7 @@ def test_hello_reports_the_board_the_firmware_the_boot_and_the_journal(tmp_path)
         "last_error": "MemoryError: test",
         "free_heap": None,  # CPython has no gc.mem_free
         "journal": {"id": 1, "seq": 1, "first": 1, "fault": None},  # the journal start record
+        "head": {"journal": 1, "seq": 1, "hash": chain_after(tmp_path / "cpython" / "journal", 1), "tag": signed_tag},
         "unix": None,
     }
     vm = replies["micropython"]
@@ -127,7 +132,7 @@ def test_hello_reports_the_board_the_firmware_the_boot_and_the_journal(tmp_path)
 
 def test_hello_without_a_deploy_manifest_says_null(tmp_path):
     hello = one(both(tmp_path, [request(1, "hello")])[0])
-    assert hello["firmware"] is None and hello["firmware_hash"] is None
+    assert hello["firmware"] is None and hello["firmware_hash"] is None and hello["firmware_declared"] is None
 
 
 def test_status_is_the_table_the_lamps_and_the_configuration(tmp_path):
@@ -378,13 +383,24 @@ def test_maintenance_writes_the_once_marker_then_resets(tmp_path):
     assert (tmp_path / "cpython" / "maintenance").read_text() == "once"
 
 
+def chain_after(directory, seq):
+    """The chain hash (hex) after record `seq` of the journal in `directory`, verified."""
+    records, _ = journal_log.verify_files(_files(directory), mac=MAC)
+    return [r for r in records if r.seq == seq][0].hash.hex()
+
+
 def test_journal_reset_starts_a_new_journal_recorded(tmp_path):
+    # 3 records (journal start, two rolls); the host downloaded and verified them.
+    first = tmp_path / "first"
+    first.mkdir()
+    session("cpython", first, ["keys 3 3 2 2"])
+    proof = dict(journal=1, seq=3, head=chain_after(first / "journal", 3))
     replies = both(
         tmp_path,
         [
             "keys 3 3 2 2",
-            request(1, "journal_reset"),
-            signed(2, "journal_reset", 1),
+            request(1, "journal_reset", **proof),
+            signed(2, "journal_reset", 1, **proof),
             request(3, "events", since=0),
             request(4, "status"),
         ],
@@ -395,7 +411,40 @@ def test_journal_reset_starts_a_new_journal_recorded(tmp_path):
     assert page["journal"] == 2 and [(e["kind"], e["arg"]) for e in page["events"]] == [("journal_start", 2)]
     assert page["events"][0]["payload"][:8] == "01000000"  # names journal 1 it replaces
     assert one(replies[4])["hand"]["point"] == 6  # the table carries on
-    assert sorted(_files(tmp_path / "cpython" / "journal.old")) == ["head", "odd/s1", "s0", "s2"]
+    assert sorted(_files(tmp_path / "cpython" / "journal.old")) == ["downloaded", "head", "odd/s1", "s0", "s2"]
+
+
+def test_journal_reset_refuses_without_the_download_and_never_drops_an_unread_journal(tmp_path):
+    # Issue 19: two signed journal_resets erased the audit trail.
+    first = tmp_path / "first"
+    first.mkdir()
+    session("cpython", first, ["keys 3 3"])
+    head2 = chain_after(first / "journal", 2)
+    commands = [
+        "keys 3 3",
+        signed(1, "journal_reset", 1, journal=1, seq=1, head=head2),  # not up to the last record
+        signed(2, "journal_reset", 2, journal=1, seq=2, head="00" * 32),  # not the chain the board has
+        "state",
+        signed(3, "journal_reset", 3, journal=1, seq=2, head=head2),  # downloaded: accepted
+        request(4, "hello"),
+    ]
+    replies = both(tmp_path, commands)
+    want = "journal_reset refused: journal 1 is at record 2, chain head %s; download and verify it up to there" % head2
+    assert one(replies[1])["error"] == want and one(replies[2])["error"] == want
+    assert one(replies[4])["ok"] and one(replies[5])["journal"]["id"] == 2
+    board = tmp_path / "cpython"
+    assert (board / "journal.old" / "downloaded").read_text() == "1 2 " + head2
+    # A journal.old that was never downloaded over the link (a supervisor's
+    # power-up reset, an upgrade) is never dropped by the link.
+    (board / "journal.old" / "downloaded").unlink()
+    head = json.loads(session("cpython", board, [request(5, "hello")])[0][0])["head"]
+    refused = session(
+        "cpython", board, [signed(6, "journal_reset", 4, journal=2, seq=head["seq"], head=head["hash"]), "state"]
+    )
+    assert json.loads(refused[0][0])["error"].startswith(
+        "journal_reset refused: journal.old, an earlier journal, was never downloaded over the link"
+    )
+    assert sorted(_files(board / "journal.old"))[:2] == ["head", "odd/s1"]  # still there
 
 
 # ---- selftest -------------------------------------------------------------------------

@@ -90,12 +90,16 @@ class Mac:
 
         self.inner, self.outer = _pads(key)
 
-    def tag(self, data):
+    def digest(self, data):
+        """The whole HMAC-SHA256 of `data` (32 bytes)."""
         h = sha256(self.inner)
         h.update(data)
         o = sha256(self.outer)
         o.update(h.digest())
-        return o.digest()[:MAC_SIZE]
+        return o.digest()
+
+    def tag(self, data):
+        return self.digest(data)[:MAC_SIZE]
 
     def key_id(self):
         return self.tag(KEY_ID_INFO)
@@ -123,6 +127,13 @@ def peek_seq(buf, pos):
     if len(buf) - pos < HEADER_SIZE:
         return -1
     return struct.unpack_from("<I", buf, pos + 2)[0]
+
+
+def signed_head_text(board_hex, journal_id, seq, chain_hex):
+    """What hello's `head` signs (its tag: hex HMAC-SHA256 under the journal
+    key): the journal's newest record and chain hash, so a host that saw a
+    later one can tell the journal was truncated or rolled back."""
+    return ("crapsboard head %s %d %d %s" % (board_hex, journal_id, seq, chain_hex)).encode()
 
 
 def encode_head(board_id, journal_id, t, key_id=None):

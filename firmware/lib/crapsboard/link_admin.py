@@ -96,18 +96,56 @@ async def _reset_later(reset):
     reset()
 
 
+DOWNLOADED = "downloaded"  # in a journal's directory: a host downloaded and verified it up to its end
+
+
 def journal_reset(handlers, request):
+    """A new journal, only once a host has downloaded and verified the whole
+    current one (it sends the journal id, its last record and chain head it
+    verified) and the journal kept before it (journal.old) was downloaded
+    too: no journal is ever dropped unread (issue 19)."""
+    import os
+    from binascii import hexlify
+
     app = handlers.app
     journal = app.journal
     if journal is None:
         raise LinkError("this board keeps no journal")
+    old = journal.dir + ".old"
+    if _exists(old) and not _exists(old + "/" + DOWNLOADED):
+        raise LinkError(
+            "journal_reset refused: journal.old, an earlier journal, was never downloaded over the link:"
+            " image the flash (docs/journal.md), then remove it in maintenance"
+        )
+    head = hexlify(journal.hash).decode()
+    if (request["journal"], request["seq"], request["head"]) != (journal.journal_id, journal.seq, head):
+        raise LinkError(
+            "journal_reset refused: journal %d is at record %d, chain head %s; download and verify it up to there"
+            % (journal.journal_id, journal.seq, head)
+        )
     now = handlers.now()
     try:
+        with open(journal.dir + "/" + DOWNLOADED, "w") as f:
+            f.write("%d %d %s" % (journal.journal_id, journal.seq, head))
         journal.start_new(app.table, now, journal.journal_id + 1, START_LINK)
         journal.maintain(app.table, now)
     except Exception as e:
+        try:  # still in the journal in force (not renamed): it will grow, so it is no proof
+            os.remove(journal.dir + "/" + DOWNLOADED)
+        except OSError:
+            pass
         app.journal_error = e
         raise LinkError("journal not started: " + (str(e.args[0]) if e.args else type(e).__name__))
     app.journal_error = None  # a fresh journal takes events again
     handlers.cursor = None
     return {"journal": handlers.journal_state()}
+
+
+def _exists(path):
+    import os
+
+    try:
+        os.stat(path)
+        return True
+    except OSError:
+        return False

@@ -15,6 +15,7 @@ DIAG_FILE = "diag.json"
 MAX_FAILED_BOOTS = 3
 FAULT_RESET_MS = 5000  # not const(): the tests shorten it
 _ERROR_CHARS = 72  # keeps diag.json small enough to be rewritten in place
+measured = None  # the hash of the files this boot runs (crapsboard/measure.py), set by main.py
 
 
 def read_diag(path=DIAG_FILE):
