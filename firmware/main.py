@@ -29,16 +29,8 @@
 # next reset plays again; holding `deploy` (written by host_tools deploy
 # before it copies anything) it stays until the deploy has finished.
 #
-# The REPL is shut while the table plays: once the board holds a key
-# (link_key, provisioned by deploy), main.py disables Ctrl-C
-# (micropython.kbd_intr(-1)) before anything else runs, so byte 0x03 on the
-# USB port is an ordinary byte -- a stray one no longer stops the table, and
-# an attacker with a cable gets no REPL (which would print the key). The ways
-# in are the signed `maintenance` command and safe mode (both boot with no
-# app, and the REPL, which handles Ctrl-C itself, is free), and a start-up
-# failure held after three in a row. A crashed app resets the board after
-# showing the fault, never returning to the REPL. A board without a key has
-# nothing to protect yet: its REPL stays open for the first deploy.
+# The REPL is shut while the table plays once the board has a key
+# (startup.shut_repl; docs/device.md): the ways in are maintenance and safe mode.
 import micropython
 
 micropython.alloc_emergency_exception_buf(100)
@@ -60,8 +52,8 @@ def main():
             pass
         print("crapsboard: maintenance mode (" + mode[:16] + "); app not started, REPL free")
         return
-    shut_repl()
-    measure_firmware()
+    startup.shut_repl()
+    startup.measure_firmware()
     startup.forget_begin()
     try:
         from crapsboard import power_up
@@ -124,36 +116,7 @@ def main():
         board.fault()
         startup.crashed(diag, e)
         print("crapsboard: app stopped:", startup.describe(e))
-        # Reset after showing the fault, never back to a REPL (where feeding
-        # the watchdog by hand would keep it open); the watchdog is the backstop.
         hw.reset_after(startup.FAULT_RESET_MS)
-
-
-def measure_firmware():
-    """The hash of the files this boot runs (crapsboard/measure.py), kept for
-    hello as startup.measured; the module is dropped again."""
-    import sys
-
-    try:
-        from crapsboard import measure
-
-        startup.measured = measure.firmware_hash()
-    except Exception as e:  # MemoryError, OSError: hello then says null, never a wrong hash
-        print("crapsboard: firmware not measured:", startup.describe(e))
-    sys.modules.pop("crapsboard.measure", None)
-    gc.collect()
-
-
-def shut_repl():
-    """Ctrl-C off for the rest of this boot once the board has a key."""
-    import os
-
-    try:
-        os.stat("link_key")
-    except OSError:
-        return False
-    micropython.kbd_intr(-1)
-    return True
 
 
 main()

@@ -171,7 +171,9 @@ class Journal:
     def keyed(self):
         """A journal_record.Mac under this board's journal key, derived from
         its link key (never stored: a rewrite must know the link key)."""
-        return jr.Mac(jr.journal_key(self.link_key))
+        from crapsboard.hmac256 import hmac_sha256  # as journal_read.journal_key, without loading that module
+
+        return jr.Mac(hmac_sha256(self.link_key or b"", jr.JOURNAL_KEY_INFO))
 
     def maintain(self, table, t):
         """The slow part, after the event is shown: every `batch` records the

@@ -12,6 +12,7 @@ from crapsboard.journal_record import (
     HEAD_MAGIC,
     HEADER,
     HEADER_SIZE,
+    JOURNAL_KEY_INFO,
     LINK_SIZE,
     MAC_SIZE,
     MAX_RECORD,
@@ -133,3 +134,19 @@ def decode_segment_header(data):
     if len(data) < SEGMENT_HEADER_SIZE or data[:4] != SEGMENT_MAGIC:
         raise ValueError("not a journal segment")
     return struct.unpack_from("<I", data, 4)[0], bytes(data[8:SEGMENT_HEADER_SIZE])
+
+
+def journal_key(link_key):
+    """The journal key of a board whose link key is `link_key` (bytes, or None:
+    a board not provisioned yet, whose keyed chain proves nothing). Reached as
+    journal_record.journal_key; needed only to start or mount a journal."""
+    from crapsboard.hmac256 import hmac_sha256
+
+    return hmac_sha256(link_key or b"", JOURNAL_KEY_INFO)
+
+
+def signed_head_text(board_hex, journal_id, seq, chain_hex):
+    """What hello's `head` signs (its tag: hex HMAC-SHA256 under the journal
+    key): the journal's newest record and chain hash, so a host that saw a
+    later one can tell the journal was truncated or rolled back."""
+    return ("crapsboard head %s %d %d %s" % (board_hex, journal_id, seq, chain_hex)).encode()

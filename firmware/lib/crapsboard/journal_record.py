@@ -73,22 +73,16 @@ def slot_name(k):
     return ("s" if k % 2 == 0 else "odd/s") + str(k)
 
 
-def journal_key(link_key):
-    """The journal key of a board whose link key is `link_key` (bytes, or None:
-    a board not provisioned yet, whose keyed chain proves nothing)."""
-    from crapsboard.hmac256 import hmac_sha256
-
-    return hmac_sha256(link_key or b"", JOURNAL_KEY_INFO)
-
-
 class Mac:
     """HMAC-SHA256 under one journal key, its padded keys computed once (the
     restore checks a MAC per record)."""
 
     def __init__(self, key):
-        from crapsboard.hmac256 import _pads
-
-        self.inner, self.outer = _pads(key)
+        # RFC 2104's padded keys (hmac256._pads), here so the board's resident
+        # journal code does not keep hmac256 loaded; a journal key is 32 bytes.
+        key = key + bytes(64 - len(key))
+        self.inner = bytes([b ^ 0x36 for b in key])
+        self.outer = bytes([b ^ 0x5C for b in key])
 
     def digest(self, data):
         """The whole HMAC-SHA256 of `data` (32 bytes)."""
@@ -127,13 +121,6 @@ def peek_seq(buf, pos):
     if len(buf) - pos < HEADER_SIZE:
         return -1
     return struct.unpack_from("<I", buf, pos + 2)[0]
-
-
-def signed_head_text(board_hex, journal_id, seq, chain_hex):
-    """What hello's `head` signs (its tag: hex HMAC-SHA256 under the journal
-    key): the journal's newest record and chain hash, so a host that saw a
-    later one can tell the journal was truncated or rolled back."""
-    return ("crapsboard head %s %d %d %s" % (board_hex, journal_id, seq, chain_hex)).encode()
 
 
 def encode_head(board_id, journal_id, t, key_id=None):

@@ -125,7 +125,7 @@ def restore_in(root, board_id, reset_cause, board, new_journal=False):
     # Run once: their code is freed for the app, with the journal's and the
     # snapshot's reading side, the configuration parser, and the tables of
     # the journal's past.
-    forget("journal_boot", "journal_restore", "journal_read", "snapshot_read", "config_parse")
+    forget("journal_boot", "journal_restore", "journal_read", "snapshot_read", "config_parse", "hmac256")
     forget_tables(config, table)
     # main.py loads the app's modules and builds the App once this module's
     # code is gone: they fill the holes it leaves, and the App's buffers are

@@ -102,10 +102,46 @@ def crashed(diag, error, path=DIAG_FILE):
     write_diag(diag, path)
 
 
+def shut_repl(key_file="link_key"):
+    """Ctrl-C off for the rest of this boot once the board has a key
+    (main.py: the REPL is shut while the table plays); True when shut."""
+    import os
+
+    import micropython
+
+    try:
+        os.stat(key_file)
+    except OSError:
+        return False  # not provisioned: nothing to protect yet, the first deploy needs the REPL
+    micropython.kbd_intr(-1)
+    return True
+
+
+def measure_firmware():
+    """Hash the files this boot runs (crapsboard/measure.py) for hello, as
+    `measured`; the measuring module is dropped again."""
+    import gc
+    import sys
+
+    global measured
+    try:
+        from crapsboard import measure
+
+        measured = measure.firmware_hash()
+    except Exception as e:  # MemoryError, OSError: hello then says null, never a wrong hash
+        print("crapsboard: firmware not measured:", describe(e))
+    sys.modules.pop("crapsboard.measure", None)
+    import crapsboard
+
+    if "measure" in dir(crapsboard):
+        delattr(crapsboard, "measure")
+    gc.collect()
+
+
 def forget_begin():
     """Let the GC take what only the first steps of power-up use (main.py
     calls this once it has checked for maintenance, before the journal is
     restored: the restore is the boot's peak with a long journal)."""
     names = globals()
-    for name in ("read_diag", "begin", "maintenance_marker", "forget_begin"):
+    for name in ("read_diag", "begin", "maintenance_marker", "shut_repl", "measure_firmware", "forget_begin"):
         names.pop(name, None)
