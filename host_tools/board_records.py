@@ -20,6 +20,8 @@ def record_path(board, what):
 
 def load(board, what):
     path = record_path(board, what)
+    if not os.path.exists(path):
+        return None
     try:
         keys.check_private(path, "board record")
         with open(path, encoding="utf-8") as f:
