@@ -98,8 +98,53 @@ MODULE_TESTS = {
         ],
     ),
 }
-# Modules mutated by a plain `make mutate` (journal and link join when they exist).
-DEFAULT_MODULES = ["engine.py", "entry.py", "keypad.py", "lamps.py"]
+# The security-relevant modules (issue 19): the link's authentication and
+# core, the journal's record codec, writer and restore (the keyed chain), the
+# table snapshot and the configuration checker. CPython-side files first;
+# those that start the VM second.
+_JOURNAL_CP = [
+    "tests/test_journal_keyed.py",
+    "tests/test_host_log.py",
+    "tests/test_snapshot.py",
+    "tests/test_journal_pin_lockout.py",
+]
+_JOURNAL_MP = ["tests/test_journal_faults.py", "tests/test_journal_parity.py", "tests/test_link_app.py"]
+MODULE_TESTS.update(
+    {
+        "link_auth.py": (["tests/test_link_auth.py", "tests/test_host_link.py"], ["tests/test_link_app.py"]),
+        "hmac256.py": (["tests/test_link_auth.py", "tests/test_pin_hash.py", "tests/test_journal_keyed.py"], []),
+        "link.py": (
+            ["tests/test_link_core.py", "tests/test_link_auth.py", "tests/test_host_link.py"],
+            ["tests/test_link_fuzz.py", "tests/test_link_task.py"],
+        ),
+        "journal.py": (_JOURNAL_CP, _JOURNAL_MP + ["tests/test_board_journal.py"]),
+        "journal_record.py": (_JOURNAL_CP + ["tests/test_host_link.py"], _JOURNAL_MP),
+        "journal_read.py": (_JOURNAL_CP + ["tests/test_host_link.py"], _JOURNAL_MP),
+        "journal_restore.py": (_JOURNAL_CP, _JOURNAL_MP + ["tests/test_board_journal.py"]),
+        "journal_boot.py": (_JOURNAL_CP, _JOURNAL_MP + ["tests/test_board_journal.py"]),
+        "snapshot.py": (["tests/test_snapshot.py", "tests/test_journal_keyed.py"], _JOURNAL_MP),
+        "snapshot_read.py": (["tests/test_snapshot.py", "tests/test_journal_keyed.py"], _JOURNAL_MP),
+        "config_parse.py": (
+            ["tests/test_engine_checkpoints.py", "tests/test_cli_errors.py", "tests/test_pin_hash.py"],
+            ["tests/test_vm_inputs.py", "tests/test_link_app.py"],
+        ),
+    }
+)
+SECURITY_MODULES = [
+    "link_auth.py",
+    "hmac256.py",
+    "link.py",
+    "journal.py",
+    "journal_record.py",
+    "journal_read.py",
+    "journal_restore.py",
+    "journal_boot.py",
+    "snapshot.py",
+    "snapshot_read.py",
+    "config_parse.py",
+]
+# Modules mutated by a plain `make mutate`.
+DEFAULT_MODULES = ["engine.py", "entry.py", "keypad.py", "lamps.py"] + SECURITY_MODULES
 
 KILLED, SURVIVED, UNLOADABLE = "killed", "survived", "unloadable"
 
