@@ -52,7 +52,7 @@ def main():
             pass
         print("crapsboard: maintenance mode (" + mode[:16] + "); app not started, REPL free")
         return
-    startup.shut_repl()
+    shut = startup.shut_repl()
     startup.measure_firmware()
     startup.forget_begin()
     try:
@@ -104,6 +104,7 @@ def main():
     try:  # the link loads when a host speaks (crapsboard/link_wait.py); it never stops the table
         from crapsboard import link_wait as link
 
+        link.BREAK_IN = not shut
         link_args = (app, diag, hw.board_id(), hw.machine.reset)
     except Exception as e:
         print("crapsboard: link not started:", startup.describe(e))

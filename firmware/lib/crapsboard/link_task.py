@@ -6,10 +6,10 @@
 # slow or stalled host would stop key scanning and rendering; here a held
 # half-line costs one empty poll every IDLE_MS (tests/test_link_task.py).
 #
-# Byte 0x03 is an ordinary byte here: on a board with a key, main.py has shut
-# the REPL (micropython.kbd_intr(-1)); on one without, the ESP32's UART and
-# USB drivers (and the virtual board, with a SIGINT) raise KeyboardInterrupt
-# before the byte is read, so mpremote can still break in.
+# Byte 0x03 is an ordinary byte here on a board with a key: main.py has shut
+# the REPL (micropython.kbd_intr(-1)). On one without (`break_in`), it raises
+# KeyboardInterrupt, as the ESP32's UART and USB drivers do, so mpremote can
+# break in and the bytes it sends next reach the REPL.
 #
 # On the board the link costs nothing until a host speaks: crapsboard/link_wait.py
 # polls, and at the first byte imports this module and builds the task with
@@ -81,6 +81,7 @@ class LinkTask:
         self.running = False
         self.once = False  # run() returns when the link is forgotten (crapsboard/link_wait.py)
         self.ended = False  # the input ended
+        self.break_in = False  # 0x03 raises KeyboardInterrupt (the REPL open: link_wait.BREAK_IN)
 
     def push(self, name, fields=None):
         """Send a pushed event now. The loop is cooperative and writes are
@@ -149,6 +150,8 @@ class LinkTask:
                     self.running = False
                     self.ended = True
                     break
+                if self.break_in and byte[0] == 3:
+                    raise KeyboardInterrupt
                 if self._dropping:
                     self._dropping = byte != b"\n"
                 else:
