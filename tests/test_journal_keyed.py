@@ -118,3 +118,9 @@ def test_verify_files_names_the_key_it_checked_with(tmp_path):
     )
     with pytest.raises(HostToolError, match="written under another key"):
         journal_log.verify_files(files, mac=jr.Mac(bytes(32)))
+
+
+@pytest.mark.parametrize("arg", [3 * 8 + 0, 0 * 8 + 3, 3 * 8 + 7, 7 * 8 + 3])
+def test_a_keyed_roll_that_is_not_two_dice_is_a_fault_naming_it(results, arg):
+    # Chain and MAC made with the board's own key: the restore still checks each die is 1 to 6.
+    assert results[0]["bad dice %d" % arg] == "corrupt 3 0 corrupt: record 3: roll %d is not two dice" % arg

@@ -105,7 +105,7 @@ def chain_end():
     return records()[-1][2].hash
 
 
-def rewrite(change, new_fmt=2, new_head=None):
+def rewrite(change, new_fmt=2, new_head=None, mac=None):
     # Re-encode every record with the public codec after `change(record)`:
     # links, segment headers and CRCs recomputed; a format 2 record keeps the
     # MAC bytes it had (the attacker cannot compute new ones without the key).
@@ -117,7 +117,8 @@ def rewrite(change, new_fmt=2, new_head=None):
         r = change(r)
         if name[0] == "g" and name not in out:
             out[name] = bytearray(jr.encode_segment_header(r.seq, chain))
-        enc, chain = jr.encode(chain, r.seq, r.t, r.kind, r.arg, r.state, r.payload, r.mac if new_fmt == 2 else None)
+        tag = (mac if mac is not None else r.mac) if new_fmt == 2 else None
+        enc, chain = jr.encode(chain, r.seq, r.t, r.kind, r.arg, r.state, r.payload, tag)
         if name[0] == "g":
             out[name] += enc
         else:
@@ -156,6 +157,25 @@ def case_rewrite_recomputing_the_public_chain():
     return dev, before
 
 
+def case_a_keyed_roll_that_is_not_two_dice():
+    # Written with the board's own key (a firmware bug, not an attacker): the
+    # chain and the MACs check, the restore still refuses a die of 0 or 7.
+    for arg in (3 * 8 + 0, 0 * 8 + 3, 3 * 8 + 7, 7 * 8 + 3):
+        dev, journal, table = started(12)
+
+        def bad(r, arg=arg):
+            if r.seq == 3:
+                r.arg = arg
+            return r
+
+        from crapsboard.journal_read import journal_key
+
+        rewrite(bad, mac=jr.Mac(journal_key(KEY)))
+        fault = mount_report(dev)
+        print("bad dice %d:" % arg, fault[0], fault[1], fault[2], fault[3])
+        vfs.umount("/f")
+
+
 def case_truncation_of_the_newest_record():
     import os
 
@@ -188,6 +208,7 @@ if line and line[0] == "image":
     dev.save(line[1])
 else:
     vfs.umount("/f")
+case_a_keyed_roll_that_is_not_two_dice()
 case_truncation_of_the_newest_record()
 case_format_1_journal()
 case_another_key()
