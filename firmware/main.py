@@ -32,6 +32,8 @@
 # Every module the table needs is imported here once and kept (the board's
 # PSRAM heap has room: docs/board.md, Memory); only the link is loaded while a
 # host talks and dropped again (crapsboard/base/modules.py).
+# The REPL is shut while the table plays once the board has a key
+# (startup.shut_repl; docs/device.md): the ways in are maintenance and safe mode.
 import micropython
 
 micropython.alloc_emergency_exception_buf(100)
@@ -53,6 +55,8 @@ def main():
             pass
         print("crapsboard: maintenance mode (" + mode[:16] + "); app not started, REPL free")
         return
+    shut = startup.shut_repl()
+    startup.measure_firmware()
     try:
         from crapsboard.boot import power_up
 
@@ -85,6 +89,7 @@ def main():
     try:  # the link loads when a host speaks (crapsboard/link/link_wait.py); it never stops the table
         from crapsboard.link import link_wait as link
 
+        link.BREAK_IN = not shut
         link_args = (app, diag, hw.board_id(), hw.machine.reset)
     except Exception as e:
         print("crapsboard: link not started:", startup.describe(e))
@@ -93,10 +98,11 @@ def main():
 
     try:
         asyncio.run(app.run() if link is None else link.serve(app, link_args))
-    except Exception as e:  # the watchdog, no longer fed, resets the board
+    except Exception as e:
         board.fault()
         startup.crashed(diag, e)
         print("crapsboard: app stopped:", startup.describe(e))
+        hw.reset_after(startup.FAULT_RESET_MS)
 
 
 main()

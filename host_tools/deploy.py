@@ -3,7 +3,11 @@
 1. Build here: main.py, boot.py, lib/crapsboard/*.mpy (mpy-cross) and
    layout.json (sim/devlayout.py), plus config.json when given; nothing
    touches the board if the build or the configuration is refused.
-2. Break into the REPL (mpremote, no soft reset), read the board's id and
+2. A board in play with a key has its REPL shut (firmware/main.py): ask it
+   over the link, with the signed `maintenance` command and its key, to
+   reboot into maintenance first. Then (or at once, for a board that does
+   not answer the link: in maintenance, a bare REPL, no key yet)
+   break into the REPL (mpremote, no soft reset), read the board's id and
    firmware.json, write the `maintenance` marker with `deploy` and reset: the
    board comes back in maintenance mode (no app, no watchdog). A main.py that
    predates the marker is set aside as main.py.old so the board cannot start
@@ -38,6 +42,7 @@ CONFIG_FILE = "config.json"
 # Files the board itself may change (config_set rewrites config.json): never trusted from the manifest.
 MUTABLE = (CONFIG_FILE, KEY_FILE)
 BOOT_WAIT = 20.0  # seconds for a board to come back after a reset
+LINK_PROBE_S = 1.5  # how long a board has to answer hello before deploy tries the REPL
 
 
 # ---- the files, built here (pure: no board) ----------------------------------------------
@@ -276,8 +281,20 @@ def deploy(port, config_path=None, key_file=None, board_text=None, wait=True, qu
     new_manifest = manifest(files, version)
     say("built %d files (firmware %s)" % (len(files), version))
 
-    # Into maintenance: a board in play has ~8 s of watchdog left once broken into.
-    with Repl(port) as repl:
+    # Into maintenance: a board in play has its REPL shut, so it is asked over
+    # the link (signed) to reboot into maintenance first.
+    asked = maintenance_over_link(port, key_file)
+    if asked:
+        say("board %s: asked over the link to reboot into maintenance" % asked)
+    try:
+        repl = Repl(port, wait=BOOT_WAIT if asked else 0.0)
+    except HostToolError as e:
+        if asked:
+            raise
+        raise HostToolError(
+            str(e) + " (a board in play with a key has its REPL shut: give its key with --key FILE)", e.code
+        )
+    with repl:
         info = board_info(repl)
         if not info["board"]:
             raise HostToolError("the board has no machine.unique_id(): cannot name its key", EXIT_FAILED)
@@ -332,6 +349,10 @@ def deploy(port, config_path=None, key_file=None, board_text=None, wait=True, qu
         say("verified %d files on the board" % len(files))
         repl.exec("import os\nfor p in ('main.py.old','maintenance'):\n try:\n  os.remove(p)\n except OSError:\n  pass")
         repl.reset()
+    # The deploy record `status` compares the board's measured firmware with.
+    from host_tools import board_records
+
+    board_records.save(board, "deployed", dict(version=version, hash=new_manifest["hash"], when=board_records._now()))
     summary = {
         "board": board,
         "micropython": micropython,
@@ -346,6 +367,35 @@ def deploy(port, config_path=None, key_file=None, board_text=None, wait=True, qu
         summary["hello"] = wait_for_play(port, new_manifest["hash"])
         say("board %s in play, firmware %s" % (board, version))
     return summary
+
+
+def maintenance_over_link(port, key_file):
+    """The board id when the board answered the link and accepted a signed
+    `maintenance` (it is rebooting, REPL free); None when no board answers
+    the link or the board has no key yet (its REPL is open: deploy breaks in).
+    Any other refusal (a wrong key) ends the deploy: the REPL is shut."""
+    from host_tools.link import BoardLink
+
+    try:
+        with BoardLink(port, timeout=LINK_PROBE_S) as link:
+            board = link.hello().get("board")
+            if key_file:
+                key = keys.read_key(key_file)
+            elif os.path.exists(keys.key_path(board)):
+                key = keys.read_key(keys.key_path(board))
+            else:
+                return None  # no key here: only a board without one (REPL open) can be deployed
+            try:
+                link.signed("maintenance", key)
+            except HostToolError as e:
+                if "no key on this board" in str(e):
+                    return None
+                raise
+            return board
+    except HostToolError as e:
+        if e.code == EXIT_NO_BOARD:
+            return None  # not answering the link: maintenance already, a bare REPL, older firmware
+        raise HostToolError("the board is in play with its REPL shut: " + str(e), e.code)
 
 
 def _parents(folder):

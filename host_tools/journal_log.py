@@ -2,11 +2,15 @@
 
 The image is opened with littlefs-python and never formatted or written. Every
 record is checked: its CRC, its place in the sequence and the hash chain from
-the oldest segment kept (or the journal head) to the last staged record.
+the oldest segment kept (or the journal head) to the last staged record, and
+its MAC (the keyed chain, docs/journal.md) with the board's key: `--key FILE`
+or the host's key for the board; without one the summary says the keyed chain
+was not checked.
 """
 
 import csv
 import json
+import os
 import sys
 
 from crapsboard.journal import journal_read as jread
@@ -21,6 +25,7 @@ def add_arguments(parser):
     parser.add_argument("--image", required=True, help="flash image of the vfs partition (4 KiB blocks)")
     parser.add_argument("--verify", action="store_true", help="print only a one-line summary of the verified journal")
     parser.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
+    parser.add_argument("--key", metavar="FILE", help="the board's key file (default: the host's key for the board)")
 
 
 class JournalFault(HostToolError):
@@ -33,7 +38,7 @@ class JournalFault(HostToolError):
 
 def run(args):
     try:
-        records, summary = read_image(args.image)
+        records, summary = read_image(args.image, getattr(args, "key", None))
     except JournalFault as e:
         if not args.verify:  # what can be proven is printed, then the fault (exit 1)
             write_records(e.records, args.format, sys.stdout)
@@ -45,15 +50,16 @@ def run(args):
     write_records(records, args.format, sys.stdout)
 
 
-def read_image(path):
-    """(records, summary) of the journal in flash image `path`; HostToolError on any fault."""
-    return verify_image(_load(path), path)
+def read_image(path, key_file=None):
+    """(records, summary) of the journal in flash image `path`; HostToolError on any fault.
+    The keyed chain is checked with `key_file`, else the host's key for the board if it has one."""
+    return verify_image(_load(path), path, key_file)
 
 
-def verify_image(image, name="the image"):
+def verify_image(image, name="the image", key_file=None):
     """read_image for the bytes of an image: the files as littlefs mounts them,
     then the metadata littlefs passed over."""
-    records, summary = verify_files(read_journal_files(name, image))
+    records, summary = verify_files(read_journal_files(name, image), key_file)
     try:
         return records, summary + check_metadata(image, records[-1].seq if records else 0)
     except HostToolError as e:
@@ -141,25 +147,58 @@ def _image_context():
     return ImageContext
 
 
-def verify_files(files):
-    """(records, summary) from the journal's files by name; JournalFault
-    naming the first bad seq, holding the records verified before it."""
+def board_mac(board_hex, key_file=None):
+    """(journal_record.Mac under the board's journal key, where the key came
+    from), or (None, why not) when no key is given and the host has none."""
+    from host_tools import keys
+
+    if key_file is None:
+        path = keys.key_path(board_hex)
+        if not os.path.exists(path):
+            return None, "no key for board %s on this host" % board_hex
+        key_file = path
+    return jr.Mac(jread.journal_key(keys.read_key(key_file))), key_file
+
+
+def keyed_check(fmt, key_id, mac, where):
+    """The summary's words on the keyed chain; HostToolError when the key
+    given is not the one the journal was written under."""
+    if fmt < 2:
+        return "format 1 journal: public chain only (written before the keyed chain)"
+    if mac is None:
+        return "public chain only, keyed chain NOT checked (%s: give --key FILE)" % where
+    if mac.key_id() != key_id:
+        raise HostToolError("the journal was written under another key than %s: not this board's key" % where)
+    return "keyed chain verified with " + where
+
+
+def verify_files(files, key_file=None, mac=False):
+    """(records, summary) from the journal's files by name; JournalFault naming
+    the first bad seq, holding the records verified before it. The keyed chain
+    (format 2) is checked with `mac` (a journal_record.Mac, or None for the
+    public chain only), else with the key from `key_file` or the host's key
+    for the board."""
     records = []
     try:
-        return _verify_files(files, records)
+        return _verify_files(files, records, key_file, mac)
     except JournalFault:
         raise
     except HostToolError as e:
         raise JournalFault(str(e), records)
 
 
-def _verify_files(files, records):
+def _verify_files(files, records, key_file, mac):
     if "head" not in files:
         raise HostToolError("journal has no head file")
     try:
         board_id, journal_id, _ = jread.decode_head(files["head"])
+        fmt = jread.head_format(files["head"])
     except ValueError as e:
         raise HostToolError("journal head: " + str(e))
+    where = "the Mac given"
+    if mac is False:
+        mac, where = board_mac(board_id.hex(), key_file) if fmt >= 2 else (None, "")
+    keyed = keyed_check(fmt, jread.head_key_id(files["head"]), mac, where)
     segments = sorted((int(name[1:]), name) for name in files if name.startswith("g") and name[1:].isdigit())
     chain = jr.genesis(files["head"])
     seq = 0
@@ -179,7 +218,7 @@ def _verify_files(files, records):
             chain, seq = prev, first - 1
         pos = jr.SEGMENT_HEADER_SIZE
         while pos < len(data):
-            r = _decode(data, pos, chain, seq + 1)
+            r = _decode(data, pos, chain, seq + 1, fmt, mac)
             records.append(r)
             chain, seq, pos = r.hash, r.seq, pos + r.size
     staged = {}
@@ -193,23 +232,24 @@ def _verify_files(files, records):
         name, data = staged.get(seq + 1, ("", b""))
         if name != jr.slot_name(k):
             raise HostToolError("record " + str(seq + 1) + ": staged records out of order")
-        r = _decode(data, 0, chain, seq + 1)
+        r = _decode(data, 0, chain, seq + 1, fmt, mac)
         records.append(r)
         chain, seq = r.hash, r.seq
     first_seq = records[0].seq if records else 0
-    summary = "journal %d of board %s: records %d-%d verified, chain head %s" % (
+    summary = "journal %d of board %s: records %d-%d verified, chain head %s; %s" % (
         journal_id,
         board_id.hex(),
         first_seq,
         seq,
         chain.hex(),
+        keyed,
     )
     return records, summary
 
 
-def _decode(data, pos, chain, seq):
+def _decode(data, pos, chain, seq, fmt=jr.FORMAT, mac=None):
     try:
-        return jread.decode(data, pos, chain, seq)
+        return jread.decode(data, pos, chain, seq, fmt, mac)
     except jread.RecordError as e:
         raise HostToolError(str(e))
 

@@ -21,6 +21,7 @@ LINE_MAX = 1024  # the board's line limit (link.LINE_MAX), the newline not count
 BAUD = 115200
 DEFAULT_TIMEOUT = 3.0  # seconds for one reply; a slow flash erase on the board is ~0.4 s
 SIGNED = ("config_set", "time", "maintenance", "journal_reset")
+CTR_MAX = 10**18 - 1  # the board's parser takes integers of at most 18 digits
 
 
 # ---- frames and signatures (pure) ----------------------------------------------------
@@ -138,6 +139,12 @@ class BoardLink:
         ctr = self.hello()["ctr"] + 1
         if self._ctr is not None:
             ctr = max(ctr, self._ctr + 1)
+        if ctr > CTR_MAX:
+            raise HostToolError(
+                "board's counter %d is at the link's 18-digit limit: no signed command can follow"
+                " (provision the board again)" % (ctr - 1),
+                EXIT_FAILED,
+            )
         self._ctr = ctr
         request = sign(key, dict(args, id=next(self._ids), cmd=cmd, ctr=ctr))
         return self._send(request, timeout)
@@ -171,8 +178,13 @@ class BoardLink:
 
     def _wait_reply(self, rid, timeout, cmd):
         deadline = time.monotonic() + timeout
+        refused = None  # a refusal with id null that came after our request
         while True:
             line = self._read_line(deadline)
+            if line is None and refused is not None:
+                # The board answers every line, in order: nothing else came, so
+                # that refusal was of our line (it could not read its id).
+                raise HostToolError("board refused %s: %s" % (cmd, refused), EXIT_FAILED)
             if line is None:
                 hint = " (last text from the port: %r)" % self.noise[-1] if self.noise else ""  # whole: a reason
                 raise HostToolError(
@@ -197,6 +209,7 @@ class BoardLink:
                 # a refusal of a line that was not ours (bytes left on the line
                 # before we came: our frames are whole JSON); kept for the error
                 self.noise.append("refused: " + str(obj.get("error")))
+                refused = str(obj.get("error"))
             # a reply to another id: left over from an earlier tool, skipped
 
     # ---- lines and events ----------------------------------------------------------

@@ -142,7 +142,13 @@ def _run(args):
         found = dict(e.found, running=False, reason=str(e))
         emit(args, found, human_lines)
         raise
+    from host_tools import board_records
+
+    ok, firmware_line = board_records.check_firmware(reply["hello"])
+    reply["checks"] = {"firmware": firmware_line, "journal_head": board_records.check_head(reply["hello"]) or "ok"}
     emit(args, reply, human_lines)
+    if not ok:
+        raise HostToolError("board %s: %s" % (reply["hello"].get("board"), firmware_line), EXIT_FAILED)
 
 
 COMMANDS = {"status": (_arguments, _run, "the board's hello and table status (or, when it is not running, why)")}

@@ -33,6 +33,11 @@ def add_arguments(parser):
     parser.add_argument("--out", metavar="FILE", help="append to FILE and resume from where it ends (--port)")
     parser.add_argument("--page", type=int, default=PAGE, help="records per request (--port, default %d)" % PAGE)
     parser.add_argument("--timeout", type=float, default=3.0, help="seconds to wait for each reply (--port)")
+    parser.add_argument(
+        "--key",
+        metavar="FILE",
+        help="the board's key file, for the keyed chain (default: the host's key for the board)",
+    )
 
 
 def run(args):
@@ -50,16 +55,30 @@ def _run(args):
 
     if args.page < 1:
         raise HostToolError("--page must be at least 1", EXIT_USAGE)
+    from host_tools import board_records
+
     with BoardLink(args.port, timeout=args.timeout) as link:
+        hello = link.hello()
+        mac, where = journal_log.board_mac(hello.get("board") or "", args.key)
+        try:  # checked after the download, which goes ahead: its records are the evidence
+            head_error = None
+            board_records.check_head(hello, args.key)
+        except HostToolError as e:
+            head_error = e
         if args.out:
-            summary = download_to_file(link, args.out, args.format, args.since, args.page)
-            print(summary, file=sys.stderr if not args.verify else sys.stdout)
+            summary = download_to_file(link, args.out, args.format, args.since, args.page, mac)
+            print(summary + "; " + keyed_words(mac, where), file=sys.stderr if not args.verify else sys.stdout)
+            if head_error is not None:
+                raise head_error
             return
         records = []
         sink = None if args.verify else _StdoutSink(args.format)
-        summary = download(link, args.since, args.page, records.extend if sink is None else sink.write)[0]
+        summary = download(link, args.since, args.page, records.extend if sink is None else sink.write, None, mac)[0]
+        summary += "; " + keyed_words(mac, where)
     if args.verify:
         print(summary)
+    if head_error is not None:
+        raise head_error
 
 
 class _StdoutSink:
@@ -141,10 +160,17 @@ def pages(link, since, page=PAGE):
 _KIND_CODES = {name: code for code, name in jread.KIND_NAMES.items()}
 
 
+def keyed_words(mac, where):
+    if mac is None:
+        return "public chain only, keyed chain NOT checked (%s: give --key FILE)" % where
+    return "keyed chain verified with " + where
+
+
 def record_bytes(event, chain):
     """A record's bytes rebuilt from the board's fields (docs/link.md, `events`),
     after chain hash `chain`, with the 8-byte `link` the board sent checked:
-    any field changed on the way, or on the flash, breaks it."""
+    any field changed on the way, or on the flash, breaks it. A record with a
+    `mac` is format 2 (its MAC is checked by verify_page, with the key)."""
     seq = event.get("seq") if isinstance(event, dict) else None
     try:
         kind = event["kind"]
@@ -157,6 +183,7 @@ def record_bytes(event, chain):
             event["arg"],
             bytes.fromhex(event.get("state", "")),
             bytes.fromhex(event.get("payload", "")),
+            bytes.fromhex(event["mac"]) if "mac" in event else None,
         )
         link = bytes.fromhex(event["link"])
     except (KeyError, TypeError, ValueError, OverflowError):
@@ -166,24 +193,29 @@ def record_bytes(event, chain):
     return data
 
 
-def verify_page(events, chain, expect_seq):
+def verify_page(events, chain, expect_seq, mac=None):
     """The decoded, verified Records of one page, continuing the chain hash
     `chain` at sequence number `expect_seq` (None: take the first record's,
-    as at the start of a download older records may have been dropped)."""
+    as at the start of a download older records may have been dropped).
+    `mac`: a journal_record.Mac under the board's journal key, to check the
+    keyed chain (every record must then carry its MAC)."""
     records = []
     for event in events:
         seq = event.get("seq") if isinstance(event, dict) else None
         if expect_seq is not None and seq != expect_seq:
             raise HostToolError("record %d is missing (found %s)" % (expect_seq, seq), EXIT_FAILED)
+        if mac is not None and isinstance(event, dict) and "mac" not in event:
+            raise HostToolError("record %s has no MAC: the board's journal is not keyed" % seq, EXIT_FAILED)
         data = record_bytes(event, chain)
         want = jr.peek_seq(data, 0) if expect_seq is None else expect_seq
-        r = journal_log._decode(data, 0, chain, want)  # journal_log's check, as for --image
+        fmt = jr.FORMAT if "mac" in event else 1
+        r = journal_log._decode(data, 0, chain, want, fmt, mac)  # journal_log's check, as for --image
         records.append(r)
         chain, expect_seq = r.hash, r.seq + 1
     return records, chain
 
 
-def download(link, since=0, page=PAGE, on_page=None, chain=None):
+def download(link, since=0, page=PAGE, on_page=None, chain=None, mac=None):
     """(summary, last seq, chain head) of the records after `since`, verified page
     by page; `on_page(records)` receives each page's Records. `chain` (bytes):
     the hash after record `since`, known from an earlier download: the board's
@@ -201,10 +233,17 @@ def download(link, since=0, page=PAGE, on_page=None, chain=None):
             head = reply.get("head")
             if isinstance(head, str) and events[0].get("seq") == 1 and jr.genesis(_unhex(head)) != chain:
                 raise HostToolError("record 1: the journal's head does not start the chain", EXIT_FAILED)
+            if isinstance(head, str) and mac is not None:
+                try:
+                    key_id = jread.head_key_id(_unhex(head))
+                except ValueError:
+                    raise HostToolError("the board's journal head is not one", EXIT_FAILED)
+                if key_id is not None and key_id != mac.key_id():
+                    raise HostToolError("the journal was written under another key than the one given", EXIT_FAILED)
         elif isinstance(prev, str) and _hex32(prev) != chain:
             seq = expect if expect is not None else "?"
             raise HostToolError("record %s: does not continue the chain already downloaded" % seq, EXIT_FAILED)
-        records, chain = verify_page(events, chain, expect)
+        records, chain = verify_page(events, chain, expect, mac)
         if first is None:
             first = records[0].seq
         last = records[-1].seq
@@ -259,7 +298,7 @@ def write_state(out, state):
     os.replace(tmp, out + ".state")
 
 
-def download_to_file(link, out, fmt="jsonl", since=0, page=PAGE):
+def download_to_file(link, out, fmt="jsonl", since=0, page=PAGE, mac=None):
     """Append the records after the last one in `out` (or after `since` on a
     first download) to `out`, verified; returns the summary line."""
     hello = link.hello()
@@ -307,7 +346,7 @@ def download_to_file(link, out, fmt="jsonl", since=0, page=PAGE):
     if state is None:  # chain None: no record saved yet, a rerun starts again after `since`
         open(out, "a").close()
         write_state(out, dict(kept, seq=since, chain=None, length=0))
-    summary, _, _ = download(link, since, page, save, chain)
+    summary, _, _ = download(link, since, page, save, chain, mac)
     return summary
 
 

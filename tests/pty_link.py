@@ -64,18 +64,23 @@ class PtyLink:
         self.close()
 
 
-HEAD = b"CBJ1\x01\x02ab\x01\x00\x00\x00\x00\x00\x00\x00"  # a journal head file: board "ab", journal 1
+BOARD_KEY = bytes(range(32))  # the board's link key (tests/test_host_link.py's KEY)
+MAC = jr.Mac(jread.journal_key(BOARD_KEY))  # its journal key: the keyed chain
+HEAD = jr.encode_head(b"ab", 1, 0, MAC.key_id())  # a journal head file (format 2): board "ab", journal 1
 
 
-def make_records(n, head=HEAD, first=1, times=None):
+def make_records(n, head=HEAD, first=1, times=None, mac=MAC):
     """[(seq, record bytes, chain hash before it)] of `n` rolls, a chain from
-    `head`; `times`: each record's t (32 bits, the board's journal clock)."""
+    `head` (keyed with `mac` when the head is format 2); `times`: each
+    record's t (32 bits, the board's journal clock)."""
     chain = jr.genesis(head)
+    if jread.head_format(head) < 2:
+        mac = None
     out = []
     for seq in range(first, first + n):
         dice = (seq % 6 + 1) * 8 + (seq * 5 % 6 + 1)
         t = 1000 * seq if times is None else times[seq - first]
-        data, digest = jr.encode(chain, seq, t, jr.ROLL, dice, b"", b"")
+        data, digest = jr.encode(chain, seq, t, jr.ROLL, dice, b"", b"", mac)
         out.append((seq, data, chain))
         chain = digest
     return out
@@ -89,8 +94,12 @@ def journal_events(records, page_max=8, tamper=None, head=None):
     head file, sent with a page that starts at record 1."""
 
     def fields(seq, data, prev):
-        r = jread.decode(data, 0, prev, seq)
-        item = link_events.record_fields(r, data[r.size - jr.TRAILER_SIZE : r.size - 4])
+        try:  # a format 2 record (make_records' default), else format 1 (an old journal's)
+            r, fmt = jread.decode(data, 0, prev, seq, 2), 2
+        except jread.RecordError:
+            r, fmt = jread.decode(data, 0, prev, seq, 1), 1
+        trailer = jr.TRAILER_SIZE if fmt == 2 else jr.TRAILER_SIZE_V1
+        item = link_events.record_fields(r, data[r.size - trailer : r.size - trailer + jr.LINK_SIZE])
         if tamper:
             tamper(item)
         return item

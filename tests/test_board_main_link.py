@@ -4,6 +4,7 @@ beside the running app, a half-sent request does not stop key scanning, and
 the maintenance marker boots to maintenance mode (no app, no watchdog)."""
 
 import json
+import os
 
 from test_board_main import STANDINS, flash, keys_for, report_of, run_boot
 
@@ -37,7 +38,18 @@ def test_the_link_answers_beside_the_running_app(tmp_path):
     stdin = '{"id": 1, "cmd": "hello"}\n{"id": 2, "cmd": "status"}\n{"id": 3, "cmd": "events", "since": 0}\n'
     report, link = boot(tmp_path, stdin)
     assert report["wdt"] == "1 30", report  # the app ran 3 s and fed the watchdog
+    assert report["kbd"] == "-1"  # a board with a key: the REPL shut while it plays (Ctrl-C off)
     hello, status, events = link
+    # The files it runs, measured at power-up, as deploy's manifest computes them.
+    from host_tools import deploy
+
+    measured = {}
+    for folder, _, names in os.walk(tmp_path):
+        for name in names:
+            path = os.path.relpath(os.path.join(folder, name), tmp_path)
+            if name.endswith((".py", ".mpy")) or path == "layout.json":
+                measured[path] = open(os.path.join(folder, name), "rb").read()
+    assert hello["firmware_hash"] == deploy.manifest(measured, "x")["hash"]
     assert hello["id"] == 1 and hello["ok"] is True
     assert hello["board"] == "240ac4000001"  # the stand-in machine.unique_id()
     assert hello["boot_count"] == 1 and hello["reset_cause"] == 1 and hello["free_heap"] > 0

@@ -57,6 +57,14 @@ def host_tools(*args):
     )
 
 
+def maintenance_repl(port):
+    """The REPL of a board in play with its key: shut, so it is asked over the
+    link (signed, the key deploy kept) to reboot into maintenance first."""
+    with BoardLink(port) as link:
+        link.signed("maintenance", keys.find_key(None, BOARD))
+    return Repl(port, wait=20.0)
+
+
 def hello(port, wait=20.0):
     end = time.monotonic() + wait
     while True:
@@ -108,6 +116,7 @@ def test_deploy_onto_a_fresh_board_then_status_config_and_replay(tmp_path, key_d
 
         wrong = tmp_path / "wrong.key"
         wrong.write_text(bytes(32).hex())
+        wrong.chmod(0o600)
         back = tmp_path / "back.json"
         back.write_text(json.dumps({"rebet_after_win": True}))
         refused = host_tools("config", "set", str(back), "--port", device.port, "--key", str(wrong), "--yes")
@@ -163,6 +172,67 @@ def test_deploy_onto_a_fresh_board_then_status_config_and_replay(tmp_path, key_d
         device.stop()
 
 
+def test_the_repl_is_shut_in_play_and_the_signed_maintenance_opens_it(tmp_path, key_dir):
+    # Issue 19: one byte 0x03 opened everything (the REPL prints link_key).
+    device = Device(tmp_path / "flash.img", "--keys", "wait:9000 3 4 2 2")
+    try:
+        deployed = deploy.deploy(device.port, quiet=True)
+        before = host_tools("status", "--port", device.port, "--json")
+        assert before.returncode == 0, before.stderr
+        import serial
+
+        with serial.serial_for_url(device.port, timeout=0.2) as port:
+            # Ctrl-C, Ctrl-D, the raw REPL's Ctrl-A and raw-paste, mpremote's own break-in, a line with 0x03.
+            port.write(b"\x03\x03\r\x03\x04\x01\x05A\x01\x02\r\n" + b'{"id": 5, "cmd": "pi\x03ng"}\n')
+            port.flush()
+            heard = b""
+            deadline = time.monotonic() + 15
+            while b"bad json" not in heard and time.monotonic() < deadline:
+                heard += port.read(4096)
+            time.sleep(1)
+            heard += port.read(4096)
+        assert b'"error": "bad json at column' in heard, heard  # the link read them as ordinary bytes
+        assert b">>>" not in heard and b"raw REPL" not in heard and b"Traceback" not in heard
+        # mpremote (its Python API, as deploy uses it) cannot enter the raw REPL.
+        with pytest.raises(HostToolError, match="cannot reach the REPL on .*: could not enter raw repl") as e:
+            Repl(device.port)
+        assert e.value.code == 3
+        after = json.loads(host_tools("status", "--port", device.port, "--json").stdout)
+        was = json.loads(before.stdout)
+        assert after["hello"]["boot_count"] == was["hello"]["boot_count"]  # no reset, no watchdog: still in play
+        assert after["hello"]["firmware_hash"] == deployed["hash"]  # measured at power-up, as deployed
+        assert "measured firmware is the deploy of" in after["checks"]["firmware"]
+        # The way in: the signed maintenance command, then mpremote.
+        with maintenance_repl(device.port) as repl:
+            assert repl.eval("1 + 1") == 2
+            repl.reset()
+        assert hello(device.port)["boot_count"] == was["hello"]["boot_count"] + 2  # maintenance, then play
+    finally:
+        device.stop()
+
+
+def test_a_changed_main_py_is_reported_by_status(tmp_path, key_dir):
+    # Issue 19: hello.firmware_hash repeated firmware.json, so a modified main.py reported the approved hash.
+    device = Device(tmp_path / "flash.img")
+    try:
+        deployed = deploy.deploy(device.port, quiet=True)
+        with maintenance_repl(device.port) as repl:
+            main = repl.read_file("main.py")
+            repl.write_file("main.py", main + b"\n# changed on the board\n")
+            repl.reset()
+        changed = hello(device.port)
+        assert changed["firmware_declared"] == deployed["hash"]  # firmware.json still says the deploy
+        assert changed["firmware_hash"] != deployed["hash"]  # what the board runs does not
+        status = host_tools("status", "--port", device.port)
+        assert status.returncode == 1
+        assert status.stderr.startswith(
+            "host_tools status: board %s: measured firmware %s DIFFERS from the deploy of"
+            % (BOARD, changed["firmware_hash"])
+        )
+    finally:
+        device.stop()
+
+
 def older_module(name, tmp_path):
     """crapsboard/NAME compiled under another source name: other bytes, same code."""
     out = tmp_path / (name.replace("/", "_") + ".mpy")
@@ -181,7 +251,7 @@ def test_a_deploy_cut_halfway_boots_to_maintenance_and_a_second_deploy_finishes(
         names = ("table/app", "rules/engine", "table/entry", "table/keypad", "table/lamps")
         changed = ["lib/crapsboard/%s.mpy" % name for name in names]
         older = {path: older_module(name, tmp_path) for path, name in zip(changed, names)}
-        with Repl(device.port) as repl:
+        with maintenance_repl(device.port) as repl:
             for path in changed:
                 repl.write_file(path, older[path])
             repl.exec("import os\nos.remove('firmware.json')")
@@ -260,7 +330,7 @@ def test_a_main_py_that_predates_the_marker_is_set_aside_then_replaced(tmp_path,
     device = Device(tmp_path / "flash.img")
     try:
         first = deploy.deploy(device.port, quiet=True)
-        with Repl(device.port) as repl:  # an older firmware's main.py: it knows no maintenance marker
+        with maintenance_repl(device.port) as repl:  # an older firmware's main.py: it knows no maintenance marker
             repl.write_file("main.py", b"print('older firmware')\n")
             repl.reset()
         time.sleep(2)
@@ -269,7 +339,7 @@ def test_a_main_py_that_predates_the_marker_is_set_aside_then_replaced(tmp_path,
         second = deploy.deploy(device.port, quiet=True)
         assert "main.py" in second["copied"] and second["hello"]["firmware_hash"] == first["hash"]
         built = deploy.build_files()  # before breaking in: the app's watchdog resets the board 8 s after
-        with Repl(device.port) as repl:
+        with maintenance_repl(device.port) as repl:
             names = repl.eval("__import__('os').listdir()")
             assert repl.hashes(["main.py"])["main.py"] == deploy.sha256_hex(built["main.py"])
             repl.reset()

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 from interrupt import default_sigint
-from pty_link import PtyLink, journal_events, make_records
+from pty_link import MAC, PtyLink, journal_events, make_records
 
 from crapsboard.link import link as lk
 from crapsboard.link import link_auth
@@ -133,6 +133,26 @@ def test_signed_requests_count_up_from_hello_and_a_replay_is_refused():
         with pytest.raises(HostToolError, match="board refused time: bad tag"):
             link.signed("time", bytes(32), unix=300)
     assert times == [100, 200]
+
+
+def test_a_refusal_the_board_could_not_give_an_id_is_named_as_the_board_s_not_no_board():
+    with PtyLink(board()) as pty, BoardLink(pty.port, timeout=0.5) as link:
+        with pytest.raises(HostToolError) as e:
+            link.request("ping", data=10**19)  # 20 digits: the board cannot read the line's id
+    assert str(e.value).startswith("board refused ping: number longer than 18 digits at column ")
+    assert e.value.code == 1
+
+
+def test_a_used_up_counter_is_named_as_the_board_s_not_no_board():
+    # A board from before the bounded step, whose counter someone used up.
+    store = lk.CounterMemory()
+    store.value = 10**18 - 1
+    link_ = lk.Link({"hello": lk.hello_handler("t", BOARD, lambda: 1), "time": lambda r: {}}, KEY, store)
+    with PtyLink(link_) as pty, BoardLink(pty.port, timeout=0.5) as link:
+        with pytest.raises(HostToolError) as e:
+            link.signed("time", KEY, unix=1763900000)
+    assert str(e.value).startswith("board's counter 999999999999999999 is at the link's 18-digit limit")
+    assert e.value.code == 1
 
 
 # ---- the journal download --------------------------------------------------------------
@@ -269,7 +289,7 @@ def _continue(records, n):
     chain = jread.decode(data, 0, prev, seq).hash
     out = []
     for s in range(seq + 1, seq + 1 + n):
-        rec, digest = jr.encode(chain, s, 1000 * s, jr.ROLL, 8 + 2, b"", b"")
+        rec, digest = jr.encode(chain, s, 1000 * s, jr.ROLL, 8 + 2, b"", b"", MAC)
         out.append((s, rec, chain))
         chain = digest
     return out
@@ -332,6 +352,68 @@ def test_keys_are_saved_for_the_owner_only_and_never_overwritten(tmp_path, monke
         keys.key_path("../etc")
 
 
+def test_a_key_file_or_key_directory_open_to_others_is_refused(tmp_path, monkeypatch):
+    folder = tmp_path / "keys"
+    monkeypatch.setenv("CRAPSBOARD_KEYS", str(folder))
+    monkeypatch.delenv(keys.PASSPHRASE_ENV, raising=False)
+    key = keys.new_key()
+    keys.save_key(keys.key_path(BOARD), key)
+    assert os.stat(folder).st_mode & 0o777 == 0o700
+    path = folder / (BOARD + ".key")
+    path.chmod(0o644)
+    with pytest.raises(HostToolError) as e:
+        keys.find_key(None, BOARD)
+    assert str(e.value) == (
+        "key file %s is open to others (mode 644, owner uid %d): not used; chmod 600 it if it is yours"
+        % (path, os.getuid())
+    )
+    assert e.value.code == 2
+    path.chmod(0o600)
+    folder.chmod(0o755)
+    with pytest.raises(HostToolError, match=r"key directory .*keys is open to others \(mode 755, .*chmod 700"):
+        keys.find_key(None, BOARD)
+    with pytest.raises(HostToolError, match="key directory"):
+        keys.save_key(str(folder / "other.key"), key)
+    assert not (folder / "other.key").exists()
+    folder.chmod(0o700)
+    assert keys.find_key(None, BOARD) == key
+    loose = tmp_path / "loose.key"
+    loose.write_text(key.hex())
+    loose.chmod(0o640)
+    with pytest.raises(HostToolError, match="loose.key is open to others"):
+        keys.read_key(str(loose))  # --key FILE too
+
+
+def test_a_sealed_key_opens_only_with_its_passphrase(tmp_path, monkeypatch):
+    folder = tmp_path / "keys"
+    monkeypatch.setenv("CRAPSBOARD_KEYS", str(folder))
+    monkeypatch.setenv(keys.PASSPHRASE_ENV, "correct horse")
+    key = keys.new_key()
+    path = keys.key_path(BOARD)
+    keys.save_key(path, key)
+    text = open(path).read()
+    assert text.startswith("crapsboard sealed key v1 scrypt n=32768 r=8 p=1\n")
+    assert key.hex() not in text and os.stat(path).st_mode & 0o777 == 0o600
+    assert keys.find_key(None, BOARD) == key
+    monkeypatch.setenv(keys.PASSPHRASE_ENV, "wrong horse")
+    with pytest.raises(HostToolError, match="wrong passphrase, or the sealed key was altered") as e:
+        keys.find_key(None, BOARD)
+    assert e.value.code == 2
+    monkeypatch.delenv(keys.PASSPHRASE_ENV)
+    assert keys.read_key(path, "correct horse") == key
+    altered = text.split("\n")
+    altered[3] = ("0" if altered[3][0] != "0" else "1") + altered[3][1:]
+    with open(path, "w") as f:
+        f.write("\n".join(altered))
+    with pytest.raises(HostToolError, match="wrong passphrase, or the sealed key was altered"):
+        keys.read_key(path, "correct horse")
+    # Without a passphrase and no terminal: one line saying how to give one.
+    with open(path, "w") as f:
+        f.write(text)
+    with pytest.raises(HostToolError, match="is sealed: set CRAPSBOARD_PASSPHRASE or run on a terminal"):
+        keys.read_key(path)
+
+
 def test_journal_log_is_reused_not_forked():
     # the serial download checks each record with the same decoder as --image
     assert sync.journal_log is journal_log and sync.journal_log._decode is journal_log._decode
@@ -360,6 +442,7 @@ def one_line(result, code, words):
 def test_cli_error_paths(tmp_path):
     bad_key = tmp_path / "bad.key"
     bad_key.write_text("not a key\n")
+    bad_key.chmod(0o600)
     bad_config = tmp_path / "bad.json"
     bad_config.write_text('{"fire": {"paytable": "Z"}}')
     not_json = tmp_path / "x.json"
@@ -397,6 +480,7 @@ def test_cli_log_over_the_link_and_signed_time(tmp_path):
 
     key_file = tmp_path / "board.key"
     key_file.write_text(KEY.hex() + "\n")
+    key_file.chmod(0o600)
     with PtyLink(board(records, time=set_time)) as pty:
         jsonl = host_tools("log", "--port", pty.port, "--page", "2")
         verify = host_tools("log", "--port", pty.port, "--verify")

@@ -35,7 +35,7 @@ def test_log_prints_every_record_from_the_oldest_segment_kept(image):
     assert seqs == list(range(seqs[0], last + 1))
     assert seqs[0] > 1  # older segments were dropped, and that was recorded
     assert any(r["kind"] == "drop" for r in records)
-    assert {"n": 140} in [r.get("payload") for r in records]
+    assert {"n": 390} in [r.get("payload") for r in records]
     rolls = [r for r in records if r["kind"] == "roll"]
     assert all(1 <= d <= 6 for r in rolls for d in r["dice"])
 

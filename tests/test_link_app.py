@@ -20,6 +20,7 @@ from sim import paths, runtime
 
 SCRIPT = "tests/vm/link_app_session.py"
 KEY = b"k" * 32  # tests/vm/link_app_session.py's board key
+MAC = jr.Mac(jread.journal_key(KEY))  # its journal key: the keyed chain
 RUNTIMES = ["cpython", "micropython"]
 
 
@@ -103,6 +104,9 @@ def test_hello_reports_the_board_the_firmware_the_boot_and_the_journal(tmp_path)
     for which in RUNTIMES:
         replies[which] = json.loads(session(which, tmp_path / which, [request(1, "hello")])[0][0])
     hello = replies["cpython"]
+    # The head signed with the journal key, as a host holding the board's key checks it.
+    text = b"crapsboard head 73696d626f617264 1 1 " + chain_after(tmp_path / "cpython" / "journal", 1).encode()
+    signed_tag = hmac.new(jread.journal_key(KEY), text, hashlib.sha256).hexdigest()
     assert hello == {
         "id": 1,
         "ok": True,
@@ -110,7 +114,8 @@ def test_hello_reports_the_board_the_firmware_the_boot_and_the_journal(tmp_path)
         "line_max": 1024,
         "ctr": 0,
         "firmware": "v0.3.0-12-gabc",
-        "firmware_hash": "ab" * 32,
+        "firmware_hash": None,  # measured by main.py at power-up (tests/test_board_main_link.py), not here
+        "firmware_declared": "ab" * 32,  # what firmware.json says
         "board": "73696d626f617264",
         "uptime_ms": 0,
         "reset_cause": 1,
@@ -118,6 +123,7 @@ def test_hello_reports_the_board_the_firmware_the_boot_and_the_journal(tmp_path)
         "last_error": "MemoryError: test",
         "free_heap": None,  # CPython has no gc.mem_free
         "journal": {"id": 1, "seq": 1, "first": 1, "fault": None},  # the journal start record
+        "head": {"journal": 1, "seq": 1, "hash": chain_after(tmp_path / "cpython" / "journal", 1), "tag": signed_tag},
         "unix": None,
     }
     vm = replies["micropython"]
@@ -127,7 +133,7 @@ def test_hello_reports_the_board_the_firmware_the_boot_and_the_journal(tmp_path)
 
 def test_hello_without_a_deploy_manifest_says_null(tmp_path):
     hello = one(both(tmp_path, [request(1, "hello")])[0])
-    assert hello["firmware"] is None and hello["firmware_hash"] is None
+    assert hello["firmware"] is None and hello["firmware_hash"] is None and hello["firmware_declared"] is None
 
 
 def test_status_is_the_table_the_lamps_and_the_configuration(tmp_path):
@@ -189,12 +195,13 @@ def test_events_page_on_exactly_and_match_the_journal_on_flash(tmp_path):
             bytes.fromhex(e.get("state", "")),
             bytes.fromhex(e.get("payload", "")),
         )
-        record, chain = jr.encode(chain, e["seq"], e["t"], kind, e["arg"], state, payload)
-        assert record[-12:-4].hex() == e["link"]
-    # The same records as the host tool reads from the journal's files.
-    records, _ = journal_log.verify_files(_files(tmp_path / "cpython" / "journal"))
+        record, chain = jr.encode(chain, e["seq"], e["t"], kind, e["arg"], state, payload, MAC)
+        assert record[-20:-12].hex() == e["link"] and record[-12:-4].hex() == e["mac"]
+    # The same records as the host tool reads from the journal's files, the keyed chain checked.
+    records, summary = journal_log.verify_files(_files(tmp_path / "cpython" / "journal"), mac=MAC)
+    assert summary.endswith("; keyed chain verified with the Mac given")
     assert [dict(e) for e in events] == [
-        dict(journal_log.record_dict(r), link=e["link"]) for r, e in zip(records, events)
+        dict(journal_log.record_dict(r), link=e["link"], mac=r.mac.hex()) for r, e in zip(records, events)
     ]
     assert len(records) == 13
     # resuming anywhere gives the same records
@@ -324,7 +331,48 @@ def test_time_is_signed_and_journaled(tmp_path):
     assert one(replies[4])["unix"] == 1763900002  # the clock runs on from the set
     record = one(replies[5])["events"][0]
     assert (record["kind"], record["t"], record["unix"]) == ("time", 1500, 1763900000)
-    assert one(replies[6])["error"] == "unix must be seconds since 1970, 1 to 4294967295"
+    assert one(replies[6])["error"] == "time refused: 0 is outside 1704067200..4102444800 (2024 to 2100); journaled"
+
+
+def test_time_refused_backwards_or_implausible_is_journaled_and_changes_nothing(tmp_path):
+    # Issue 19: a signed `time` accepted a clock set backwards, or to 1970/2106.
+    set_at = 1763900000
+    commands = [
+        signed(1, "time", 1, unix=set_at),
+        "wait 10000",
+        signed(2, "time", 2, unix=set_at + 10 - 61),  # 61 s before the board's clock: refused
+        signed(3, "time", 3, unix=set_at + 10 - 60),  # 60 s back: within the tolerance
+        request(4, "hello"),
+        signed(5, "time", 4, unix=4102444801),  # 2100-01-01 + 1 s
+        signed(6, "time", 5, unix=1704067199),  # 2023-12-31 23:59:59
+        request(7, "events", since=1),
+    ]
+    replies = both(tmp_path, commands)
+    assert one(replies[0])["ok"]
+    assert one(replies[2])["error"] == (
+        "time refused: 1763899949 is 61 s before the board's clock 1763900010 (at most 60 s back); journaled"
+    )
+    assert one(replies[3])["unix"] == set_at - 50
+    assert one(replies[4])["unix"] == set_at - 50  # the refused sets changed nothing
+    assert (
+        one(replies[5])["error"]
+        == "time refused: 4102444801 is outside 1704067200..4102444800 (2024 to 2100); journaled"
+    )
+    assert one(replies[6])["error"].startswith("time refused: 1704067199 is outside")
+    times = [(e["arg"], e["unix"]) for e in one(replies[7])["events"] if e["kind"] == "time"]
+    assert times == [(0, set_at), (2, set_at - 51), (0, set_at - 50), (1, 4102444801), (1, 1704067199)]
+
+
+def test_the_clock_floor_survives_a_restart_through_the_journal(tmp_path):
+    board = tmp_path / "cpython"
+    board.mkdir()
+    first = session("cpython", board, [signed(1, "time", 1, unix=1763900000), "wait 5000"])
+    assert json.loads(first[0][0])["ok"]
+    # A reboot: the clock this boot is unknown, the journal's last time record is not.
+    again = session("cpython", board, [signed(2, "time", 2, unix=1763800000), signed(3, "time", 3, unix=1763900000)])
+    refused = json.loads(again[0][0])
+    assert refused["error"].startswith("time refused: 1763800000 is 100000 s before the board's clock 176390000")
+    assert json.loads(again[1][0])["ok"]
 
 
 def test_maintenance_writes_the_once_marker_then_resets(tmp_path):
@@ -336,13 +384,24 @@ def test_maintenance_writes_the_once_marker_then_resets(tmp_path):
     assert (tmp_path / "cpython" / "maintenance").read_text() == "once"
 
 
+def chain_after(directory, seq):
+    """The chain hash (hex) after record `seq` of the journal in `directory`, verified."""
+    records, _ = journal_log.verify_files(_files(directory), mac=MAC)
+    return [r for r in records if r.seq == seq][0].hash.hex()
+
+
 def test_journal_reset_starts_a_new_journal_recorded(tmp_path):
+    # 3 records (journal start, two rolls); the host downloaded and verified them.
+    first = tmp_path / "first"
+    first.mkdir()
+    session("cpython", first, ["keys 3 3 2 2"])
+    proof = dict(journal=1, seq=3, head=chain_after(first / "journal", 3))
     replies = both(
         tmp_path,
         [
             "keys 3 3 2 2",
-            request(1, "journal_reset"),
-            signed(2, "journal_reset", 1),
+            request(1, "journal_reset", **proof),
+            signed(2, "journal_reset", 1, **proof),
             request(3, "events", since=0),
             request(4, "status"),
         ],
@@ -353,7 +412,40 @@ def test_journal_reset_starts_a_new_journal_recorded(tmp_path):
     assert page["journal"] == 2 and [(e["kind"], e["arg"]) for e in page["events"]] == [("journal_start", 2)]
     assert page["events"][0]["payload"][:8] == "01000000"  # names journal 1 it replaces
     assert one(replies[4])["hand"]["point"] == 6  # the table carries on
-    assert sorted(_files(tmp_path / "cpython" / "journal.old")) == ["head", "odd/s1", "s0", "s2"]
+    assert sorted(_files(tmp_path / "cpython" / "journal.old")) == ["downloaded", "head", "odd/s1", "s0", "s2"]
+
+
+def test_journal_reset_refuses_without_the_download_and_never_drops_an_unread_journal(tmp_path):
+    # Issue 19: two signed journal_resets erased the audit trail.
+    first = tmp_path / "first"
+    first.mkdir()
+    session("cpython", first, ["keys 3 3"])
+    head2 = chain_after(first / "journal", 2)
+    commands = [
+        "keys 3 3",
+        signed(1, "journal_reset", 1, journal=1, seq=1, head=head2),  # not up to the last record
+        signed(2, "journal_reset", 2, journal=1, seq=2, head="00" * 32),  # not the chain the board has
+        "state",
+        signed(3, "journal_reset", 3, journal=1, seq=2, head=head2),  # downloaded: accepted
+        request(4, "hello"),
+    ]
+    replies = both(tmp_path, commands)
+    want = "journal_reset refused: journal 1 is at record 2, chain head %s; download and verify it up to there" % head2
+    assert one(replies[1])["error"] == want and one(replies[2])["error"] == want
+    assert one(replies[4])["ok"] and one(replies[5])["journal"]["id"] == 2
+    board = tmp_path / "cpython"
+    assert (board / "journal.old" / "downloaded").read_text() == "1 2 " + head2
+    # A journal.old that was never downloaded over the link (a supervisor's
+    # power-up reset, an upgrade) is never dropped by the link.
+    (board / "journal.old" / "downloaded").unlink()
+    head = json.loads(session("cpython", board, [request(5, "hello")])[0][0])["head"]
+    refused = session(
+        "cpython", board, [signed(6, "journal_reset", 4, journal=2, seq=head["seq"], head=head["hash"]), "state"]
+    )
+    assert json.loads(refused[0][0])["error"].startswith(
+        "journal_reset refused: journal.old, an earlier journal, was never downloaded over the link"
+    )
+    assert sorted(_files(board / "journal.old"))[:2] == ["head", "odd/s1"]  # still there
 
 
 # ---- selftest -------------------------------------------------------------------------
@@ -391,8 +483,10 @@ def test_events_page_through_segments_and_staged_records_and_resume_anywhere(tmp
     events = [e for c in replies[1:8] for e in one(c)["events"]]
     assert [e["seq"] for e in events] == list(range(1, 50))
     assert "g1" in os.listdir(tmp_path / "cpython" / "journal")
-    records, _ = journal_log.verify_files(_files(tmp_path / "cpython" / "journal"))
-    assert events == [dict(journal_log.record_dict(r), link=e["link"]) for r, e in zip(records, events)]
+    records, _ = journal_log.verify_files(_files(tmp_path / "cpython" / "journal"), mac=MAC)
+    assert events == [
+        dict(journal_log.record_dict(r), link=e["link"], mac=r.mac.hex()) for r, e in zip(records, events)
+    ]
     across = one(replies[8])
     assert [e["seq"] for e in across["events"]] == [30, 31, 32, 33, 34] and across["next"] == 34
     assert across["prev"] == records[28].hash.hex()  # the chain hash after record 29

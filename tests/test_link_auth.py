@@ -118,6 +118,12 @@ def test_key_order_and_spacing_of_the_line_do_not_matter():
     assert json.loads(link.feed(text.encode()))["ok"] and board.clock == 77
 
 
+def two_bytes_off_alike(tag):
+    flipped = chr(ord(tag[0]) ^ 1) + chr(ord(tag[1]) ^ 1) + tag[2:]
+    assert flipped != tag and len(flipped) == len(tag)
+    return flipped
+
+
 def good():
     return host_sign({"id": 8, "cmd": "config_set", "config": {"fire": "9"}, "ctr": 3})
 
@@ -139,6 +145,9 @@ REFUSALS = [
         "bad tag",
     ),
     ("tampered argument", dict(good(), config={"fire": "10"}), "bad tag"),
+    # Two bytes wrong by the same difference: an XOR-accumulated compare
+    # (diff ^= a ^ b) would cancel them out; every byte must count on its own.
+    ("two bytes off alike", dict(good(), tag=two_bytes_off_alike(good()["tag"])), "bad tag"),
     ("tampered counter", dict(good(), ctr=4), "bad tag"),
     ("tampered id", dict(good(), id=9), "bad tag"),
 ]
@@ -164,6 +173,25 @@ def test_a_replayed_or_older_counter_is_refused():
     older = send(link, host_sign({"id": 3, "cmd": "time", "unix": 300, "ctr": 11}))
     assert older["error"] == "replayed or old counter: last accepted is 11"
     assert board.state() == before and board.clock == 200
+
+
+def test_a_counter_too_far_ahead_is_refused_so_the_counter_cannot_be_used_up():
+    # Issue 19: one signed request with ctr 999999999999999999 used to disable
+    # every signed command for good (the next counter needs 19 digits).
+    link, board = lv.session()
+    assert send(link, host_sign({"id": 1, "cmd": "time", "unix": 100, "ctr": 7}))["ok"]
+    before = board.state()
+    for ctr in (999999999999999999, 7 + 1001):
+        reply = send(link, host_sign({"id": 2, "cmd": "time", "unix": 200, "ctr": ctr}))
+        assert reply == {
+            "id": 2,
+            "ok": False,
+            "error": "counter too far ahead: at most 1000 above the last accepted, 7",
+        }
+        assert board.state() == before and board.clock == 100
+    assert send(link, host_sign({"id": 3, "cmd": "time", "unix": 300, "ctr": 7 + 1000}))["ok"]
+    assert board.store.value == 1007 and board.clock == 300
+    assert send(link, host_sign({"id": 4, "cmd": "time", "unix": 400, "ctr": 1008}))["ok"]
 
 
 def test_a_board_without_a_key_refuses_every_signed_command():
@@ -223,6 +251,8 @@ def test_signed_vectors_on_both_runtimes_byte_for_byte():
         [
             line(host_sign({"id": 4, "cmd": "maintenance", "ctr": 1})),
             line(host_sign({"id": 5, "cmd": "time", "unix": 2, "ctr": 1}, b"x")),
+            line(host_sign({"id": 6, "cmd": "time", "unix": 3, "ctr": 1002})),
+            line(host_sign({"id": 7, "cmd": "time", "unix": 4, "ctr": 1001})),
         ],
     ]
     expected = run_cpython(sessions)

@@ -84,9 +84,15 @@ def test_a_hand_in_play_is_captured():
         lambda d: b"\x02" + d[1:],
         lambda d: d[:13] + b"\x07" + d[14:],  # point 7
         lambda d: d[:-3] + b"ZZZ",
+        lambda d: with_field(d, 7, 7),  # the second die of the last roll is 7
+        lambda d: with_field(d, 6, 7),  # the first die is 7
+        lambda d: with_field(with_field(d, 15, 0), 16, 99),  # Fired Up: 99 numbers of a sequence matched
     ],
 )
 def test_a_bad_snapshot_is_refused_and_the_table_keeps_its_state(damage):
+    """Refused: cut, too long, another version, an impossible point, unknown
+    paytables, a die that is not 1-6 (issue 19's mutants of snapshot_read),
+    a Fired Up count beyond its sequence."""
     source = Table()
     feed(source, [(3, 3), (2, 3)])
     data = snapshot.dumps(source, 5)
@@ -130,3 +136,14 @@ def test_a_fired_up_paytable_changed_while_idle_is_captured_and_restored():
     for t in (table, restored):
         feed(t, [(2, 3), (1, 3)])
         assert report.wager_marks(t, pt.FIRED_UP) == [5, 4]
+
+
+def with_field(data, index, value):
+    """Snapshot bytes with field `index` of snapshot.FORMAT set to `value`."""
+    import struct
+
+    fmt = snapshot.FORMAT
+    codes = fmt[1:]
+    offset = struct.calcsize("<" + codes[:index])
+    size = struct.calcsize("<" + codes[index])
+    return data[:offset] + value.to_bytes(size, "little") + data[offset + size :]

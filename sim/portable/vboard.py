@@ -89,6 +89,7 @@ def main(settings_path):
     vboard_machine.tell("up")
     if repl.run_file("boot.py") and mode == "friendly":
         repl.run_file("main.py")
+        vboard_micropython.kbd_intr(3)  # as pyexec: whatever main.py set, the REPL takes Ctrl-C again
     repl.serve(mode)
 
 

@@ -99,8 +99,53 @@ MODULE_TESTS = {
         ],
     ),
 }
-# Modules mutated by a plain `make mutate` (journal and link join when they exist).
-DEFAULT_MODULES = ["rules/engine.py", "table/entry.py", "table/keypad.py", "table/lamps.py"]
+# The security-relevant modules (issue 19): the link's authentication and
+# core, the journal's record codec, writer and restore (the keyed chain), the
+# table snapshot and the configuration checker. CPython-side files first;
+# those that start the VM second.
+# (tests/test_host_log.py's every-byte flip takes longer than a mutant's 20 s per test.)
+_JOURNAL_CP = [
+    "tests/test_journal_keyed.py",
+    "tests/test_snapshot.py",
+    "tests/test_journal_pin_lockout.py",
+]
+_JOURNAL_MP = ["tests/test_journal_faults.py", "tests/test_journal_parity.py", "tests/test_link_app.py"]
+MODULE_TESTS.update(
+    {
+        "link/link_auth.py": (["tests/test_link_auth.py", "tests/test_host_link.py"], ["tests/test_link_app.py"]),
+        "base/hmac256.py": (["tests/test_link_auth.py", "tests/test_pin_hash.py", "tests/test_journal_keyed.py"], []),
+        "link/link.py": (
+            ["tests/test_link_core.py", "tests/test_link_auth.py", "tests/test_host_link.py"],
+            ["tests/test_link_fuzz.py", "tests/test_link_task.py"],
+        ),
+        "journal/journal.py": (_JOURNAL_CP, _JOURNAL_MP + ["tests/test_board_journal.py"]),
+        "journal/journal_record.py": (_JOURNAL_CP + ["tests/test_host_link.py"], _JOURNAL_MP),
+        "journal/journal_read.py": (_JOURNAL_CP + ["tests/test_host_link.py"], _JOURNAL_MP),
+        "journal/journal_restore.py": (_JOURNAL_CP, _JOURNAL_MP + ["tests/test_board_journal.py"]),
+        "journal/journal_boot.py": (_JOURNAL_CP, _JOURNAL_MP + ["tests/test_board_journal.py"]),
+        "journal/snapshot.py": (["tests/test_snapshot.py", "tests/test_journal_keyed.py"], _JOURNAL_MP),
+        "journal/snapshot_read.py": (["tests/test_snapshot.py", "tests/test_journal_keyed.py"], _JOURNAL_MP),
+        "rules/config_parse.py": (
+            ["tests/test_engine_checkpoints.py", "tests/test_cli_errors.py", "tests/test_pin_hash.py"],
+            ["tests/test_vm_inputs.py", "tests/test_link_app.py"],
+        ),
+    }
+)
+SECURITY_MODULES = [
+    "link/link_auth.py",
+    "base/hmac256.py",
+    "link/link.py",
+    "journal/journal.py",
+    "journal/journal_record.py",
+    "journal/journal_read.py",
+    "journal/journal_restore.py",
+    "journal/journal_boot.py",
+    "journal/snapshot.py",
+    "journal/snapshot_read.py",
+    "rules/config_parse.py",
+]
+# Modules mutated by a plain `make mutate`.
+DEFAULT_MODULES = ["rules/engine.py", "table/entry.py", "table/keypad.py", "table/lamps.py"] + SECURITY_MODULES
 
 KILLED, SURVIVED, UNLOADABLE = "killed", "survived", "unloadable"
 

@@ -32,6 +32,7 @@ gc.collect()
 P = machine.Pin.made
 np = neopixel.LAST
 print("emergency", fake_micropython.buffers[0])
+print("kbd", " ".join([str(c) for c in fake_micropython.interrupt_chars]) or "none")
 print("wdt", machine.WDT.started, machine.WDT.feeds)
 print("resets", len(machine.RESETS))
 print("writes", np.writes)

@@ -52,7 +52,7 @@ class Session:
         self.nc = KEYSWITCH_NC_BIT if self.layout.button_pins[-1] is not None else 0
         self.held = self.nc  # the keyswitch off: a changeover switch closes its NC contact
         self.resets = 0
-        journal = jn.Journal(FILES, BOARD_ID)
+        journal = jn.Journal(FILES, BOARD_ID, key=KEY)
         journal_boot.open_journal(self.app, journal, 1, 0)
         diag = {"boots": 4, "cause": 1, "error": "MemoryError: test", "failed": 0}
         self.link, self.handlers = link_app.build(

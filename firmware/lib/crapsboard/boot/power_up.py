@@ -65,12 +65,14 @@ def restore_in(root, board_id, reset_cause, board, new_journal=False):
     """`restore` with the journal in `root` ("": the filesystem's root) of
     the board `board_id` (bytes), after a reset of cause `reset_cause`: the
     simulator's benchmark builds the app this way on its simulated board."""
+    from crapsboard.base.link_key import read_key
     from crapsboard.journal import journal as jn
     from crapsboard.journal import journal_boot
     from crapsboard.rules.engine import Table
 
     config = load_config("config.json")
     table = Table(config)
-    journal = jn.Journal(root, board_id)
+    # The link key keys the journal's chain (journal_read.journal_key).
+    journal = jn.Journal(root, board_id, key=read_key(root + "/link_key" if root else "link_key"))
     found = journal_boot.open_table_journal(table, journal, reset_cause, board.ticks_ms(), new_journal)
     return config, journal, table, found == jn.RESTORED

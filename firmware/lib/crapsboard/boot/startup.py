@@ -15,6 +15,7 @@ DIAG_FILE = "diag.json"
 MAX_FAILED_BOOTS = 3
 FAULT_RESET_MS = 5000  # not const(): the tests shorten it
 _ERROR_CHARS = 72  # keeps diag.json small enough to be rewritten in place
+measured = None  # the hash of the files this boot runs (crapsboard/boot/measure.py), set by main.py
 
 
 def read_diag(path=DIAG_FILE):
@@ -99,3 +100,30 @@ def crashed(diag, error, path=DIAG_FILE):
     """The running app stopped with `error`; the watchdog resets the board."""
     diag["error"] = describe(error)
     write_diag(diag, path)
+
+
+def shut_repl(key_file="link_key"):
+    """Ctrl-C off for the rest of this boot once the board has a key
+    (main.py: the REPL is shut while the table plays); True when shut."""
+    import os
+
+    import micropython
+
+    try:
+        os.stat(key_file)
+    except OSError:
+        return False  # not provisioned: nothing to protect yet, the first deploy needs the REPL
+    micropython.kbd_intr(-1)
+    return True
+
+
+def measure_firmware():
+    """Hash the files this boot runs (crapsboard/boot/measure.py) for hello, as
+    `measured`."""
+    global measured
+    try:
+        from crapsboard.boot import measure
+
+        measured = measure.firmware_hash()
+    except Exception as e:  # MemoryError, OSError: hello then says null, never a wrong hash
+        print("crapsboard: firmware not measured:", describe(e))

@@ -28,6 +28,7 @@ from crapsboard.journal.journal_codes import (  # noqa: F401 (re-exported: jn.RE
     NONE,
     RESTORED,
     STATE_KINDS,
+    UNKEYED,
     JournalError,
 )
 
@@ -37,9 +38,18 @@ _ENOSPC = const(28)
 
 
 class Journal:
-    def __init__(self, root, board_id, batch=32, segment_bytes=32768, max_segments=24):
+    def __init__(self, root, board_id, batch=32, segment_bytes=32768, max_segments=24, key=None):
+        """`key`: the board's link key (bytes; None on a board not provisioned
+        yet): a new journal is keyed with journal_record.journal_key(key)."""
         self.dir = root + "/" + DIR if root else DIR
         self.board_id = board_id
+        self.link_key = key
+        self.fmt = jr.FORMAT  # the format of the journal mounted (1: an old one, restored, not extended)
+        self.mac = None  # journal_record.Mac under this board's journal key (set by start_new and mount)
+        # Set by mount when the journal verifies only by its public chain (format
+        # 1, or written under another key): why; the board then holds the fault
+        # UNKEYED until a supervisor starts a new journal (journal_boot).
+        self.unkeyed = None
         self.segment_bytes = segment_bytes
         self.fault = 0
         self.journal_id = 0
@@ -67,6 +77,9 @@ class Journal:
         self.pin_fails = 0
         self.pin_lock_ms = 0
         self.on_append = None  # on_append(record, chain hash before it): the link's pushed events
+        # The last wall clock set (unix seconds, journal clock t), restored from
+        # the last accepted time record: the link refuses a clock set back.
+        self.wall = None
 
     def mount(self, table, base=None):
         """Verify the journal and restore `table` to the state after its last
@@ -89,9 +102,13 @@ class Journal:
             os.rename(self.dir, old)
             previous = self.journal_id.to_bytes(4, "little") + self.seq.to_bytes(4, "little") + self.hash[:8]
         os.mkdir(self.dir)
-        head = jr.encode_head(self.board_id, journal_id, t)
+        mac = self.keyed()
+        head = jr.encode_head(self.board_id, journal_id, t, mac.key_id())
         self._write(HEAD, head)
         os.mkdir(self.dir + "/" + jr.ODD_DIR)
+        self.fmt = jr.FORMAT
+        self.mac = mac
+        self.unkeyed = None
         self.journal_id = journal_id
         self.hash = jr.genesis(head)
         self.seq = 0
@@ -116,9 +133,11 @@ class Journal:
         event is shown."""
         if not self._ready:
             raise JournalError(self.fault or CORRUPT, "journal not mounted")
+        if self.mac is None:
+            raise JournalError(UNKEYED, "a journal this board cannot verify is never extended: start a new one")
         seq = self.seq + 1
         state = snapshot.dumps(table, seq) if kind in STATE_KINDS else b""
-        record, digest = jr.encode(self.hash, seq, self._time(now_ms), kind, arg, state, payload)
+        record, digest = jr.encode(self.hash, seq, self._time(now_ms), kind, arg, state, payload, self.mac)
         try:
             if self.staged >= self.batch:
                 self._flush()  # maintain was not called: make room first
@@ -136,6 +155,13 @@ class Journal:
         self.hash = digest
         if self.on_append is not None:
             self.on_append(record, prev)
+
+    def keyed(self):
+        """A journal_record.Mac under this board's journal key, derived from
+        its link key (never stored: a rewrite must know the link key)."""
+        from crapsboard.base.hmac256 import hmac_sha256  # as journal_read.journal_key, without loading that module
+
+        return jr.Mac(hmac_sha256(self.link_key or b"", jr.JOURNAL_KEY_INFO))
 
     def maintain(self, table, t):
         """The slow part, after the event is shown: every `batch` records the

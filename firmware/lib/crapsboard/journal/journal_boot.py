@@ -43,6 +43,11 @@ def open_table_journal(table, journal, reset_cause, now_ms, new_journal=False):
         found = jn.NONE
     elif found == jn.NONE:
         journal.start_new(table, now_ms, journal.journal_id + 1, START_FIRST_USE)
+    elif journal.unkeyed is not None:
+        # Verified by its public chain only (format 1, or another key): anyone
+        # could have rewritten it, so it is never extended. A fault until a
+        # supervisor starts a new journal, which goes on from this table.
+        journal._fail(jn.UNKEYED, journal.unkeyed + ": download it, then start a new journal at power-up")
     else:
         # Undo never reaches back across a restart: mount left no undo history.
         journal.append(jr.RESTART, reset_cause & 0xFFFF, now_ms, table)

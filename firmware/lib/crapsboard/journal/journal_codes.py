@@ -16,7 +16,8 @@ CORRUPT = const(1)  # a record fails its CRC or a file is not what it should be
 CHAIN = const(2)  # a record is missing, out of order or breaks the hash chain
 FULL = const(3)  # the filesystem has no room for the next record
 FOREIGN = const(4)  # the journal belongs to another board
-FAULT_NAMES = ("none", "corrupt", "chain", "full", "foreign")
+UNKEYED = const(5)  # the journal verifies only by its public chain: format 1, or another key
+FAULT_NAMES = ("none", "corrupt", "chain", "full", "foreign", "unkeyed")
 
 # What mount found.
 NONE = const(0)  # no journal on this filesystem (first use)

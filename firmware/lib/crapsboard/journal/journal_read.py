@@ -6,14 +6,18 @@ from binascii import crc32
 from hashlib import sha256
 
 from crapsboard.journal.journal_record import (
+    FORMAT,
     HEAD_MAGIC,
     HEADER,
     HEADER_SIZE,
+    JOURNAL_KEY_INFO,
     LINK_SIZE,
+    MAC_SIZE,
     MAX_RECORD,
     SEGMENT_HEADER_SIZE,
     SEGMENT_MAGIC,
     TRAILER_SIZE,
+    TRAILER_SIZE_V1,
 )
 
 KIND_NAMES = {
@@ -45,16 +49,19 @@ class RecordError(ValueError):
 
 
 class Record:
-    __slots__ = ("seq", "t", "kind", "arg", "state", "payload", "hash", "size")
+    __slots__ = ("seq", "t", "kind", "arg", "state", "payload", "hash", "size", "mac")
 
 
-def decode(buf, pos, prev_hash, expect_seq):
+def decode(buf, pos, prev_hash, expect_seq, fmt=FORMAT, mac=None):
     """The Record at buf[pos:], checked against its CRC and the chain after
-    `prev_hash`; RecordError naming the seq at fault otherwise."""
-    if len(buf) - pos < HEADER_SIZE + TRAILER_SIZE:
+    `prev_hash`; RecordError naming the seq at fault otherwise. `fmt`: the
+    journal's format (its head's); `mac`: a journal_record.Mac to check the
+    keyed chain with (format 2), or None to check the public chain only."""
+    trailer = TRAILER_SIZE if fmt >= 2 else TRAILER_SIZE_V1
+    if len(buf) - pos < HEADER_SIZE + trailer:
         raise RecordError(expect_seq, "record " + str(expect_seq) + " cut short")
     n, seq, t, kind, arg, slen = struct.unpack_from(HEADER, buf, pos)
-    if n < HEADER_SIZE + slen + TRAILER_SIZE or n > MAX_RECORD or pos + n > len(buf):
+    if n < HEADER_SIZE + slen + trailer or n > MAX_RECORD or pos + n > len(buf):
         raise RecordError(expect_seq, "record " + str(expect_seq) + " has a bad length")
     mv = memoryview(buf)
     crc = struct.unpack_from("<I", buf, pos + n - 4)[0]
@@ -62,13 +69,19 @@ def decode(buf, pos, prev_hash, expect_seq):
         raise RecordError(expect_seq, "record " + str(expect_seq) + " fails its CRC")
     if seq != expect_seq:
         raise RecordError(expect_seq, "record " + str(expect_seq) + " is missing (found " + str(seq) + ")", True)
-    body_end = pos + n - TRAILER_SIZE
+    body_end = pos + n - trailer
     h = sha256(prev_hash)
     h.update(mv[pos:body_end])
     digest = h.digest()
     if digest[:LINK_SIZE] != bytes(mv[body_end : body_end + LINK_SIZE]):
         raise RecordError(seq, "record " + str(seq) + " breaks the hash chain", True)
+    tag = b""
+    if fmt >= 2:
+        tag = bytes(mv[body_end + LINK_SIZE : body_end + LINK_SIZE + MAC_SIZE])
+        if mac is not None and mac.tag(digest) != tag:
+            raise RecordError(seq, "record " + str(seq) + " fails its MAC: not written by this board's key", True)
     r = Record()
+    r.mac = tag
     r.seq = seq
     r.t = t
     r.kind = kind
@@ -83,21 +96,32 @@ def decode(buf, pos, prev_hash, expect_seq):
 
 def crc_ok(buf, pos):
     """The record at buf[pos:] is whole and passes its CRC (chain not checked)."""
-    if len(buf) - pos < HEADER_SIZE + TRAILER_SIZE:
+    if len(buf) - pos < HEADER_SIZE + TRAILER_SIZE_V1:
         return False
     n = buf[pos] | buf[pos + 1] << 8
-    if n < HEADER_SIZE + TRAILER_SIZE or pos + n > len(buf):
+    if n < HEADER_SIZE + TRAILER_SIZE_V1 or pos + n > len(buf):
         return False
     crc = struct.unpack_from("<I", buf, pos + n - 4)[0]
     return crc32(memoryview(buf)[pos : pos + n - 4]) & 0xFFFFFFFF == crc
 
 
+def head_format(data):
+    """The format (1 or 2) of a journal head file; ValueError when it is not one."""
+    if len(data) < 6 or data[:4] != HEAD_MAGIC or data[4] not in (1, FORMAT):
+        raise ValueError("not a journal head")
+    return data[4]
+
+
+def head_key_id(data):
+    """The key id (8 bytes) a format 2 head names; None for format 1."""
+    return bytes(data[-8:]) if head_format(data) >= 2 else None
+
+
 def decode_head(data):
     """(board_id, journal_id, t) of a journal head file; ValueError when it is not one."""
-    if len(data) < 6 or data[:4] != HEAD_MAGIC or data[4] != 1:
-        raise ValueError("not a journal head")
+    fmt = head_format(data)
     n = data[5]
-    if len(data) != 6 + n + 8:
+    if len(data) != 6 + n + 8 + (8 if fmt >= 2 else 0):
         raise ValueError("journal head has a bad length")
     journal_id, t = struct.unpack_from("<II", data, 6 + n)
     return bytes(data[6 : 6 + n]), journal_id, t
@@ -108,3 +132,19 @@ def decode_segment_header(data):
     if len(data) < SEGMENT_HEADER_SIZE or data[:4] != SEGMENT_MAGIC:
         raise ValueError("not a journal segment")
     return struct.unpack_from("<I", data, 4)[0], bytes(data[8:SEGMENT_HEADER_SIZE])
+
+
+def journal_key(link_key):
+    """The journal key of a board whose link key is `link_key` (bytes, or None:
+    a board not provisioned yet, whose keyed chain proves nothing). Reached as
+    journal_record.journal_key; needed only to start or mount a journal."""
+    from crapsboard.base.hmac256 import hmac_sha256
+
+    return hmac_sha256(link_key or b"", JOURNAL_KEY_INFO)
+
+
+def signed_head_text(board_hex, journal_id, seq, chain_hex):
+    """What hello's `head` signs (its tag: hex HMAC-SHA256 under the journal
+    key): the journal's newest record and chain hash, so a host that saw a
+    later one can tell the journal was truncated or rolled back."""
+    return ("crapsboard head %s %d %d %s" % (board_hex, journal_id, seq, chain_hex)).encode()

@@ -1,13 +1,22 @@
 # The journal's record and file formats, shared by the board and the host tools.
 #
-# A record (little-endian):
+# A record (little-endian), format 2 (docs/journal.md):
 #   u16 length of the whole record    u32 seq    u32 t (journal clock, ms)    u8 kind
 #   u16 arg    u8 state length S      S bytes table snapshot (or none)
-#   payload (opaque bytes, the rest)  8 bytes link    u32 CRC32
+#   payload (opaque bytes, the rest)  8 bytes link    8 bytes MAC    u32 CRC32
 # link = the first 8 bytes of H(seq) = sha256(H(seq - 1) + record up to the
-# link); H before the first record = sha256(journal head file). CRC32 covers
-# everything before it. So a torn or altered record fails its CRC, and a record
-# removed, reordered or rewritten (CRC recomputed) breaks the chain from there.
+# link); H before the first record = sha256(journal head file): the public
+# chain, which anyone can check. MAC = the first 8 bytes of
+# HMAC-SHA256(journal key, H(seq)): the keyed chain, which only a holder of the
+# board's secret can extend -- H(seq) covers every record before it, so
+# recomputing the public chain after changing a record leaves every later MAC
+# wrong. The journal key is HMAC-SHA256(the board's link key, JOURNAL_KEY_INFO),
+# derived on the board from link_key whenever it is needed and never sent over
+# the link; a host holding the board's key file derives the same. CRC32 covers
+# everything before it, so a torn record fails its CRC.
+# Format 1 (journals written before the keyed chain) has no MAC; it is read
+# (the public chain checked) so a supervisor can go on from its table in a
+# keyed journal (docs/journal.md, "Format").
 #
 # This module writes records; reading them back (decode, crc_ok, decode_head,
 # decode_segment_header, Record, RecordError, KIND_NAMES) is journal_read.py.
@@ -38,11 +47,18 @@ PIN_LOCK_MS = const(60000)  # entry.LOCK_MS
 
 HEADER = "<HIIBHB"
 HEADER_SIZE = const(14)
-TRAILER_SIZE = const(12)  # link + CRC
+TRAILER_SIZE = const(20)  # link + MAC + CRC (format 2)
+TRAILER_SIZE_V1 = const(12)  # link + CRC (format 1)
 LINK_SIZE = const(8)
+MAC_SIZE = const(8)
 MAX_RECORD = const(1024)
+FORMAT = const(2)  # the head's format byte of the journals this firmware writes
+JOURNAL_KEY_INFO = b"crapsboard journal v2"  # the journal key = HMAC-SHA256(link key, this)
+KEY_ID_INFO = b"crapsboard journal key id"  # the head's key id = first 8 bytes of HMAC(journal key, this)
 
-# The journal head file: magic, format, board id (length + bytes), journal id, t.
+# The journal head file: magic, format, board id (length + bytes), journal id,
+# t; format 2 adds the key id (8 bytes), so a host can tell which key a journal
+# was written under without any record.
 HEAD_MAGIC = b"CBJ1"
 # A segment file: magic, u32 first seq, 32-byte chain hash before its first record.
 SEGMENT_MAGIC = b"CBS1"
@@ -60,9 +76,37 @@ def slot_name(k):
     return ("s" if k % 2 == 0 else "odd/s") + str(k)
 
 
-def encode(prev_hash, seq, t, kind, arg, state=b"", payload=b""):
-    """(record bytes, its chain hash) for one event after `prev_hash`."""
-    n = HEADER_SIZE + len(state) + len(payload) + TRAILER_SIZE
+class Mac:
+    """HMAC-SHA256 under one journal key, its padded keys computed once (the
+    restore checks a MAC per record)."""
+
+    def __init__(self, key):
+        # RFC 2104's padded keys (hmac256._pads), here so the board's resident
+        # journal code does not keep hmac256 loaded; a journal key is 32 bytes.
+        key = key + bytes(64 - len(key))
+        self.inner = bytes([b ^ 0x36 for b in key])
+        self.outer = bytes([b ^ 0x5C for b in key])
+
+    def digest(self, data):
+        """The whole HMAC-SHA256 of `data` (32 bytes)."""
+        h = sha256(self.inner)
+        h.update(data)
+        o = sha256(self.outer)
+        o.update(h.digest())
+        return o.digest()
+
+    def tag(self, data):
+        return self.digest(data)[:MAC_SIZE]
+
+    def key_id(self):
+        return self.tag(KEY_ID_INFO)
+
+
+def encode(prev_hash, seq, t, kind, arg, state=b"", payload=b"", mac=None):
+    """(record bytes, its chain hash) for one event after `prev_hash`. `mac`:
+    a Mac (format 2, the MAC computed), the MAC's 8 bytes as a host received
+    them (format 2), or None (format 1, no MAC)."""
+    n = HEADER_SIZE + len(state) + len(payload) + (TRAILER_SIZE if mac is not None else TRAILER_SIZE_V1)
     if n > MAX_RECORD or len(state) > 255:
         raise ValueError("journal record too long")
     body = struct.pack(HEADER, n, seq, t, kind, arg, len(state)) + state + payload
@@ -70,6 +114,8 @@ def encode(prev_hash, seq, t, kind, arg, state=b"", payload=b""):
     h.update(body)
     digest = h.digest()
     record = body + digest[:LINK_SIZE]
+    if mac is not None:
+        record += mac if isinstance(mac, bytes) else mac.tag(digest)
     return record + struct.pack("<I", crc32(record) & 0xFFFFFFFF), digest
 
 
@@ -80,8 +126,11 @@ def peek_seq(buf, pos):
     return struct.unpack_from("<I", buf, pos + 2)[0]
 
 
-def encode_head(board_id, journal_id, t):
-    return HEAD_MAGIC + struct.pack("<BB", 1, len(board_id)) + board_id + struct.pack("<II", journal_id, t)
+def encode_head(board_id, journal_id, t, key_id=None):
+    """A journal head file: format 2 with the key id, format 1 without (tests of old journals)."""
+    fmt = 1 if key_id is None else FORMAT
+    head = HEAD_MAGIC + struct.pack("<BB", fmt, len(board_id)) + board_id + struct.pack("<II", journal_id, t)
+    return head if key_id is None else head + key_id
 
 
 def genesis(head_bytes):

@@ -37,6 +37,7 @@ def mount(journal, table, base=None):
     if board_id != journal.board_id:
         _fail(journal, FOREIGN, "journal of board " + _hex(board_id) + ", this is " + _hex(journal.board_id))
     journal.journal_id = journal_id
+    _keyed(journal, head)
     replay = _Replay(table, base)
     journal.hash = jr.genesis(head)
     journal.seq = 0
@@ -55,6 +56,7 @@ def mount(journal, table, base=None):
     journal.clock = replay.t
     journal._ticks = None
     journal.pin_fails = replay.pin_fails
+    journal.wall = replay.wall
     journal.pin_lock_ms = 0
     if replay.pin_lock_t is not None:
         locked_for = (replay.t - replay.pin_lock_t) & 0xFFFFFFFF
@@ -68,6 +70,27 @@ def mount(journal, table, base=None):
     journal._rotate = not journal._segments or (journal._segments[-1][2] >= journal.segment_bytes and staged_state)
     journal._ready = True
     return RESTORED
+
+
+def _keyed(journal, head):
+    # Format 2 under this board's key (the head's key id): every MAC is
+    # checked. Format 1, or another key (the link key was changed): only the
+    # public chain can be; journal_boot holds the fault until a new journal.
+    journal.fmt = jread.head_format(head)
+    journal.mac = None
+    journal.unkeyed = None
+    if journal.fmt < 2:
+        journal.unkeyed = "format 1 journal, written before the keyed chain"
+        return
+    mac = journal.keyed()
+    if mac.key_id() != jread.head_key_id(head):
+        journal.unkeyed = "journal written under another key than this board's"
+        return
+    journal.mac = mac
+
+
+def _trailer(journal):
+    return jr.TRAILER_SIZE if journal.fmt >= 2 else jr.TRAILER_SIZE_V1
 
 
 def _verify_segments(journal, replay):
@@ -110,7 +133,7 @@ def _verify_segments(journal, replay):
             pos = jr.SEGMENT_HEADER_SIZE
             while True:
                 while pos < n:
-                    if n - pos < jr.HEADER_SIZE + jr.TRAILER_SIZE or n - pos < _length(buf, pos):
+                    if n - pos < jr.HEADER_SIZE + _trailer(journal) or n - pos < _length(buf, pos):
                         break  # the rest of this record is in the next read
                     pos += _accept(journal, buf, pos, replay)
                 rest = n - pos
@@ -168,7 +191,7 @@ def _verify_slots(journal, replay):
 
 def _accept(journal, buf, pos, replay):
     try:
-        r = jread.decode(buf, pos, journal.hash, journal.seq + 1)
+        r = jread.decode(buf, pos, journal.hash, journal.seq + 1, journal.fmt, journal.mac)
     except jread.RecordError as e:
         _fail(journal, CHAIN if e.chain else CORRUPT, str(e), e.seq)
     journal.seq = r.seq
@@ -195,9 +218,12 @@ class _Replay:
         self.t = 0  # the last record's time
         self.pin_fails = 0
         self.pin_lock_t = None  # time of the wrong PIN that locked the PIN key
+        self.wall = None  # (unix, t) of the last accepted clock set (arg 0)
 
     def add(self, r):
         self.t = r.t
+        if r.kind == jr.TIME and r.arg == 0 and len(r.payload) == 8:
+            self.wall = (int.from_bytes(r.payload, "little"), r.t)
         if r.kind == jr.ERROR and r.arg == jr.ERR_WRONG_PIN:
             self.pin_fails += 1
             if self.pin_fails >= jr.PIN_TRIES:

@@ -41,7 +41,7 @@ SPECS = {
     "selftest": ((), False),
     "time": ((("unix", T_INT, True),), True),
     "maintenance": ((), True),
-    "journal_reset": ((), True),
+    "journal_reset": ((("journal", T_INT, True), ("seq", T_INT, True), ("head", T_STR, True)), True),
 }
 _ENVELOPE = ("id", "cmd")
 _SIGNATURE = ("ctr", "tag")

@@ -9,18 +9,63 @@ MAINTENANCE_FILE = "maintenance"
 START_LINK = const(2)  # JOURNAL_START's arg: a journal started over the link (0 first use, 1 supervisor)
 TIME = const(21)  # journal_record.TIME: the wall clock set; payload u64 unix seconds
 RESET_DELAY_MS = const(200)  # the maintenance reply leaves the port before the reset
-_UNIX_MAX = const(0xFFFFFFFF)
+# A clock set is refused (and journaled as refused) outside these years or
+# more than TIME_BACK_S before the clock the board already knows: a signed
+# `time` cannot make the journal's wall times run backwards or say 1970/2106.
+UNIX_MIN = 1704067200  # 2024-01-01 00:00 UTC
+UNIX_MAX = 4102444800  # 2100-01-01 00:00 UTC
+TIME_BACK_S = const(60)
+TIME_SET = const(0)  # the time record's arg: accepted
+TIME_OUT_OF_RANGE = const(1)  # refused: outside UNIX_MIN..UNIX_MAX
+TIME_BACKWARDS = const(2)  # refused: more than TIME_BACK_S before the board's clock
+
+
+def board_clock(handlers, now):
+    """The wall clock the board knows (unix seconds) or None: the last clock
+    set, this boot or in the journal (Journal.wall, restored from its last
+    time record), moved on by the journal clock since -- which leaves out the
+    time the board was off, so it is never ahead of the true time."""
+    journal = handlers.app.journal
+    if journal is not None and journal.wall is not None:
+        from crapsboard.base import ticks
+
+        unix, t = journal.wall
+        clock = journal.clock
+        if journal._ticks is not None:
+            clock += (now - journal._ticks) & ticks.MASK
+        return unix + ((clock - t) & 0xFFFFFFFF) // 1000
+    return handlers.clock()
 
 
 def set_time(handlers, request):
     unix = request["unix"]
-    if not 0 < unix <= _UNIX_MAX:
-        raise LinkError("unix must be seconds since 1970, 1 to 4294967295")
     app = handlers.app
     now = handlers.now()
-    if app.journal is not None and not app.record(TIME, 0, now, unix.to_bytes(8, "little")):
+    known = board_clock(handlers, now)
+    refusal = None
+    if not UNIX_MIN <= unix <= UNIX_MAX:
+        verdict = TIME_OUT_OF_RANGE
+        refusal = "time refused: %d is outside %d..%d (2024 to 2100)" % (unix, UNIX_MIN, UNIX_MAX)
+    elif known is not None and unix < known - TIME_BACK_S:
+        verdict = TIME_BACKWARDS
+        refusal = "time refused: %d is %d s before the board's clock %d (at most %d s back)" % (
+            unix,
+            known - unix,
+            known,
+            TIME_BACK_S,
+        )
+    else:
+        verdict = TIME_SET
+    # Journaled either way: a refused attempt is evidence too.
+    payload = (unix if 0 <= unix < 1 << 64 else 0).to_bytes(8, "little")
+    recorded = app.journal is not None and app.record(TIME, verdict, now, payload)
+    if refusal is not None:
+        raise LinkError(refusal + ("; journaled" if recorded else ""))
+    if app.journal is not None and not recorded:
         raise LinkError("journal could not record it: clock not set")
     handlers.keep["unix"] = (unix, now)
+    if app.journal is not None:
+        app.journal.wall = (unix, app.journal.clock)
     t = app.journal.clock if app.journal is not None else now  # the record's t: the journal clock
     return {"unix": unix, "t": t, "journal": handlers.journal_state()}
 
@@ -50,18 +95,56 @@ async def _reset_later(reset):
     reset()
 
 
+DOWNLOADED = "downloaded"  # in a journal's directory: a host downloaded and verified it up to its end
+
+
 def journal_reset(handlers, request):
+    """A new journal, only once a host has downloaded and verified the whole
+    current one (it sends the journal id, its last record and chain head it
+    verified) and the journal kept before it (journal.old) was downloaded
+    too: no journal is ever dropped unread (issue 19)."""
+    import os
+    from binascii import hexlify
+
     app = handlers.app
     journal = app.journal
     if journal is None:
         raise LinkError("this board keeps no journal")
+    old = journal.dir + ".old"
+    if _exists(old) and not _exists(old + "/" + DOWNLOADED):
+        raise LinkError(
+            "journal_reset refused: journal.old, an earlier journal, was never downloaded over the link:"
+            " image the flash (docs/journal.md), then remove it in maintenance"
+        )
+    head = hexlify(journal.hash).decode()
+    if (request["journal"], request["seq"], request["head"]) != (journal.journal_id, journal.seq, head):
+        raise LinkError(
+            "journal_reset refused: journal %d is at record %d, chain head %s; download and verify it up to there"
+            % (journal.journal_id, journal.seq, head)
+        )
     now = handlers.now()
     try:
+        with open(journal.dir + "/" + DOWNLOADED, "w") as f:
+            f.write("%d %d %s" % (journal.journal_id, journal.seq, head))
         journal.start_new(app.table, now, journal.journal_id + 1, START_LINK)
         journal.maintain(app.table, now)
     except Exception as e:
+        try:  # still in the journal in force (not renamed): it will grow, so it is no proof
+            os.remove(journal.dir + "/" + DOWNLOADED)
+        except OSError:
+            pass
         app.journal_error = e
         raise LinkError("journal not started: " + (str(e.args[0]) if e.args else type(e).__name__))
     app.journal_error = None  # a fresh journal takes events again
     handlers.cursor = None
     return {"journal": handlers.journal_state()}
+
+
+def _exists(path):
+    import os
+
+    try:
+        os.stat(path)
+        return True
+    except OSError:
+        return False

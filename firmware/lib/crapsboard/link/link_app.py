@@ -11,14 +11,11 @@
 # each command's code is in its own module (link_info: hello, status,
 # selftest; link_events: events and pushed events; link_config: config_get,
 # config_set; link_admin: time, maintenance, journal_reset).
-from micropython import const
-
+from crapsboard.base.link_key import KEY_FILE, read_key  # noqa: F401 (link_app.read_key, where it was first)
 from crapsboard.link import link_admin, link_config, link_events, link_info
 from crapsboard.link.link import Link, LinkError
 
-KEY_FILE = "link_key"
 COUNTER_FILE = "link_ctr"
-_KEY_HEX = const(64)
 
 # command -> function(handlers, request), which gives the reply.
 _COMMANDS = {
@@ -32,24 +29,6 @@ _COMMANDS = {
     "maintenance": link_admin.maintenance,
     "journal_reset": link_admin.journal_reset,
 }
-
-
-def read_key(path=KEY_FILE):
-    """The board's link key (bytes) from its file: 64 lowercase hex characters.
-    Missing or malformed: None, so signed requests are refused with "no key"."""
-    import binascii
-
-    try:
-        with open(path) as f:
-            text = f.read().strip()
-    except OSError:
-        return None
-    if len(text) != _KEY_HEX or text != text.lower():
-        return None
-    try:
-        return binascii.unhexlify(text)
-    except ValueError:
-        return None
 
 
 class Handlers:

@@ -8,6 +8,7 @@
 # text for one meaning. The last accepted counter is kept in a store passed in
 # (`load() -> int`, `save(n)`); it is saved before the command runs, so an
 # authentic request is never accepted twice, whatever its command then does.
+# It must also be at most CTR_STEP_MAX above the last, so it cannot be used up.
 import binascii
 
 from micropython import const
@@ -15,6 +16,12 @@ from micropython import const
 from crapsboard.link.link_json import encode
 
 TAG_HEX = const(64)
+# A counter is accepted only up to this far above the last accepted one: a
+# keyholder (or a bug) sending 999999999999999999 would otherwise use the
+# counter up for good (the parser takes at most 18 digits), while a host
+# reads the last one from `hello` and sends the next. At 1000 per request the
+# 18-digit range lasts 10**15 signed requests.
+CTR_STEP_MAX = const(1000)
 
 
 class AuthError(Exception):
@@ -75,6 +82,8 @@ class Auth:
             raise AuthError("counter unreadable: provision the board again")
         if ctr <= last:
             raise AuthError("replayed or old counter: last accepted is %d" % last)
+        if ctr - last > CTR_STEP_MAX:
+            raise AuthError("counter too far ahead: at most %d above the last accepted, %d" % (CTR_STEP_MAX, last))
         try:
             self.store.save(ctr)
         except Exception:

@@ -5,8 +5,8 @@
 # the journal's files on flash, a record at a time, and decoded and checked
 # (CRC, hash chain) by journal_read.decode, as the host tool reads an image.
 # Each goes out as the host tool's record (seq, t, kind, arg, dice, state,
-# payload) plus its 8-byte chain link, so a host can re-encode every record
-# and verify the chain itself. Where a page ends is remembered (the segment,
+# payload) plus its 8-byte chain link and 8-byte MAC, so a host can re-encode
+# every record and verify the chain itself (the MAC with the board's key). Where a page ends is remembered (the segment,
 # the offset in it, the chain hash), so paging on from `next` reads only the
 # new page, not the segment again from its start.
 from micropython import const
@@ -25,7 +25,7 @@ def _hex(data):
 
 def record_fields(r, link):
     """One record as the host tool writes it (host_tools/journal_log.record_dict),
-    plus `link` (hex); a time record also gives `unix`."""
+    plus `link` and `mac` (hex); a time record also gives `unix`."""
     item = {"seq": r.seq, "t": r.t, "kind": jread.KIND_NAMES.get(r.kind, str(r.kind)), "arg": r.arg}
     if r.kind == jr.ROLL:
         item["dice"] = [r.arg >> 3, r.arg & 7]
@@ -36,6 +36,8 @@ def record_fields(r, link):
         if r.kind == jr.TIME and len(r.payload) == 8:
             item["unix"] = int.from_bytes(r.payload, "little")
     item["link"] = _hex(link)
+    if r.mac:
+        item["mac"] = _hex(r.mac)  # the keyed chain: a host holding the board's key checks it
     return item
 
 

@@ -24,6 +24,15 @@ def firmware(handlers):
         return None, None
 
 
+def measured():
+    """The hash of the files the board runs, measured at power-up (main.py,
+    crapsboard/boot/measure.py); None when this boot did not measure them."""
+    import sys
+
+    startup = sys.modules.get("crapsboard.boot.startup")
+    return getattr(startup, "measured", None) if startup is not None else None
+
+
 def hello(handlers, request):
     version, digest = firmware(handlers)
     diag = handlers.diag
@@ -31,7 +40,8 @@ def hello(handlers, request):
     mem_free = getattr(gc, "mem_free", None)
     return {
         "firmware": version,
-        "firmware_hash": digest,
+        "firmware_hash": measured(),
+        "firmware_declared": digest,
         "board": handlers.board_id,
         "uptime_ms": handlers.now(),
         "reset_cause": diag.get("cause"),
@@ -39,7 +49,28 @@ def hello(handlers, request):
         "last_error": diag.get("error"),
         "free_heap": mem_free() if mem_free else None,
         "journal": handlers.journal_state(),
+        "head": signed_head(handlers),
         "unix": handlers.clock(),
+    }
+
+
+def signed_head(handlers):
+    """The journal's newest record and chain hash, signed with the journal key
+    (docs/link.md, hello): null without a keyed journal."""
+    from binascii import hexlify
+
+    from crapsboard.journal import journal_read as jread
+
+    journal = handlers.app.journal
+    if journal is None or journal.mac is None or not journal.seq:
+        return None
+    chain = hexlify(journal.hash).decode()
+    text = jread.signed_head_text(handlers.board_id, journal.journal_id, journal.seq, chain)
+    return {
+        "journal": journal.journal_id,
+        "seq": journal.seq,
+        "hash": chain,
+        "tag": hexlify(journal.mac.digest(text)).decode(),
     }
 
 

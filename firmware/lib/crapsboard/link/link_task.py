@@ -6,8 +6,10 @@
 # slow or stalled host would stop key scanning and rendering; here a held
 # half-line costs one empty poll every IDLE_MS (tests/test_link_task.py).
 #
-# Byte 0x03 raises KeyboardInterrupt, as the ESP32's UART and USB drivers do,
-# so mpremote can break into a board (or the virtual board) that runs the app.
+# Byte 0x03 is an ordinary byte here on a board with a key: main.py has shut
+# the REPL (micropython.kbd_intr(-1)). On one without (`break_in`), it raises
+# KeyboardInterrupt, as the ESP32's UART and USB drivers do, so mpremote can
+# break in and the bytes it sends next reach the REPL.
 #
 # On the board the link costs nothing until a host speaks: crapsboard/link/link_wait.py
 # polls, and at the first byte imports this module and builds the task with
@@ -28,7 +30,6 @@ from crapsboard.base import modules
 BURST = const(64)  # bytes taken in one go before the other tasks get a turn
 IDLE_MS = const(10)  # poll period while the host sends nothing
 UNLOAD_MS = const(10000)  # silence after which a loaded link is forgotten
-_CTRL_C = const(3)
 _NOT_LOADED = b'{"id": null, "ok": false, "error": "link not loaded: out of memory, try again"}\n'
 
 try:
@@ -84,6 +85,7 @@ class LinkTask:
         self.running = False
         self.once = False  # run() returns when the link is forgotten (crapsboard/link/link_wait.py)
         self.ended = False  # the input ended
+        self.break_in = False  # 0x03 raises KeyboardInterrupt (the REPL open: link_wait.BREAK_IN)
 
     def push(self, name, fields=None):
         """Send a pushed event now. The loop is cooperative and writes are
@@ -149,7 +151,7 @@ class LinkTask:
                     self.running = False
                     self.ended = True
                     break
-                if byte[0] == _CTRL_C:
+                if self.break_in and byte[0] == 3:
                     raise KeyboardInterrupt
                 if self._dropping:
                     self._dropping = byte != b"\n"
@@ -179,6 +181,6 @@ def on_demand(module, function, args):
 
 async def serve(app, task):
     """The app's tasks and the link's, until the app stops. The link ending
-    (end of input) leaves the app running; 0x03 raises KeyboardInterrupt."""
+    (end of input) leaves the app running."""
     asyncio.create_task(task.run())
     await app.run()

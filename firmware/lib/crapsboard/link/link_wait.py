@@ -14,6 +14,10 @@ from crapsboard.base import modules
 
 _IDLE_MS = const(10)  # as link_task.IDLE_MS: how long a host's first byte waits
 _CTRL_C = const(3)
+# True while the REPL is open (a board without a key, startup.shut_repl): 0x03
+# then raises KeyboardInterrupt, as the ESP32's drivers would, so the bytes
+# mpremote sends next reach the REPL, not the link. main.py sets it.
+BREAK_IN = False
 _NOT_LOADED = '{"id": null, "ok": false, "error": "link not loaded: out of memory, try again"}\n'
 
 
@@ -35,7 +39,7 @@ async def wait(args):
         byte = stream.read(1)
         if not byte:  # end of input
             return
-        if byte[0] == _CTRL_C:  # as link_task: mpremote breaks into a running board
+        if BREAK_IN and byte[0] == _CTRL_C:
             raise KeyboardInterrupt
         if dropping:
             dropping = byte != b"\n"
@@ -52,6 +56,7 @@ async def wait(args):
             dropping = byte != b"\n"  # the rest of the request's line is dropped as it comes
             continue
         task.keep = keep
+        task.break_in = BREAK_IN
         task.once = True  # run() returns once the link is forgotten
         task.take(byte)
         await task.run()
