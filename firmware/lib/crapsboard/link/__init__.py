@@ -2,4 +2,5 @@
 # bytes-in/bytes-out core (link), signed requests (link_auth), the command
 # handlers (link_app and link_info, link_events, link_config, link_admin),
 # the asyncio task (link_task) and the board's idle waiter (link_wait).
-# May import: base, rules, journal, table
+# hello reports what boot measured (boot.startup.measured).
+# May import: base, rules, journal, table, boot

@@ -27,10 +27,9 @@ def firmware(handlers):
 def measured():
     """The hash of the files the board runs, measured at power-up (main.py,
     crapsboard/boot/measure.py); None when this boot did not measure them."""
-    import sys
+    from crapsboard.boot import startup
 
-    startup = sys.modules.get("crapsboard.boot.startup")
-    return getattr(startup, "measured", None) if startup is not None else None
+    return startup.measured
 
 
 def hello(handlers, request):
