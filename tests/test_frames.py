@@ -4,14 +4,11 @@ edge, a celebration, the lamp test's steps) is still written at once. The same
 program under CPython and the MicroPython VM gives the same counts."""
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
-from conftest import ROOT
+import vm_program
 
-from sim import paths, runtime, session
+from sim import session
 from sim.paths import BOARD_JSON
 
 SLOW_BLINK_MS = 512  # docs/lamps.md: a slow blink is 512 ms on, 512 ms off
@@ -19,18 +16,8 @@ PROGRAM = "tests/vm/frame_counts.py"
 
 
 def counts(runtime_name):
-    if runtime_name == "micropython":
-        # The simulator's driver from source: the heap sim run uses.
-        out = runtime.run(PROGRAM, [BOARD_JSON], session.HEAPSIZE, capture_output=True, text=True, timeout=120)
-    else:
-        env = paths.cpython_environment()
-        out = subprocess.run(
-            [sys.executable, os.path.join(ROOT, PROGRAM), BOARD_JSON],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+    # The simulator's driver from source: the heap sim run uses.
+    out = vm_program.run(runtime_name, PROGRAM, [BOARD_JSON], session.HEAPSIZE, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
     return json.loads(out.stdout)
 

@@ -4,15 +4,13 @@ app runs; the settle wait against a column that rises like a real RC."""
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
+import vm_program
 from conftest import ROOT
 
 from crapsboard.table import keypad
 from crapsboard.table import layout as lay
-from sim import paths, runtime
 from sim.session import HEAPSIZE, KeyScriptError, Session
 
 BOARD_JSON = os.path.join(ROOT, "hardware", "board.json")
@@ -148,16 +146,7 @@ POWER_UP = "tests/vm/keyswitch_power_up.py"
 
 
 def power_up(runtime_name, position):
-    if runtime_name == "micropython":
-        out = runtime.run(POWER_UP, [BOARD_JSON, position], HEAPSIZE, capture_output=True, text=True, timeout=120)
-    else:
-        out = subprocess.run(
-            [sys.executable, os.path.join(ROOT, POWER_UP), BOARD_JSON, position],
-            env=paths.cpython_environment(),
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+    out = vm_program.run(runtime_name, POWER_UP, [BOARD_JSON, position], HEAPSIZE, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
     return json.loads(out.stdout)
 

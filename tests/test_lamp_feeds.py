@@ -3,15 +3,11 @@ read, compared with what the lamps mean to show, shown on the board
 (docs/lamps.md) and reported by the link's `status`. Both runtimes the app runs on."""
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
-from conftest import ROOT
+import vm_program
 
 from crapsboard.table import layout as lay
-from sim import paths, runtime
 from sim.paths import BOARD_JSON
 from sim.session import HEAPSIZE
 
@@ -19,16 +15,7 @@ PROGRAM = "tests/vm/lamp_feed_faults.py"
 
 
 def run(runtime_name, feeds):
-    if runtime_name == "micropython":
-        out = runtime.run(PROGRAM, [BOARD_JSON, feeds], HEAPSIZE, capture_output=True, text=True, timeout=120)
-    else:
-        out = subprocess.run(
-            [sys.executable, os.path.join(ROOT, PROGRAM), BOARD_JSON, feeds],
-            env=paths.cpython_environment(),
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+    out = vm_program.run(runtime_name, PROGRAM, [BOARD_JSON, feeds], HEAPSIZE, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
     return json.loads(out.stdout)
 

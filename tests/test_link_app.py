@@ -8,15 +8,13 @@ import hashlib
 import hmac
 import json
 import os
-import subprocess
-import sys
 
+import vm_program
 from conftest import ROOT
 
 from crapsboard.journal import journal_read as jread
 from crapsboard.journal import journal_record as jr
 from host_tools import journal_log
-from sim import paths, runtime
 
 SCRIPT = "tests/vm/link_app_session.py"
 KEY = b"k" * 32  # tests/vm/link_app_session.py's board key
@@ -30,18 +28,7 @@ def session(which, directory, commands):
     which scatters its heap far more than the board's precompiled boot (the
     board's figures are tests/test_board_main.py's)."""
     text = "".join(c + "\n" for c in commands)
-    if which == "micropython":
-        out = runtime.run(SCRIPT, [str(directory)], heapsize="1M", input=text, capture_output=True, text=True)
-    else:
-        env = paths.cpython_environment()
-        out = subprocess.run(
-            [sys.executable, os.path.join(ROOT, SCRIPT), str(directory)],
-            input=text,
-            capture_output=True,
-            text=True,
-            env=env,
-            cwd=ROOT,
-        )
+    out = vm_program.run(which, SCRIPT, [str(directory)], "1M", input=text, cwd=ROOT)
     assert out.returncode == 0, out.stdout + out.stderr
     chunks = out.stdout.split("--\n")
     assert chunks[-1] == ""
