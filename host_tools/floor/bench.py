@@ -45,6 +45,14 @@ def pct(values, q):
     return round(values[min(len(values) - 1, int(round(q / 100.0 * (len(values) - 1))))], 1)
 
 
+def save(out, path):
+    """The figures into `path` (JSON), and on standard output without their notes."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
+    print(json.dumps({k: v for k, v in out.items() if k != "notes"}, indent=1, sort_keys=True))
+
+
 def max_seq(rig, t):
     store = rig.store()
     try:
@@ -307,10 +315,7 @@ def main(argv=None):
     for n in counts:
         out["scale"].append(scale(folder, n, template, args.window, rng, pty=n >= args.pty_from))
         print(json.dumps(out["scale"][-1]), file=sys.stderr, flush=True)
-    os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump(out, f, indent=1, sort_keys=True)
-    print(json.dumps({k: v for k, v in out.items() if k != "notes"}, indent=1, sort_keys=True))
+    save(out, args.out)
 
 
 if __name__ == "__main__":

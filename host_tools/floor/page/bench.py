@@ -17,13 +17,13 @@ sample. A figure, not a limit: nothing here fails on a slow machine.
 """
 
 import argparse
-import json
 import os
 import sys
 import tempfile
 import time
 
 from host_tools.floor import broker, localfloor, people, supervise
+from host_tools.floor.bench import pct, save
 from host_tools.floor.page.drive import PageProcess, chrome, log_in
 from sim.paths import ROOT
 
@@ -43,11 +43,6 @@ if (!window.__observer) {
   window.__observer.observe(document.body, {childList: true, subtree: true});
 }
 """
-
-
-def pct(values, q):
-    values = sorted(values)
-    return round(values[min(len(values) - 1, int(round(q / 100.0 * (len(values) - 1))))], 1)
 
 
 def rolls(rig, t):
@@ -138,10 +133,7 @@ def main(argv=None):
             "all": [round(x, 1) for x in latencies],
         },
     }
-    os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump(out, f, indent=1, sort_keys=True)
-    print(json.dumps({k: v for k, v in out.items() if k != "notes"}, indent=1, sort_keys=True))
+    save(out, args.out)
 
 
 if __name__ == "__main__":
