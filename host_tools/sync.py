@@ -166,6 +166,25 @@ def keyed_words(mac, where):
     return "keyed chain verified with " + where
 
 
+def encode_fields(event, chain):
+    """(record bytes, chain hash) of a record rebuilt from the board's fields
+    (docs/link.md, `events`) after chain hash `chain`: format 2 when it has a
+    `mac`, else format 1. KeyError, TypeError, ValueError or OverflowError
+    when a field is missing or malformed."""
+    kind = event["kind"]
+    kind = _KIND_CODES[kind] if kind in _KIND_CODES else int(kind)
+    return jr.encode(
+        chain,
+        event["seq"],
+        event["t"],
+        kind,
+        event["arg"],
+        bytes.fromhex(event.get("state", "")),
+        bytes.fromhex(event.get("payload", "")),
+        bytes.fromhex(event["mac"]) if "mac" in event else None,
+    )
+
+
 def record_bytes(event, chain):
     """A record's bytes rebuilt from the board's fields (docs/link.md, `events`),
     after chain hash `chain`, with the 8-byte `link` the board sent checked:
@@ -173,18 +192,7 @@ def record_bytes(event, chain):
     `mac` is format 2 (its MAC is checked by verify_page, with the key)."""
     seq = event.get("seq") if isinstance(event, dict) else None
     try:
-        kind = event["kind"]
-        kind = _KIND_CODES[kind] if kind in _KIND_CODES else int(kind)
-        data, digest = jr.encode(
-            chain,
-            seq,
-            event["t"],
-            kind,
-            event["arg"],
-            bytes.fromhex(event.get("state", "")),
-            bytes.fromhex(event.get("payload", "")),
-            bytes.fromhex(event["mac"]) if "mac" in event else None,
-        )
+        data, digest = encode_fields(event, chain)
         link = bytes.fromhex(event["link"])
     except (KeyError, TypeError, ValueError, OverflowError):
         raise HostToolError("record %s: the board sent it incomplete or malformed" % seq, EXIT_FAILED)

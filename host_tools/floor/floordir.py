@@ -92,7 +92,8 @@ def new_floor(directory, name="main", tables=("T1", "T2", "T3"), port=1883, ws_p
             raise HostToolError("role %r: one of %s" % (p["role"], ", ".join(ROLES)), EXIT_USAGE)
     for sub in ("secrets", "keys", "data", "gateways", "boards", "logs"):
         os.makedirs(os.path.join(directory, sub), exist_ok=True)
-    os.chmod(os.path.join(directory, "secrets"), 0o700)
+    for private in ("secrets", "keys"):  # the boards' link keys: host_tools.keys refuses a directory others can enter
+        os.chmod(os.path.join(directory, private), 0o700)
     # The people added since (`floor user add`) stay when the floor is made again (`make floor`).
     kept = [p for p in _existing_people(directory) if p["user"] not in {q["user"] for q in people}]
     floor = {"floor": name, "tables": list(tables), "port": port, "ws_port": ws_port, "people": list(people) + kept}

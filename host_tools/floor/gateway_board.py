@@ -10,8 +10,6 @@ record carries `prev`, the hash before it, for any consumer to check.
 import sys
 import time
 
-from crapsboard.journal import journal_read
-from crapsboard.journal import journal_record as jr
 from host_tools import EXIT_FAILED, EXIT_NO_BOARD, HostToolError
 from host_tools import sync as sync_mod
 from host_tools.floor import topics
@@ -151,26 +149,11 @@ class BoardSide:
         return True
 
 
-_KIND_CODES = {name: code for code, name in journal_read.KIND_NAMES.items()}
-
-
-def _kind(kind):
-    return _KIND_CODES[kind] if kind in _KIND_CODES else int(kind)
-
-
 def _next_hash(running, ev):
     """The chain hash after record `ev` (H(seq) = sha256(H(seq-1) ‖ record)),
     computed from its fields even when its link does not check, so the records
     after a bad one are judged on their own."""
     try:
-        return jr.encode(
-            running,
-            ev["seq"],
-            ev["t"],
-            _kind(ev["kind"]),
-            ev["arg"],
-            bytes.fromhex(ev.get("state", "")),
-            bytes.fromhex(ev.get("payload", "")),
-        )[1]
+        return sync_mod.encode_fields(ev, running)[1]
     except (KeyError, TypeError, ValueError, OverflowError):
         return running

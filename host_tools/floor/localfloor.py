@@ -57,6 +57,7 @@ def shared_template(tmp_path_factory):
 def make_template(folder):
     """(image, key file, firmware hash): a board deployed with a new key, powered off."""
     os.makedirs(folder, exist_ok=True)
+    os.chmod(folder, 0o700)  # it holds the template's key: host_tools.keys refuses a directory others can enter
     image, key_file, link = (os.path.join(folder, n) for n in ("template.img", "template.key", "template.port"))
     keys.save_key(key_file, keys.new_key())
     dev = _device(image, link, os.path.join(folder, "template.log"))

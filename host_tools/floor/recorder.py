@@ -18,15 +18,14 @@ another link; a board back with fewer records than it published) and `gap`
 import sys
 import time
 
-from crapsboard.journal import journal_read
 from crapsboard.journal import journal_record as jr
+from host_tools import sync
 from host_tools.floor import topics
 from host_tools.floor.mqtt import Client
 from host_tools.floor.store import Store
 
 GAP_GRACE_S = 10.0  # a hole this old is a gap: a republish after a reconnect fills one sooner
 RECORDED_EVERY_S = 0.2  # say `recorded` at most this often per table
-_KIND_CODES = {name: code for code, name in journal_read.KIND_NAMES.items()}
 
 
 class Rejected(Exception):
@@ -56,17 +55,7 @@ def record_hash(prev, record):
     """H(seq) of `record` (the link's fields) after chain hash `prev`, and
     whether its 8-byte `link` matches: sha256(prev ‖ record)[:8]."""
     try:
-        kind = record["kind"]
-        kind = _KIND_CODES[kind] if kind in _KIND_CODES else int(kind)
-        _, digest = jr.encode(
-            prev,
-            record["seq"],
-            record["t"],
-            kind,
-            record["arg"],
-            bytes.fromhex(record.get("state", "")),
-            bytes.fromhex(record.get("payload", "")),
-        )
+        _, digest = sync.encode_fields(record, prev)
     except (KeyError, TypeError, ValueError, OverflowError):
         raise Rejected("bad message", "record %s is incomplete or malformed" % record.get("seq"))
     return digest, digest[: jr.LINK_SIZE] == _hex(record, "link", jr.LINK_SIZE)

@@ -79,8 +79,10 @@ def event_payload(table_id, board, journal_id, record, prev_hex, head_hex=None):
     """One journal record on the bus: the table, the journal's identity
     (board id and journal id), the record's fields as the link sends them
     (seq, t, kind, arg, dice, state, payload, unix) with its 8-byte chain
-    `link`, and `prev`, the chain hash before it, so any consumer can check
-    the link: sha256(prev ‖ record)[:8] (docs/journal.md)."""
+    `link` and, in a format-2 journal, its 8-byte `mac` (the keyed chain,
+    checked only with the board's key), and `prev`, the chain hash before it,
+    so any consumer can check the link: sha256(prev ‖ record)[:8]
+    (docs/journal.md)."""
     fields = {k: v for k, v in record.items() if k not in ("event",)}
     out = {"table": table_id, "journal": {"board": board, "id": journal_id}, "prev": prev_hex, "record": fields}
     if head_hex is not None:
