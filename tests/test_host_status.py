@@ -64,7 +64,7 @@ def test_status_of_a_running_board_names_its_reset_cause(tmp_path, mpy_lib):
 
 def test_a_board_holding_its_start_up_fault_is_named_through_its_repl(tmp_path, mpy_lib):
     # Two failed start-ups already counted: this one is the third, and the
-    # board holds the fault (crapsboard/startup.py), its main.py returned.
+    # board holds the fault (crapsboard/boot/startup.py), its main.py returned.
     files = deployed_files(mpy_lib)
     files["config.json"] = b'{"rebet_after_win": 3}'
     files["diag.json"] = json.dumps({"boots": 2, "failed": 2, "cause": 1, "error": "x"}).encode()
