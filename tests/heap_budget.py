@@ -95,11 +95,17 @@ SCENARIOS = {
         ),
         (),
     ),
-    "time, journal_reset": (
+    # Since issue 19 a journal_reset needs the head the board reports after its
+    # restart (a host's verified download), which a scripted stdin cannot know:
+    # the reset is refused with its reason, the journal untouched.
+    "time, journal_reset (refused: not downloaded)": (
         300,
         "",
-        lines(signed({"id": 1, "cmd": "time", "unix": 1767225600}, 1), signed({"id": 2, "cmd": "journal_reset"}, 2)),
-        (),
+        lines(
+            signed({"id": 1, "cmd": "time", "unix": 1767225600}, 1),
+            signed({"id": 2, "cmd": "journal_reset", "journal": 1, "seq": 1, "head": "00" * 32}, 2),
+        ),
+        ("journal_reset refused",),
     ),
     "maintenance": (0, "", lines(signed({"id": 1, "cmd": "maintenance"}, 1)), ("reset",)),
     "subscribe, play (the floor gateway)": (
@@ -124,7 +130,7 @@ def template(base, name):
         tbm.flash(folder)
         (folder / "link_key").write_text(KEY.hex())
         if events:
-            tbm.journal_of(folder, events)
+            tbm.journal_of(folder, events, key=KEY)
     return folder
 
 
@@ -142,7 +148,12 @@ def run(folder, name, heap):
     report = tbm.report_of("\n".join(line for line in out if not line.startswith("{")))
     asked = sum(1 for line in stdin.splitlines() if line.strip())
     good = done.returncode == 0 and "crapsboard:" not in report
-    good = good and len(replies) == asked and all(r.get("ok") is True for r in replies)
+    refused = [r for r in replies if r.get("ok") is False]
+    if "journal_reset refused" in expects:  # the last request, refused with the rules' reason
+        good = good and refused == replies[-1:] and "journal_reset refused" in refused[0].get("error", "")
+    else:
+        good = good and not refused
+    good = good and len(replies) == asked
     if "reset" in expects:
         good = good and report.get("resets") == "1"
     else:

@@ -119,16 +119,17 @@ def boot(tmp_path, held=(), heapsize=ROOMY_HEAP, keys=(), feeds=3):
     return report_of(out.stdout)
 
 
-def journal_of(folder, rolls, config=None):
+def journal_of(folder, rolls, config=None, key=None):
     """A journal in `folder` of `rolls` rolls, as the board journals them, under
-    `config` (config.json's text; None: the defaults). Returns the Journal."""
+    `config` (config.json's text; None: the defaults), its chain keyed with the
+    board's link key `key` (None: a board without link_key). Returns the Journal."""
     from crapsboard.journal import journal as jn
     from crapsboard.journal import journal_record as jr
     from crapsboard.rules import config as cfg
     from crapsboard.rules.engine import Table
 
     table = Table(None if config is None else cfg.loads(config))
-    journal = jn.Journal(str(folder), BOARD_ID)
+    journal = jn.Journal(str(folder), BOARD_ID, key=key)
     journal.start_new(table, 0, 1)
     for i in range(rolls):
         die1, die2 = 1 + i % 6, 1 + (i * 5 + 2) % 6
