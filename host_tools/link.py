@@ -149,10 +149,16 @@ class BoardLink:
         request = sign(key, dict(args, id=next(self._ids), cmd=cmd, ctr=ctr))
         return self._send(request, timeout)
 
+    @property
+    def last_ctr(self):
+        """The last counter this host sent or read from the board's hello (None before either)."""
+        return self._ctr
+
     def hello(self):
         reply = self.request("hello")
         if not isinstance(reply.get("ctr"), int):
             raise HostToolError("the board's hello has no counter: not this project's link", EXIT_FAILED)
+        self._ctr = reply["ctr"] if self._ctr is None else max(self._ctr, reply["ctr"])
         return reply
 
     def _send(self, request, timeout):

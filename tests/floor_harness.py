@@ -92,6 +92,12 @@ class Floor:
             payload = topics.event_payload(table, board, journal_id, r, journal.prevs[r["seq"] - 1])
             c.publish(topics.table("main", table, "event"), payload, qos=1).wait_for_publish(5)
 
+    def state(self, table, **fields):
+        """The table's retained state, as its gateway would publish it."""
+        c = self.gateway(table)
+        payload = topics.encode(dict({"table": table}, **fields))
+        c.publish(topics.table("main", table, "state"), payload, qos=1, retain=True).wait_for_publish(5)
+
     def presence(self, table, word):
         c = self.gateway(table)
         c.publish(topics.table("main", table, "presence"), word.encode(), qos=1, retain=True).wait_for_publish(5)

@@ -221,6 +221,7 @@ def test_a_hold_cleared_by_surveillance_goes_down_signed_with_the_boards_key(flo
     from host_tools.floor import topics
 
     downlinks = floor.watch(topics.table("main", "T3", "downlink"))
+    floor.state("T3", ctr=41)  # the board's last signed counter, as T3's gateway says it
     client = client_for(floor, sessions)
     log_in(client, "ann")
     j = Journal()
@@ -246,7 +247,8 @@ def test_a_hold_cleared_by_surveillance_goes_down_signed_with_the_boards_key(flo
         "alert": hold.id,
     }
     # The board's own check (the firmware's link_auth) takes it under T3's key, once.
-    board = Auth(keys.read_key(floor.dir + "/keys/T3.key"), CounterMemory())
+    assert request["ctr"] == 42  # one above the board's last: a board takes at most 1000 above it
+    board = Auth(keys.read_key(floor.dir + "/keys/T3.key"), CounterMemory(41))
     board.check(request)
     with pytest.raises(AuthError, match="replayed or old counter"):
         board.check(request)

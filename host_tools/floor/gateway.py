@@ -157,6 +157,7 @@ class Gateway(BoardSide):
             status.pop("t", None)
             j = self.hello.get("journal") or {}
             state.update(
+                ctr=self.link.last_ctr,  # the board's last signed counter: the page signs a HOLD clearance above it
                 status=status,
                 journal={
                     "board": state["board"],

@@ -3,9 +3,9 @@
 The request is the link's `verified` command (docs/link.md), signed with the
 board's own link key (DIR/keys/<table>.key, the key `floor up` deployed) the
 way every signed command is (host_tools/link.sign): the gateway carries it
-over the link unchanged and cannot alter it. The counter is the unix time in
-ms, above any counter a technician's tools used (they add 1 to the board's
-last), so the page needs no round trip to the board to sign.
+over the link unchanged and cannot alter it. The counter is one above the
+board's last, as its gateway's retained state says (`ctr`): a board takes a
+counter at most 1000 above its last (docs/link.md), so no clock-based counter.
 
 The page publishes it on `table/<t>/downlink` (QoS 1, not retained: a
 clearance is never replayed to a later hand). The gateway's forwarding and
@@ -13,7 +13,6 @@ the firmware's `verified` handler are designed, not built yet.
 """
 
 import os
-import time
 
 from host_tools import keys
 from host_tools.link import sign
@@ -24,15 +23,18 @@ def verified_request(key, journal, seq, by, alert, ctr):
     return sign(key, {"id": 1, "cmd": "verified", "journal": journal, "seq": seq, "by": by, "alert": alert, "ctr": ctr})
 
 
-def for_cleared_hold(directory, alert, now=None):
-    """(table, payload object) to publish for `alert`, a HOLD surveillance has just cleared;
-    None when the alert is not a cleared HOLD from a board's journal, or the table has no key here."""
+def for_cleared_hold(directory, alert, last_ctr):
+    """(table, payload object) to publish for `alert`, a HOLD surveillance has just cleared,
+    signed with counter `last_ctr` + 1 (the board's last, from its gateway's state); None when
+    the alert is not a cleared HOLD from a board's journal, the table has no key here, or its
+    board's counter is not known yet."""
     if not alert.hold or alert.open or not isinstance(alert.journal, tuple) or alert.seq is None:
+        return None
+    if not isinstance(last_ctr, int):
         return None
     path = os.path.join(directory, "keys", alert.table + ".key")
     if not os.path.exists(path):
         return None
     by = [a["user"] for a in alert.acks if a["for_role"] == "surveillance"][-1]
-    ctr = int((time.time() if now is None else now) * 1000)
-    request = verified_request(keys.read_key(path), alert.journal[-1], alert.seq, by, alert.id, ctr)
+    request = verified_request(keys.read_key(path), alert.journal[-1], alert.seq, by, alert.id, last_ctr + 1)
     return alert.table, {"table": alert.table, "board": alert.journal[0], "request": request}

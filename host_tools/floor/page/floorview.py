@@ -151,7 +151,8 @@ class FloorView:
         if alert.hold and not alert.open and self.keys_dir:
             from host_tools.floor.page import downlink
 
-            signed = downlink.for_cleared_hold(self.keys_dir, alert)
+            state = self.tiles.get(alert.table, {}).get("state") or {}
+            signed = downlink.for_cleared_hold(self.keys_dir, alert, state.get("ctr"))
             if signed:
                 self.downlinks.append(signed)
         return [alert]
