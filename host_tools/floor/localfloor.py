@@ -38,10 +38,14 @@ def have_mosquitto():
 
 def shared_template(tmp_path_factory):
     """make_template's (image, key file, hash), made once for a whole pytest
-    session (pytest-xdist workers share the folder above their own, and a lock)."""
+    session: pytest-xdist's workers share their session's folder (the one above
+    their own) and a lock. Without xdist the folder above is pytest's root for
+    every session, whose template could hold an older firmware: the session's own."""
     import fcntl
 
-    folder = os.path.join(str(tmp_path_factory.getbasetemp().parent), "floor-template")
+    base = tmp_path_factory.getbasetemp()
+    session = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder = os.path.join(str(session), "floor-template")
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, "lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
