@@ -105,13 +105,11 @@ def crashed(diag, error, path=DIAG_FILE):
 def shut_repl(key_file="link_key"):
     """Ctrl-C off for the rest of this boot once the board has a key
     (main.py: the REPL is shut while the table plays); True when shut."""
-    import os
-
     import micropython
 
-    try:
-        os.stat(key_file)
-    except OSError:
+    from crapsboard.base import files
+
+    if not files.exists(key_file):
         return False  # not provisioned: nothing to protect yet, the first deploy needs the REPL
     micropython.kbd_intr(-1)
     return True

@@ -14,7 +14,7 @@ import os
 
 from micropython import const
 
-from crapsboard.base import ticks
+from crapsboard.base import files, ticks
 from crapsboard.journal import journal_record as jr
 from crapsboard.journal import journal_restore, snapshot
 from crapsboard.journal.journal_codes import (  # noqa: F401 (re-exported: jn.RESTORED, jn.JournalError, ...)
@@ -97,7 +97,7 @@ class Journal:
         an older one); the JOURNAL_START record names it."""
         previous = b""
         old = self.dir + ".old"
-        if self._exists(self.dir):
+        if files.exists(self.dir):
             _remove_tree(old)
             os.rename(self.dir, old)
             previous = self.journal_id.to_bytes(4, "little") + self.seq.to_bytes(4, "little") + self.hash[:8]
@@ -238,14 +238,6 @@ class Journal:
         self.fault = fault
         self._ready = False
         raise JournalError(fault, message, seq)
-
-    @staticmethod
-    def _exists(path):
-        try:
-            os.stat(path)
-            return True
-        except OSError:
-            return False
 
     def segments(self):
         """[first seq, last seq, bytes] of each segment, oldest first."""

@@ -9,6 +9,7 @@
 # nothing; the journal then refuses appends until a new one is started.
 import os
 
+from crapsboard.base import files
 from crapsboard.journal import journal_read as jread
 from crapsboard.journal import journal_record as jr
 from crapsboard.journal import snapshot_read
@@ -25,7 +26,7 @@ def mount(journal, table, base=None):
         head = _read(journal, HEAD)
     except OSError:
         # A journal whose start was cut before its head was written is none.
-        if journal._exists(journal.dir) and os.listdir(journal.dir):
+        if files.exists(journal.dir) and os.listdir(journal.dir):
             _fail(journal, CORRUPT, "journal directory without a head file")
         return NONE
     try:

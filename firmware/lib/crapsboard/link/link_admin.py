@@ -106,12 +106,14 @@ def journal_reset(handlers, request):
     import os
     from binascii import hexlify
 
+    from crapsboard.base import files
+
     app = handlers.app
     journal = app.journal
     if journal is None:
         raise LinkError("this board keeps no journal")
     old = journal.dir + ".old"
-    if _exists(old) and not _exists(old + "/" + DOWNLOADED):
+    if files.exists(old) and not files.exists(old + "/" + DOWNLOADED):
         raise LinkError(
             "journal_reset refused: journal.old, an earlier journal, was never downloaded over the link:"
             " image the flash (docs/journal.md), then remove it in maintenance"
@@ -138,13 +140,3 @@ def journal_reset(handlers, request):
     app.journal_error = None  # a fresh journal takes events again
     handlers.cursor = None
     return {"journal": handlers.journal_state()}
-
-
-def _exists(path):
-    import os
-
-    try:
-        os.stat(path)
-        return True
-    except OSError:
-        return False
