@@ -61,9 +61,10 @@ def unmount():
         return
     import os
 
+    from crapsboard.base import files
     from crapsboard.journal import journal, journal_restore
 
-    for module in (journal, journal_restore):
+    for module in (journal, journal_restore, files):
         module.os = os
         module.__dict__.pop("open", None)  # the builtin again
 
@@ -79,10 +80,11 @@ def _mount_cpython(dev, fresh):
         fs.mount()
     except littlefs.LittleFSError as e:
         raise MountError("the flash image has no filesystem (" + str(e) + ")")
+    from crapsboard.base import files
     from crapsboard.journal import journal, journal_restore
 
     shim = _LfsOs(fs, littlefs.LittleFSError)
-    for module in (journal, journal_restore):
+    for module in (journal, journal_restore, files):
         module.os = shim
         module.open = shim.open
 
