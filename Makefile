@@ -62,7 +62,7 @@ test: venv system-deps
 
 # Long proofs, beyond `make test`'s samples; .ci/run calls this after `make test`.
 # They run long by design: a test may take up to 30 min here (120 s in make test).
-proof: proof-journal proof-link proof-floor
+proof: proof-journal proof-link proof-keys proof-floor
 
 # The journal cut at every flash write of its scripted session (`make test` runs a sample).
 proof-journal: venv
@@ -116,6 +116,10 @@ floor: venv mosquitto
 # 10**6 random and mutated frames through the link core (`make test` runs 20,000).
 proof-link: venv
 	LINK_FUZZ_FRAMES=1000000 $(PY) -m pytest -n $(JOBS) -q --timeout=1800 tests/test_link_fuzz.py -k seeded_fuzz
+
+# A 20,000-roll key script played whole on both runtimes (`make test` plays 2,000).
+proof-keys: venv
+	KEY_SCRIPT_ROLLS=20000 $(PY) -m pytest -n $(JOBS) -q --timeout=1800 tests/test_vm_inputs.py -k long_key_script
 
 # Compile the firmware and put it on the board at PORT (host_tools/README.md):
 # `make deploy PORT=/dev/ttyUSB0 [CONFIG=config.json] [KEY=board.key]`.
