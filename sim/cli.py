@@ -51,6 +51,20 @@ def write_text(path, text, what="output file"):
         raise CommandError("cannot write %s %s: %s" % (what, path, _reason(e)))
 
 
+def check_writable(path, what="output file"):
+    """Raise CommandError now, before minutes of work, when `path` cannot be
+    opened for writing (a folder, a missing folder, no permission); a file this
+    made is removed again. A full disk still shows at write_text."""
+    existed = os.path.lexists(path)
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as e:
+        raise CommandError("cannot write %s %s: %s" % (what, path, _reason(e)))
+    if not existed:
+        os.remove(path)
+
+
 def load_config_text(path):
     """The text of the configuration file after checking it, ready for either runtime."""
     text = read_text(path, "config")

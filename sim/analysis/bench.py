@@ -37,7 +37,7 @@ import time
 from crapsboard.rules import paytables as pt
 from crapsboard.rules.engine import Table
 from sim import devlayout, runtime
-from sim.cli import ArgumentParser, CommandError, write_text
+from sim.cli import ArgumentParser, CommandError, check_writable, write_text
 from sim.paths import ROOT
 from sim.portable import dice_stream
 
@@ -329,6 +329,9 @@ def main(argv):
         args.rolls, args.reps, args.mp_rolls, args.mp_reps, args.mp_sample = 2000, 1, 4000, 1, 1000
     if min(args.rolls, args.reps, args.mp_rolls, args.mp_reps) < 1 or args.mp_sample < 0:
         raise CommandError("--rolls, --reps, --mp-rolls and --mp-reps must be at least 1")
+    if args.out == DEFAULT_OUT:  # build/ is ours to make; another folder must exist
+        os.makedirs(os.path.dirname(DEFAULT_OUT), exist_ok=True)
+    check_writable(args.out, "benchmark results")
     result = measure(
         args.rolls, args.reps, args.mp_rolls, args.mp_reps, args.mp_sample, args.seed, args.no_micropython, args.quick
     )
@@ -345,8 +348,6 @@ def main(argv):
         rolls = journal_figures.QUICK_ROLLS if args.quick else journal_figures.FULL_JOURNAL_ROLLS
         result["journal"] = journal_figures.measure(rolls)
         journal_figures.render(result["journal"], sys.stdout.write)
-    if args.out == DEFAULT_OUT:  # build/ is ours to make; another folder must exist
-        os.makedirs(os.path.dirname(DEFAULT_OUT), exist_ok=True)
     write_text(args.out, json.dumps(result, indent=1) + "\n", "benchmark results")
     print("wrote " + os.path.relpath(args.out))
     return 0
