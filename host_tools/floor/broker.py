@@ -49,13 +49,14 @@ def acl_text(floor):
     lines = ["# Generated from floor.json by host_tools/floor/broker.py: a user may only what is listed.", ""]
     for t in floor["tables"]:
         lines += ["user " + floordir.gateway_user(t)]
-        lines += ["topic write " + topics.table(f, t, leaf) for leaf in ("event", "state", "presence")]
+        lines += ["topic write " + topics.table(f, t, leaf) for leaf in ("event", "state", "presence", "heartbeat")]
         lines += ["topic read " + topics.table(f, t, leaf) for leaf in ("recorded", "downlink")]
         lines += [""]
     lines += [
         "user recorder",
         "topic read %s/table/+/#" % root,
         "topic write %s/table/+/recorded" % root,
+        "topic write %s/table/+/availability" % root,  # its verdict on each table (presence.py)
         "topic readwrite %s/alert/#" % root,
         "",
     ]

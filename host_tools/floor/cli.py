@@ -187,7 +187,11 @@ def init(directory, tables, name="main", port=18830, ws_port=18831):
 
 
 def status(directory, broker_url=None, wait=1.0):
-    """[{table, presence, seq, recorded, lag, link}] from the broker's retained messages."""
+    """[{table, presence, judged_by, gateway, seq, recorded, lag, link}] from the
+    broker's retained messages. `presence` is the recorder's verdict (its
+    `availability`, judged from the gateway's heartbeats: presence.py) where it
+    has one (`judged_by` "recorder"), else the gateway's own retained word and
+    last will (`judged_by` "gateway"), which the broker may give ~7 s late."""
     floor = floordir.read_floor(directory)
     url = broker_url or "mqtt://127.0.0.1:%d" % floor["port"]
     got = {}
@@ -200,7 +204,7 @@ def status(directory, broker_url=None, wait=1.0):
     root = topics.floor_root(floor["floor"])
 
     def subscribe():
-        for leaf in ("presence", "state", "recorded"):
+        for leaf in ("availability", "presence", "state", "recorded"):
             client.subscribe(root + "/table/+/" + leaf)
 
     password = floordir.password(directory, "floorctl")
@@ -215,7 +219,10 @@ def status(directory, broker_url=None, wait=1.0):
     rows = []
     for t in sorted(set(floor["tables"]) | set(got)):
         msgs = got.get(t, {})
-        presence = msgs.get("presence", b"").decode("ascii", "replace") or None
+        gateway = msgs.get("presence", b"").decode("ascii", "replace") or None
+        verdict = msgs.get("availability", b"").decode("ascii", "replace") or None
+        presence = verdict or gateway
+        judged_by = ("recorder" if verdict else "gateway") if presence else None
         state = _json(msgs.get("state"))
         recorded = _json(msgs.get("recorded"))
         seq = (state.get("journal") or {}).get("seq") if state else None
@@ -225,6 +232,8 @@ def status(directory, broker_url=None, wait=1.0):
             {
                 "table": t,
                 "presence": presence,
+                "judged_by": judged_by,
+                "gateway": gateway,
                 "seq": seq,
                 "recorded": rec,
                 "lag": lag,

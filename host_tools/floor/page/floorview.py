@@ -7,7 +7,9 @@ messages (topics.py):
   seq N): the new records are read from the recorder's SQLite and folded
   into the alerts (recorded.py says why the verified copy, not the bus);
 - `table/<t>/event`: only the tile's "last event" (the bus is faster than
-  the recorder); `state` and `presence`: the tile, and an offline alert;
+  the recorder); `state`, and `availability` (the recorder's verdict) or
+  until there is one `presence` (the gateway's word): the tile, and an
+  offline alert;
 - `alert/<id>` from the recorder (gap, chain broken, journal differs, a bad
   message): an alert for the floor supervisor;
 - `ack/<role>/<user>`: a person's acknowledgement. The broker's ACL vouches
@@ -79,7 +81,12 @@ class FloorView:
 
     def _table_message(self, table, leaf, payload, now):
         tile = self.tiles.setdefault(table, _tile(table))
-        if leaf == "presence":
+        if leaf in ("presence", "availability"):
+            # the recorder's verdict (availability: heartbeats, within 1.5x the keepalive)
+            # once it has one; before that the gateway's own word and last will
+            if leaf == "presence" and tile["judged"]:
+                return []
+            tile["judged"] = tile["judged"] or leaf == "availability"
             online = payload.strip() == topics.ONLINE.encode()
             tile["online"] = online
             return self.book.presence(table, online, now)
@@ -204,4 +211,4 @@ class FloorView:
 
 
 def _tile(table):
-    return {"table": table, "online": None, "state": None, "last_event_at": None, "seq": None}
+    return {"table": table, "online": None, "judged": False, "state": None, "last_event_at": None, "seq": None}
