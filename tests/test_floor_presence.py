@@ -10,14 +10,12 @@ and the recorder, the gateway frozen (SIGSTOP) and thawed, and cut off from
 the broker by a network namespace (root; skipped with the reason otherwise).
 """
 
-import signal
-import time
-
 import pytest
 
-from host_tools.floor import cli, localfloor, presence, topics
-from host_tools.floor.localfloor import Rig
+from host_tools.floor import localfloor, presence, topics
 from host_tools.floor.netns import netns_or_reason
+from host_tools.floor.page.floorview import FloorView
+from host_tools.floor.presence_probe import Probe
 from host_tools.floor.recorder import Recorder
 from host_tools.floor.store import Store
 
@@ -139,6 +137,22 @@ def test_bad_heartbeats_are_refused_with_an_alert_and_change_nothing(tmp_path):
     assert [a["kind"] for a in rec.store.alerts()] == ["bad message"] * 5
 
 
+# ---- the page's tile -----------------------------------------------------------------------
+
+
+def test_the_page_takes_the_recorders_verdict_over_the_gateways_word():
+    view = FloorView(FLOOR, ["T1"], clock=Clock())
+    view.message(topics.table(FLOOR, "T1", "presence"), b"online")
+    assert view.tiles["T1"]["online"] is True  # no verdict yet: the gateway's word
+    view.message(topics.table(FLOOR, "T1", "availability"), b"offline")
+    assert view.tiles["T1"]["online"] is False
+    assert [a.kind for a in view.book.alerts.values()] == ["offline"]
+    view.message(topics.table(FLOOR, "T1", "presence"), b"online")  # the will is the broker's, late: not the judge
+    assert view.tiles["T1"]["online"] is False
+    view.message(topics.table(FLOOR, "T1", "availability"), b"online")
+    assert view.tiles["T1"]["online"] is True
+
+
 # ---- real processes ----------------------------------------------------------------------
 
 
@@ -152,89 +166,28 @@ def template(tmp_path_factory):
     return localfloor.shared_template(tmp_path_factory)
 
 
-def _wait(what, predicate, timeout):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        got = predicate()
-        if got is not None:
-            return got
-        time.sleep(0.01)
-    raise AssertionError("no %s within %g s" % (what, timeout))
+LIMIT_S = presence.DEADLINE_FACTOR * KEEPALIVE + MARGIN_S
+# The heartbeat's verdict, not an earlier word: the silence is at least a
+# keepalive less one beat's period old (its last beat was at most that before).
+EARLIEST_S = KEEPALIVE * (1 - presence.HEARTBEAT_FRACTION)
 
 
-def _first(messages, word, after):
-    """The arrival time of the first `word` that came after monotonic `after`."""
-    for when, text in list(messages):
-        if when > after and text == word:
-            return when
-    return None
-
-
-def _floor(tmp_path, template, netns=None):
-    rig = Rig(str(tmp_path), ["T1"], template, keepalive=KEEPALIVE, bind=(netns.host_ip,) if netns else ())
-    rig.start_broker()
-    rig.start_board("T1")
-    rig.start_recorder()
-    rig.wait_log("recorder", "connected to the broker")
-    if netns:
-        rig.start_gateway("T1", prefix=netns.prefix, broker="mqtt://%s:%d" % (netns.host_ip, rig.floor["port"]))
-    else:
-        rig.start_gateway("T1")
-    rig.wait_log("gateway-T1", "broker connection")
-    verdicts, wills = [], []
-    watchers = [
-        localfloor.watch_stamped(rig, topics.table(rig.floor["floor"], "T1", "availability"), verdicts),
-        localfloor.watch_stamped(rig, topics.table(rig.floor["floor"], "T1", "presence"), wills),
-    ]
-    _wait("online verdict", lambda: _status(rig) == ("online", "recorder") or None, 30)
-    return rig, verdicts, wills, watchers
-
-
-def _status(rig):
-    (row,) = cli.status(rig.dir, rig.url, 0.3)
-    return row["presence"], row["judged_by"]
-
-
-def _measure(rig, verdicts, wills, fault, heal, wait_for_will):
-    t0 = time.monotonic()
-    fault()
-    off = _wait("offline verdict", lambda: _first(verdicts, "offline", t0), 30)
-    will = _wait("the broker's will", lambda: _first(wills, "offline", t0), 30) if wait_for_will else None
-    assert _status(rig) == ("offline", "recorder")  # floor status reads the verdict
-    t1 = time.monotonic()
-    heal()
-    on = _wait("online verdict", lambda: _first(verdicts, "online", t1), 30)
-    return off - t0, (will - t0) if will else None, on - t1
+def _check(sample):
+    print("keepalive %d s: %s" % (KEEPALIVE, sample))
+    assert LIMIT_S == 6.5 and EARLIEST_S == 2.0
+    assert EARLIEST_S <= sample["offline_s"] <= LIMIT_S
+    assert sample["online_again_s"] <= LIMIT_S
+    assert sample["status_while_off"] == ["offline", "recorder"]  # floor status reads the verdict
 
 
 @pytestmark_real
 def test_a_frozen_gateway_is_judged_offline_and_back_online_within_one_and_a_half_keepalives(tmp_path, template):
-    rig, verdicts, wills, watchers = _floor(tmp_path, template)
+    probe = Probe(str(tmp_path), template, KEEPALIVE)
     try:
-        gw = rig.gateways["T1"]
-        # thawed only after the broker's will too: the gateway must reconnect, its worst case
-        off, will, on = _measure(
-            rig,
-            verdicts,
-            wills,
-            lambda: gw.send_signal(signal.SIGSTOP),
-            lambda: gw.send_signal(signal.SIGCONT),
-            wait_for_will=True,
-        )
-        print(
-            "keepalive %d s: offline verdict %.2f s, broker's will %.2f s, online again %.2f s"
-            % (KEEPALIVE, off, will, on)
-        )
-        limit = presence.DEADLINE_FACTOR * KEEPALIVE + MARGIN_S
-        assert limit == 6.5
-        # not before the silence is a keepalive old at least less the beat's period: the heartbeat's verdict
-        assert KEEPALIVE * (1 - presence.HEARTBEAT_FRACTION) <= off <= limit
-        assert on <= limit
-        assert _status(rig) == ("online", "recorder")
+        _check(probe.freeze())
+        assert probe.status() == ("online", "recorder")
     finally:
-        for w in watchers:
-            w.stop()
-        rig.stop()
+        probe.stop()
 
 
 @pytestmark_real
@@ -242,22 +195,12 @@ def test_a_gateway_cut_off_by_a_partition_is_judged_offline_and_back_online_with
     netns, why = netns_or_reason("q")
     if netns is None:
         pytest.skip(why)
-    rig = None
+    probe = None
     try:
-        rig, verdicts, wills, watchers = _floor(tmp_path, template, netns)
-        off, will, on = _measure(
-            rig, verdicts, wills, lambda: netns.cut(True), lambda: netns.cut(False), wait_for_will=True
-        )
-        print(
-            "keepalive %d s: offline verdict %.2f s, broker's will %.2f s, online again %.2f s"
-            % (KEEPALIVE, off, will, on)
-        )
-        limit = presence.DEADLINE_FACTOR * KEEPALIVE + MARGIN_S
-        assert KEEPALIVE * (1 - presence.HEARTBEAT_FRACTION) <= off <= limit
-        assert on <= limit
-        for w in watchers:
-            w.stop()
+        probe = Probe(str(tmp_path), template, KEEPALIVE, netns)
+        _check(probe.partition())
+        assert probe.status() == ("online", "recorder")
     finally:
-        if rig is not None:
-            rig.stop()
+        if probe is not None:
+            probe.stop()
         netns.remove()
