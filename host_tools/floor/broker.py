@@ -108,9 +108,31 @@ def config_text(directory, floor):
         + [
             "listener %d 127.0.0.1" % floor["ws_port"],
             "protocol websockets",
-            "",
         ]
+        + tls_listener(floor.get("tls"))
+        + [""]
     )
+
+
+def tls_listener(tls):
+    """floor.json's optional `tls` ({"port", "address", "cafile", "certfile",
+    "keyfile"[, "crlfile"]}): a listener where each client shows a
+    certificate from the floor's CA and its CN is its account, so the ACL
+    applies unchanged (docs/floor.md, TLS on a real floor)."""
+    if not tls:
+        return []
+    lines = [
+        "listener %d %s" % (tls["port"], tls.get("address", "127.0.0.1")),
+        "cafile " + os.path.abspath(tls["cafile"]),
+        "certfile " + os.path.abspath(tls["certfile"]),
+        "keyfile " + os.path.abspath(tls["keyfile"]),
+        "require_certificate true",
+        "use_identity_as_username true",
+        "tls_version tlsv1.2",
+    ]
+    if tls.get("crlfile"):
+        lines.append("crlfile " + os.path.abspath(tls["crlfile"]))
+    return lines
 
 
 def write_config(directory, floor):
@@ -187,7 +209,11 @@ class Broker:
             start_new_session=True,
         )
         log.close()
-        for port in (self.floor["port"], self.floor["ws_port"]):  # the page's WebSockets listener opens last
+        ports = [self.floor["port"], self.floor["ws_port"]]  # the page's WebSockets listener opens after MQTT's
+        tls = self.floor.get("tls")
+        if tls and tls.get("address", "127.0.0.1") in ("127.0.0.1", "0.0.0.0"):
+            ports.append(tls["port"])  # and TLS's last
+        for port in ports:
             if not wait_listening(port, timeout, self.proc):
                 self.stop()
                 raise HostToolError(

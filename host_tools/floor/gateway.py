@@ -40,7 +40,18 @@ STATE_EVERY_S = 1.0  # ask `status` this often when idle: a win's celebration en
 
 class Gateway(BoardSide):
     def __init__(
-        self, port, table_id, floor, broker_url, user, password, outbox_path, key, keepalive=10, link_timeout=3.0
+        self,
+        port,
+        table_id,
+        floor,
+        broker_url,
+        user,
+        password,
+        outbox_path,
+        key,
+        keepalive=10,
+        link_timeout=3.0,
+        tls=None,
     ):
         topics.check_name("table", table_id)
         self.port, self.table, self.floor = port, table_id, floor
@@ -64,6 +75,7 @@ class Gateway(BoardSide):
             keepalive,
             will=(self.topic_presence, topics.OFFLINE),
             on_message=self._message,
+            tls=tls,  # an mqtts:// broker: the floor's CA, the gateway's own certificate (mqtt.tls_context)
         )
         self.link = None
         self.hello = None

@@ -235,7 +235,7 @@ class Recorder:
                 self.dirty.discard(tbl)
 
 
-def serve(store_path, floor, url, user, password, keepalive=10, stop=None):
+def serve(store_path, floor, url, user, password, keepalive=10, stop=None, tls=None):
     """Run the recorder until `stop()` is true or SIGINT/SIGTERM."""
     store = Store(store_path)
     client = None
@@ -261,6 +261,7 @@ def serve(store_path, floor, url, user, password, keepalive=10, stop=None):
         clean=False,
         on_message=recorder.handle,
         on_connect=on_connect,
+        tls=tls,
     )
     recorder.publish = lambda topic, payload, retain: client.publish(topic, payload, retain=retain)
     client.start()
