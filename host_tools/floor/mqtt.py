@@ -157,6 +157,12 @@ class Client:
         try:
             self.client.connect(self.host, self.port, keepalive=self.keepalive)
             return True
+        except ssl.SSLCertVerificationError as e:
+            raise HostToolError(
+                "TLS with the broker at %s failed: its certificate is not trusted (%s): is --ca-file the floor's CA?"
+                % (self.url, e.verify_message),
+                EXIT_NO_BROKER,
+            )
         except ssl.SSLError as e:
             raise HostToolError(
                 "TLS with the broker at %s failed: %s" % (self.url, e.reason or e.strerror or e), EXIT_NO_BROKER
