@@ -205,3 +205,33 @@ def test_a_client_showing_another_tables_certificate_is_refused_by_the_acl(floor
         watcher.stop()
     rows = {r["table"]: r for r in cli.status(rig.dir, rig.url, 0.5)}
     assert rows["T1"]["presence"] is None and rows["T2"]["presence"] == "online"
+
+
+def test_floor_init_keeps_the_tls_listener_and_refuses_an_incomplete_one(tmp_path):
+    folder = str(tmp_path / "floor")
+    argv = [PY, "-m", "host_tools", "floor", "init", "--dir", folder, "--tables", "2"]
+    assert run(argv).returncode == 0
+    floor = floordir.read_floor(folder)
+    tls = {
+        "port": 8883,
+        "address": "0.0.0.0",
+        "cafile": "/etc/f/ca.crt",
+        "certfile": "/etc/f/b.crt",
+        "keyfile": "/etc/f/b.key",
+    }
+    floordir.write_json(os.path.join(folder, "floor.json"), dict(floor, tls=tls))
+    assert run(argv).returncode == 0  # made again (as `make floor` does): the operator's tls stays
+    assert floordir.read_floor(folder)["tls"] == tls
+    with open(os.path.join(folder, "mosquitto.conf"), encoding="utf-8") as f:
+        conf = f.read()
+    assert conf.endswith(
+        "listener 8883 0.0.0.0\ncafile /etc/f/ca.crt\ncertfile /etc/f/b.crt\nkeyfile /etc/f/b.key\n"
+        "require_certificate true\nuse_identity_as_username true\ntls_version tlsv1.2\n"
+    )
+    del tls["keyfile"]
+    floordir.write_json(os.path.join(folder, "floor.json"), dict(floor, tls=tls))
+    result = run(argv)
+    assert result.returncode == 2
+    assert one_line(result) == "host_tools floor: floor.json's tls needs a port number, cafile, certfile and keyfile"
+    with open(os.path.join(folder, "mosquitto.conf"), encoding="utf-8") as f:
+        assert f.read() == conf  # nothing changed

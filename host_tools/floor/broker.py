@@ -121,6 +121,9 @@ def tls_listener(tls):
     applies unchanged (docs/floor.md, TLS on a real floor)."""
     if not tls:
         return []
+    need = ("port", "cafile", "certfile", "keyfile")
+    if not isinstance(tls, dict) or any(not tls.get(k) for k in need) or not isinstance(tls["port"], int):
+        raise HostToolError("floor.json's tls needs a port number, cafile, certfile and keyfile", EXIT_USAGE)
     lines = [
         "listener %d %s" % (tls["port"], tls.get("address", "127.0.0.1")),
         "cafile " + os.path.abspath(tls["cafile"]),
@@ -138,10 +141,14 @@ def tls_listener(tls):
 def write_config(directory, floor):
     """mosquitto.conf, acl and passwd (hashed by mosquitto_passwd) from floor.json and DIR/secrets."""
     d = directory
+    acl, conf = (
+        acl_text(floor),
+        config_text(d, floor),
+    )  # both made before either is written: a bad floor.json changes nothing
     with open(os.path.join(d, "acl"), "w", encoding="utf-8") as f:
-        f.write(acl_text(floor))
+        f.write(acl)
     with open(os.path.join(d, "mosquitto.conf"), "w", encoding="utf-8") as f:
-        f.write(config_text(d, floor))
+        f.write(conf)
     passwd = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
     fd, tmp = tempfile.mkstemp(dir=d, prefix=".passwd.")
     with os.fdopen(fd, "w") as f:
