@@ -140,17 +140,29 @@ def test_bad_heartbeats_are_refused_with_an_alert_and_change_nothing(tmp_path):
 # ---- the page's tile -----------------------------------------------------------------------
 
 
-def test_the_page_takes_the_recorders_verdict_over_the_gateways_word():
+def test_the_floor_shows_offline_when_either_the_verdict_or_the_gateway_says_so():
+    assert presence.shown(None, None) == (None, None)
+    assert presence.shown(None, "online") == ("online", "gateway")
+    assert presence.shown(None, "offline") == ("offline", "gateway")
+    assert presence.shown("online", "online") == ("online", "recorder")
+    assert presence.shown("offline", "online") == ("offline", "recorder")  # the verdict, before the late will
+    assert presence.shown("online", "offline") == ("offline", "recorder")  # the will, with the recorder gone
+    assert presence.shown("online", None) == ("online", "recorder")
+
+
+def test_the_page_shows_the_verdict_and_the_gateways_word_combined():
     view = FloorView(FLOOR, ["T1"], clock=Clock())
     view.message(topics.table(FLOOR, "T1", "presence"), b"online")
     assert view.tiles["T1"]["online"] is True  # no verdict yet: the gateway's word
     view.message(topics.table(FLOOR, "T1", "availability"), b"offline")
     assert view.tiles["T1"]["online"] is False
     assert [a.kind for a in view.book.alerts.values()] == ["offline"]
-    view.message(topics.table(FLOOR, "T1", "presence"), b"online")  # the will is the broker's, late: not the judge
+    view.message(topics.table(FLOOR, "T1", "presence"), b"online")  # the gateway's word does not overrule the verdict
     assert view.tiles["T1"]["online"] is False
     view.message(topics.table(FLOOR, "T1", "availability"), b"online")
     assert view.tiles["T1"]["online"] is True
+    view.message(topics.table(FLOOR, "T1", "presence"), b"offline")  # a will, whatever the last verdict said
+    assert view.tiles["T1"]["online"] is False
 
 
 # ---- real processes ----------------------------------------------------------------------

@@ -9,6 +9,7 @@ import time
 
 from host_tools import EXIT_USAGE, HostToolError
 from host_tools.floor import EXIT_NO_BROKER, floordir, mqtt, pit_cli, topics
+from host_tools.floor.presence import shown
 
 
 def _dir_option(parser):
@@ -217,10 +218,11 @@ def init(directory, tables, name="main", port=18830, ws_port=18831):
 
 def status(directory, broker_url=None, wait=1.0):
     """[{table, presence, judged_by, gateway, seq, recorded, lag, link}] from the
-    broker's retained messages. `presence` is the recorder's verdict (its
-    `availability`, judged from the gateway's heartbeats: presence.py) where it
-    has one (`judged_by` "recorder"), else the gateway's own retained word and
-    last will (`judged_by` "gateway"), which the broker may give ~7 s late."""
+    broker's retained messages. `presence` combines the recorder's verdict
+    (its `availability`, judged from the gateway's heartbeats within 1.5x the
+    keepalive) with the gateway's own retained word and last will (`gateway`,
+    which the broker may give ~7 s late): `offline` if either says so
+    (presence.shown); `judged_by` "recorder" where there is a verdict."""
     floor = floordir.read_floor(directory)
     url = broker_url or "mqtt://127.0.0.1:%d" % floor["port"]
     got = {}
@@ -250,8 +252,7 @@ def status(directory, broker_url=None, wait=1.0):
         msgs = got.get(t, {})
         gateway = msgs.get("presence", b"").decode("ascii", "replace") or None
         verdict = msgs.get("availability", b"").decode("ascii", "replace") or None
-        presence = verdict or gateway
-        judged_by = ("recorder" if verdict else "gateway") if presence else None
+        presence, judged_by = shown(verdict, gateway)
         state = _json(msgs.get("state"))
         recorded = _json(msgs.get("recorded"))
         seq = (state.get("journal") or {}).get("seq") if state else None

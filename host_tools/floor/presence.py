@@ -18,6 +18,12 @@ therefore judged offline between 1x and 1.5x its keepalive after it fell
 silent (its last beat was 0 to keepalive/2 before), and online again at its
 first beat. A gateway's `offline` (its will, a clean stop, the board lost)
 counts at once.
+
+What the floor shows (`floor status`, the page) combines the verdict with the
+gateway's own retained word as Home Assistant's `availability_mode: all`
+does: online only while every word there is says `online`. The verdict makes
+offline fast; the will still covers a recorder that is itself gone (its last
+verdict stays retained).
 """
 
 HEARTBEAT_FRACTION = 0.5  # a gateway beats every keepalive x this
@@ -66,3 +72,16 @@ class Judge:
     def forget_said(self):
         """Say every verdict again at the next changes() (the broker may have lost the retained ones)."""
         self._verdicts.clear()
+
+
+def shown(verdict, gateway):
+    """(presence, judged_by) the floor shows for a table from the recorder's
+    verdict and the gateway's retained word (each "online", "offline" or None):
+    `offline` if either says so, else `online` if either does, else None;
+    judged_by "recorder" where there is a verdict, "gateway" where only the
+    gateway's word, None where neither."""
+    words = [w for w in (verdict, gateway) if w is not None]
+    if not words:
+        return None, None
+    presence = "offline" if "offline" in words else "online"
+    return presence, "recorder" if verdict is not None else "gateway"

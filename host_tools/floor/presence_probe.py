@@ -72,7 +72,8 @@ class Probe:
 
     def _once(self, fault, heal):
         """One fault until both the verdict and the will said `offline`, then
-        healed until the verdict says `online`: seconds from each."""
+        healed until the verdict and the gateway say `online` again (the floor
+        shows online when both do): seconds from each."""
         # from a settled table: the verdict online, and the gateway's own word again after a reconnect
         _wait("a settled table", lambda: (self.status() == ("online", "recorder") and self._will_online()) or None, 30)
         t0 = time.monotonic()
@@ -83,10 +84,13 @@ class Probe:
         t1 = time.monotonic()
         heal()
         on = _wait("online verdict", lambda: _first(self.verdicts, "online", t1), 60)
+        # the floor shows online when both say so (presence.shown): the gateway's word too, after its will
+        word = _wait("the gateway's online", lambda: _first(self.wills, "online", t1), 60)
         return {
             "offline_s": round(off - t0, 2),
             "will_s": round(will - t0, 2),
-            "online_again_s": round(on - t1, 2),
+            "online_again_s": round(max(on, word) - t1, 2),
+            "verdict_online_s": round(on - t1, 2),
             "status_while_off": list(status_off),
         }
 

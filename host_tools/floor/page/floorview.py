@@ -7,9 +7,9 @@ messages (topics.py):
   seq N): the new records are read from the recorder's SQLite and folded
   into the alerts (recorded.py says why the verified copy, not the bus);
 - `table/<t>/event`: only the tile's "last event" (the bus is faster than
-  the recorder); `state`, and `availability` (the recorder's verdict) or
-  until there is one `presence` (the gateway's word): the tile, and an
-  offline alert;
+  the recorder); `state`, and `availability` (the recorder's verdict) with
+  `presence` (the gateway's word), offline if either says so: the tile, and
+  an offline alert;
 - `alert/<id>` from the recorder (gap, chain broken, journal differs, a bad
   message): an alert for the floor supervisor;
 - `ack/<role>/<user>`: a person's acknowledgement. The broker's ACL vouches
@@ -22,7 +22,7 @@ Every change bumps `version` and calls the listeners (the pushes to pages).
 import threading
 import time
 
-from host_tools.floor import alerts, topics
+from host_tools.floor import alerts, presence, topics
 
 # The recorder's alert kinds (host_tools/floor/recorder.py) as the book's findings.
 RECORDER_KINDS = {
@@ -83,11 +83,9 @@ class FloorView:
         tile = self.tiles.setdefault(table, _tile(table))
         if leaf in ("presence", "availability"):
             # the recorder's verdict (availability: heartbeats, within 1.5x the keepalive)
-            # once it has one; before that the gateway's own word and last will
-            if leaf == "presence" and tile["judged"]:
-                return []
-            tile["judged"] = tile["judged"] or leaf == "availability"
-            online = payload.strip() == topics.ONLINE.encode()
+            # and the gateway's own word and last will: offline if either says so
+            tile[leaf] = topics.ONLINE if payload.strip() == topics.ONLINE.encode() else topics.OFFLINE
+            online = presence.shown(tile["availability"], tile["presence"])[0] == topics.ONLINE
             tile["online"] = online
             return self.book.presence(table, online, now)
         try:
@@ -211,4 +209,12 @@ class FloorView:
 
 
 def _tile(table):
-    return {"table": table, "online": None, "judged": False, "state": None, "last_event_at": None, "seq": None}
+    return {
+        "table": table,
+        "online": None,
+        "availability": None,
+        "presence": None,
+        "state": None,
+        "last_event_at": None,
+        "seq": None,
+    }
