@@ -125,6 +125,15 @@ def test_a_certificate_from_another_ca_is_refused_by_the_broker_exit_4(floor):
     nothing_changed(floor)
 
 
+def test_the_recorder_shown_a_refused_certificate_is_exit_4_too(floor):
+    argv = [PY, "-m", "host_tools", "recorder", "--dir", floor.rig.dir, "--broker", floor.url]
+    result = run(argv + floor.tls_options("recorder", issuer=floor.stranger))
+    assert result.returncode == 4, result.stderr
+    assert one_line(result).startswith(
+        "host_tools recorder: the broker at %s refused the certificate of recorder: " % floor.url
+    )
+
+
 def test_a_broker_the_gateway_does_not_trust_is_exit_4(floor):
     result = run(floor.gateway_argv("T1", *floor.tls_options("gateway-T1", ca=floor.stranger)))
     assert result.returncode == 4, result.stderr
