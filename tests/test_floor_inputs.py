@@ -115,7 +115,10 @@ def test_a_broker_refusing_the_password_is_exit_4(rig, tmp_path):
     "change, message",
     [
         (("--table", "T/1"), "table 'T/1': use 1-32 letters, digits, '-' or '_'"),
-        (("--broker", "http://127.0.0.1:1"), "broker 'http://127.0.0.1:1': give mqtt://HOST[:PORT]"),
+        (
+            ("--broker", "http://127.0.0.1:1"),
+            "broker 'http://127.0.0.1:1': give mqtt://HOST[:PORT] or mqtts://HOST[:PORT]",
+        ),
         (("--keepalive", "0"), "--keepalive must be at least 1 second"),
     ],
 )

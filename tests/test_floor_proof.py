@@ -12,8 +12,6 @@ tables with faults at random points.
 
 import os
 import random
-import shutil
-import subprocess
 import time
 
 import pytest
@@ -21,6 +19,7 @@ import pytest
 from host_tools.floor import localfloor as floor_rig
 from host_tools.floor import topics
 from host_tools.floor.localfloor import Rig
+from host_tools.floor.netns import netns_or_reason
 
 LONG = os.environ.get("FLOOR_PROOF") == "all"
 TABLES = ("T1", "T2", "T3")
@@ -34,51 +33,6 @@ pytestmark = pytest.mark.skipif(
 @pytest.fixture(scope="module")
 def template(tmp_path_factory):
     return floor_rig.shared_template(tmp_path_factory)
-
-
-class Netns:
-    """A network namespace joined to this one by a veth pair: a gateway started
-    in it reaches the broker only over the pair, and taking the pair's host end
-    down is a partition. Made with `ip netns` and `ip link` (root)."""
-
-    def __init__(self, name, subnet):
-        self.name, self.host_if, self.ns_if = name, "vh-" + name, "vn-" + name
-        self.host_ip, self.ns_ip = subnet + ".1", subnet + ".2"
-        ip = ["ip"]
-        self._run(ip + ["netns", "add", name])
-        self._run(ip + ["link", "add", self.host_if, "type", "veth", "peer", "name", self.ns_if])
-        self._run(ip + ["link", "set", self.ns_if, "netns", name])
-        self._run(ip + ["addr", "add", self.host_ip + "/30", "dev", self.host_if])
-        self._run(ip + ["link", "set", self.host_if, "up"])
-        for cmd in (
-            ["addr", "add", self.ns_ip + "/30", "dev", self.ns_if],
-            ["link", "set", self.ns_if, "up"],
-            ["link", "set", "lo", "up"],
-        ):
-            self._run(["ip", "netns", "exec", name, "ip"] + cmd)
-
-    @staticmethod
-    def _run(argv):
-        subprocess.run(argv, check=True, capture_output=True, timeout=10)
-
-    def cut(self, down=True):
-        self._run(["ip", "link", "set", self.host_if, "down" if down else "up"])
-
-    def remove(self):
-        subprocess.run(["ip", "link", "del", self.host_if], capture_output=True)
-        subprocess.run(["ip", "netns", "del", self.name], capture_output=True)
-
-
-def netns_or_reason(tag):
-    """(Netns, None) or (None, why a partition cannot be made here)."""
-    if os.geteuid() != 0:
-        return None, "network namespaces need root (ip netns): partition not tested"
-    if shutil.which("ip") is None:
-        return None, "no `ip` command (iproute2): partition not tested"
-    try:
-        return Netns("fl%s%d" % (tag, os.getpid() % 10000), "10.%d.%d" % (90 + os.getpid() % 50, 1)), None
-    except (subprocess.CalledProcessError, OSError) as e:
-        return None, "cannot make a network namespace here (%s): partition not tested" % e
 
 
 def run_floor(rig, rng, rolls_per_round, target, deadline, netns, presence, partitions):

@@ -13,9 +13,12 @@ live key feeds. Figures, not limits: nothing here fails on a slow machine.
   gateway is stopped, then drained through gateway, broker and recorder.
 - catch-up after a broker restart: rolls played while the broker is down; the
   time from the broker listening again to the recorder holding them all.
-- offline and online: a gateway frozen (SIGSTOP: silent, its TCP connection
-  open) until the broker publishes its will, against 1.5x the keepalive; then
-  thawed until `online` again.
+- offline and online (keepalive 4 s, 1.5x is 6 s): a gateway frozen (SIGSTOP:
+  silent, its TCP connection open), and one cut off by a network partition
+  (a network namespace; root only, else the reason), until the recorder's
+  verdict (`availability`, from the heartbeats) and the broker's will both
+  said `offline`; then thawed or joined again until the verdict is `online`
+  (presence_probe.py).
 - 1, 10 and 50 tables: every table playing rolls at the keypad's pace for a
   window; CPU (% of one core) and memory (RSS) per table's board (device and
   VM) and gateway, and the broker's and recorder's; whether every record
@@ -33,8 +36,9 @@ import sys
 import tempfile
 import time
 
-from host_tools.floor import localfloor, topics
+from host_tools.floor import localfloor, presence_probe, topics
 from host_tools.floor.localfloor import Rig
+from host_tools.floor.netns import netns_or_reason
 from sim.paths import ROOT
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -194,27 +198,13 @@ def broker_catch_up(rig, t, rolls, rng):
     return {"rolls_while_down": rolls, "records": last - before, "seconds_from_broker_up": round(done - t0, 2)}
 
 
-def offline_online(rig, t):
-    presence = []
-    watcher = localfloor.watch(rig, topics.table(rig.floor["floor"], t, "presence"), presence)
+def offline_online(folder, template, samples):
+    netns, why = netns_or_reason("b")
     try:
-        gw = rig.gateways[t]
-        gw.send_signal(signal.SIGSTOP)
-        t0 = time.monotonic()
-        off = wait_until(lambda: "offline" in presence, 60, 0.01)
-        gw.send_signal(signal.SIGCONT)
-        t1 = time.monotonic()
-        on = wait_until(
-            lambda: "online" in presence[presence.index("offline") :] if "offline" in presence else False, 60, 0.01
-        )
+        return presence_probe.figures(os.path.join(folder, "presence"), template, 4, samples, netns, why)
     finally:
-        watcher.stop()
-    return {
-        "keepalive_s": rig.keepalive,
-        "limit_s": 1.5 * rig.keepalive,
-        "offline_after_s": round(off - t0, 2) if off else None,
-        "online_again_after_s": round(on - t1, 2) if on else None,
-    }
+        if netns is not None:
+            netns.remove()
 
 
 def _proc_tree(pid):
@@ -291,6 +281,7 @@ def main(argv=None):
     parser.add_argument("--pty-from", type=int, default=50, help="from this many tables, CPython boards on ptys")
     parser.add_argument("--skip-single", action="store_true", help="only the scale figures")
     parser.add_argument("--presses", type=int, default=20)
+    parser.add_argument("--presence-samples", type=int, default=3, help="freezes and partitions of a gateway")
     parser.add_argument("--window", type=float, default=20.0, help="seconds of play measured at each scale")
     parser.add_argument("--out", default=os.path.join(ROOT, "build", "floor_bench.json"))
     args = parser.parse_args(argv)
@@ -307,9 +298,9 @@ def main(argv=None):
             out["latency"] = latency(rig, "T1", args.presses, rng)
             out["sustained"] = backlog_rate(rig, "T1", 40, rng)
             out["broker_restart"] = broker_catch_up(rig, "T1", 10, rng)
-            out["presence"] = offline_online(rig, "T1")
         finally:
             rig.stop()
+        out["presence"] = offline_online(folder, template, args.presence_samples)
     counts = [int(x) for x in args.tables.split(",") if x]
     out["scale"] = [s for s in out.get("scale", []) if s["tables"] not in counts]
     for n in counts:

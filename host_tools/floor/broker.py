@@ -49,13 +49,14 @@ def acl_text(floor):
     lines = ["# Generated from floor.json by host_tools/floor/broker.py: a user may only what is listed.", ""]
     for t in floor["tables"]:
         lines += ["user " + floordir.gateway_user(t)]
-        lines += ["topic write " + topics.table(f, t, leaf) for leaf in ("event", "state", "presence")]
+        lines += ["topic write " + topics.table(f, t, leaf) for leaf in ("event", "state", "presence", "heartbeat")]
         lines += ["topic read " + topics.table(f, t, leaf) for leaf in ("recorded", "downlink")]
         lines += [""]
     lines += [
         "user recorder",
         "topic read %s/table/+/#" % root,
         "topic write %s/table/+/recorded" % root,
+        "topic write %s/table/+/availability" % root,  # its verdict on each table (presence.py)
         "topic readwrite %s/alert/#" % root,
         "",
     ]
@@ -107,18 +108,47 @@ def config_text(directory, floor):
         + [
             "listener %d 127.0.0.1" % floor["ws_port"],
             "protocol websockets",
-            "",
         ]
+        + tls_listener(floor.get("tls"))
+        + [""]
     )
+
+
+def tls_listener(tls):
+    """floor.json's optional `tls` ({"port", "address", "cafile", "certfile",
+    "keyfile"[, "crlfile"]}): a listener where each client shows a
+    certificate from the floor's CA and its CN is its account, so the ACL
+    applies unchanged (docs/floor.md, TLS on a real floor)."""
+    if not tls:
+        return []
+    need = ("port", "cafile", "certfile", "keyfile")
+    if not isinstance(tls, dict) or any(not tls.get(k) for k in need) or not isinstance(tls["port"], int):
+        raise HostToolError("floor.json's tls needs a port number, cafile, certfile and keyfile", EXIT_USAGE)
+    lines = [
+        "listener %d %s" % (tls["port"], tls.get("address", "127.0.0.1")),
+        "cafile " + os.path.abspath(tls["cafile"]),
+        "certfile " + os.path.abspath(tls["certfile"]),
+        "keyfile " + os.path.abspath(tls["keyfile"]),
+        "require_certificate true",
+        "use_identity_as_username true",
+        "tls_version tlsv1.2",
+    ]
+    if tls.get("crlfile"):
+        lines.append("crlfile " + os.path.abspath(tls["crlfile"]))
+    return lines
 
 
 def write_config(directory, floor):
     """mosquitto.conf, acl and passwd (hashed by mosquitto_passwd) from floor.json and DIR/secrets."""
     d = directory
+    acl, conf = (
+        acl_text(floor),
+        config_text(d, floor),
+    )  # both made before either is written: a bad floor.json changes nothing
     with open(os.path.join(d, "acl"), "w", encoding="utf-8") as f:
-        f.write(acl_text(floor))
+        f.write(acl)
     with open(os.path.join(d, "mosquitto.conf"), "w", encoding="utf-8") as f:
-        f.write(config_text(d, floor))
+        f.write(conf)
     passwd = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
     fd, tmp = tempfile.mkstemp(dir=d, prefix=".passwd.")
     with os.fdopen(fd, "w") as f:
@@ -186,7 +216,11 @@ class Broker:
             start_new_session=True,
         )
         log.close()
-        for port in (self.floor["port"], self.floor["ws_port"]):  # the page's WebSockets listener opens last
+        ports = [self.floor["port"], self.floor["ws_port"]]  # the page's WebSockets listener opens after MQTT's
+        tls = self.floor.get("tls")
+        if tls and tls.get("address", "127.0.0.1") in ("127.0.0.1", "0.0.0.0"):
+            ports.append(tls["port"])  # and TLS's last
+        for port in ports:
             if not wait_listening(port, timeout, self.proc):
                 self.stop()
                 raise HostToolError(

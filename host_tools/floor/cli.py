@@ -9,6 +9,7 @@ import time
 
 from host_tools import EXIT_USAGE, HostToolError
 from host_tools.floor import EXIT_NO_BROKER, floordir, mqtt, pit_cli, topics
+from host_tools.floor.presence import shown
 
 
 def _dir_option(parser):
@@ -25,20 +26,44 @@ def _broker_url(args, floor):
     return "mqtt://127.0.0.1:%d" % (floor["port"] if floor else 1883)
 
 
+def _tls_arguments(parser):
+    parser.add_argument("--ca-file", help="mqtts:// only: the floor's CA certificate, PEM (default: the system's CAs)")
+    parser.add_argument("--cert-file", help="mqtts:// only: the account's certificate, PEM (its CN is the account)")
+    parser.add_argument("--key-file", help="mqtts:// only: that certificate's private key, PEM")
+
+
+def _credentials(args, url, user, password_file):
+    """(TLS context or None, password or None) for `user` at `url`. With a
+    client certificate the broker takes the account from its CN
+    (`use_identity_as_username`): it must be `user`, and no password is read."""
+    tls = mqtt.tls_context(url, args.ca_file, args.cert_file, args.key_file)
+    if args.cert_file:
+        name = mqtt.certificate_name(args.cert_file)
+        if name != user:
+            raise HostToolError(
+                "--cert-file %s is the certificate of %s (its CN), not of %s" % (args.cert_file, name, user), EXIT_USAGE
+            )
+        return tls, None
+    return tls, floordir.read_password_file(password_file)
+
+
 # ---- gateway -------------------------------------------------------------------------
 
 
 def _gateway_arguments(parser):
     parser.add_argument("--port", "-p", required=True, help="the board's serial port")
     parser.add_argument("--table", required=True, help="the table's id (a topic level: letters, digits, - and _)")
-    parser.add_argument("--broker", help="mqtt://HOST[:PORT] (default: the floor's, on this machine)")
+    parser.add_argument("--broker", help="mqtt[s]://HOST[:PORT] (default: the floor's, on this machine)")
     parser.add_argument("--floor", help="the floor's name in the topics (default: floor.json's)")
     parser.add_argument("--user", help="broker account (default gateway-TABLE)")
-    parser.add_argument("--password-file", help="the account's password (default DIR/secrets/USER)")
+    parser.add_argument(
+        "--password-file", help="the account's password (default DIR/secrets/USER; none with --cert-file)"
+    )
     parser.add_argument("--outbox", help="SQLite outbox (default DIR/gateways/TABLE.sqlite)")
     parser.add_argument("--key", help="the table's board key (default DIR/keys/TABLE.key)")
     parser.add_argument("--keepalive", type=int, default=mqtt.KEEPALIVE_S, help="MQTT keepalive, seconds")
     parser.add_argument("--timeout", type=float, default=3.0, help="seconds to wait for each board reply")
+    _tls_arguments(parser)
     _dir_option(parser)
 
 
@@ -54,13 +79,14 @@ def _run_gateway(args):
         raise HostToolError(str(e), EXIT_USAGE)
     name = args.floor or (floor["floor"] if floor else "main")
     user = args.user or floordir.gateway_user(args.table)
-    password = floordir.read_password_file(args.password_file or os.path.join(d, "secrets", user))
+    url = _broker_url(args, floor)
+    tls, password = _credentials(args, url, user, args.password_file or os.path.join(d, "secrets", user))
     key = keys.read_key(args.key or os.path.join(d, "keys", args.table + ".key"))
     outbox = args.outbox or os.path.join(d, "gateways", args.table + ".sqlite")
     if args.keepalive < 1:
         raise HostToolError("--keepalive must be at least 1 second", EXIT_USAGE)
     gateway = Gateway(
-        args.port, args.table, name, _broker_url(args, floor), user, password, outbox, key, args.keepalive, args.timeout
+        args.port, args.table, name, url, user, password, outbox, key, args.keepalive, args.timeout, tls=tls
     )
     serve(gateway)
 
@@ -69,8 +95,9 @@ def _run_gateway(args):
 
 
 def _recorder_arguments(parser):
-    parser.add_argument("--broker", help="mqtt://HOST[:PORT] (default: the floor's, on this machine)")
+    parser.add_argument("--broker", help="mqtt[s]://HOST[:PORT] (default: the floor's, on this machine)")
     parser.add_argument("--db", help="the recorder's SQLite (default DIR/recorder.sqlite)")
+    _tls_arguments(parser)
     _dir_option(parser)
 
 
@@ -81,16 +108,19 @@ def _run_recorder(args):
 
     d = floordir.floor_dir(args.dir)
     floor = floordir.read_floor(d)
+    url = _broker_url(args, floor)
+    tls, password = _credentials(args, url, "recorder", os.path.join(d, "secrets", "recorder"))
     stopping = []
     signal.signal(signal.SIGTERM, lambda *a: stopping.append(1))
     try:
         recorder.serve(
             args.db or os.path.join(d, "recorder.sqlite"),
             floor["floor"],
-            _broker_url(args, floor),
+            url,
             "recorder",
-            floordir.password(d, "recorder"),
+            password,
             stop=lambda: bool(stopping),
+            tls=tls,
         )
     except KeyboardInterrupt:
         pass
@@ -187,7 +217,12 @@ def init(directory, tables, name="main", port=18830, ws_port=18831):
 
 
 def status(directory, broker_url=None, wait=1.0):
-    """[{table, presence, seq, recorded, lag, link}] from the broker's retained messages."""
+    """[{table, presence, judged_by, gateway, seq, recorded, lag, link}] from the
+    broker's retained messages. `presence` combines the recorder's verdict
+    (its `availability`, judged from the gateway's heartbeats within 1.5x the
+    keepalive) with the gateway's own retained word and last will (`gateway`,
+    which the broker may give ~7 s late): `offline` if either says so
+    (presence.shown); `judged_by` "recorder" where there is a verdict."""
     floor = floordir.read_floor(directory)
     url = broker_url or "mqtt://127.0.0.1:%d" % floor["port"]
     got = {}
@@ -200,7 +235,7 @@ def status(directory, broker_url=None, wait=1.0):
     root = topics.floor_root(floor["floor"])
 
     def subscribe():
-        for leaf in ("presence", "state", "recorded"):
+        for leaf in ("availability", "presence", "state", "recorded"):
             client.subscribe(root + "/table/+/" + leaf)
 
     password = floordir.password(directory, "floorctl")
@@ -215,7 +250,9 @@ def status(directory, broker_url=None, wait=1.0):
     rows = []
     for t in sorted(set(floor["tables"]) | set(got)):
         msgs = got.get(t, {})
-        presence = msgs.get("presence", b"").decode("ascii", "replace") or None
+        gateway = msgs.get("presence", b"").decode("ascii", "replace") or None
+        verdict = msgs.get("availability", b"").decode("ascii", "replace") or None
+        presence, judged_by = shown(verdict, gateway)
         state = _json(msgs.get("state"))
         recorded = _json(msgs.get("recorded"))
         seq = (state.get("journal") or {}).get("seq") if state else None
@@ -225,6 +262,8 @@ def status(directory, broker_url=None, wait=1.0):
             {
                 "table": t,
                 "presence": presence,
+                "judged_by": judged_by,
+                "gateway": gateway,
                 "seq": seq,
                 "recorded": rec,
                 "lag": lag,

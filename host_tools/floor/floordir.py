@@ -97,6 +97,7 @@ def new_floor(directory, name="main", tables=("T1", "T2", "T3"), port=1883, ws_p
     # The people added since (`floor user add`) stay when the floor is made again (`make floor`).
     kept = [p for p in _existing_people(directory) if p["user"] not in {q["user"] for q in people}]
     floor = {"floor": name, "tables": list(tables), "port": port, "ws_port": ws_port, "people": list(people) + kept}
+    floor.update(_operators_settings(directory))
     write_json(os.path.join(directory, "floor.json"), floor)
     for user, _, _ in accounts(floor):
         path = os.path.join(directory, "secrets", user)
@@ -105,6 +106,17 @@ def new_floor(directory, name="main", tables=("T1", "T2", "T3"), port=1883, ws_p
             with os.fdopen(fd, "w") as f:
                 f.write(secrets.token_hex(16) + "\n")
     return floor
+
+
+def _operators_settings(directory):
+    """What an operator added to floor.json by hand (`bind`: more MQTT addresses;
+    `tls`: the TLS listener, docs/floor.md), kept when the floor is made again."""
+    try:
+        with open(os.path.join(directory, "floor.json"), encoding="utf-8") as f:
+            old = json.load(f)
+        return {k: old[k] for k in ("bind", "tls") if k in old}
+    except (OSError, ValueError, TypeError):
+        return {}
 
 
 def _existing_people(directory):

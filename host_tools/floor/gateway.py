@@ -6,7 +6,9 @@ floor's broker, nothing lost and nothing doubled at the recorder (docs/floor.md)
 It follows the journal from the last record it fetched (the outbox's cursor),
 publishes each record at QoS 1 and marks it sent only on the broker's PUBACK,
 keeps the table's retained `state` (the board's `status`) and `presence`
-(`online`, with `offline` as its last will), and on every connection to the
+(`online`, with `offline` as its last will), beats a heartbeat every
+keepalive/2 from which the recorder judges the table online or offline
+within 1.5x the keepalive (presence.py), and on every connection to the
 broker publishes again what the recorder has not recorded (its retained
 `recorded`): a broker killed between saves loses nothing for good.
 
@@ -23,7 +25,7 @@ import signal
 import time
 
 from host_tools import EXIT_NO_BOARD, HostToolError
-from host_tools.floor import topics
+from host_tools.floor import presence, topics
 from host_tools.floor.gateway_board import BoardSide, log
 from host_tools.floor.mqtt import Client
 from host_tools.floor.outbox import Outbox
@@ -38,7 +40,18 @@ STATE_EVERY_S = 1.0  # ask `status` this often when idle: a win's celebration en
 
 class Gateway(BoardSide):
     def __init__(
-        self, port, table_id, floor, broker_url, user, password, outbox_path, key, keepalive=10, link_timeout=3.0
+        self,
+        port,
+        table_id,
+        floor,
+        broker_url,
+        user,
+        password,
+        outbox_path,
+        key,
+        keepalive=10,
+        link_timeout=3.0,
+        tls=None,
     ):
         topics.check_name("table", table_id)
         self.port, self.table, self.floor = port, table_id, floor
@@ -49,6 +62,8 @@ class Gateway(BoardSide):
         self.topic_event = topics.table(floor, table_id, "event")
         self.topic_state = topics.table(floor, table_id, "state")
         self.topic_presence = topics.table(floor, table_id, "presence")
+        self.topic_heartbeat = topics.table(floor, table_id, "heartbeat")
+        self.last_beat = 0.0
         self.topic_recorded = topics.table(floor, table_id, "recorded")
         self.recorded = None  # (journal, seq) the recorder last said it recorded
         self.recorded_at = 0  # mqtt connection number when it came
@@ -60,6 +75,7 @@ class Gateway(BoardSide):
             keepalive,
             will=(self.topic_presence, topics.OFFLINE),
             on_message=self._message,
+            tls=tls,  # an mqtts:// broker: the floor's CA, the gateway's own certificate (mqtt.tls_context)
         )
         self.link = None
         self.hello = None
@@ -113,6 +129,7 @@ class Gateway(BoardSide):
         self.state_dirty = True
 
     def _publish_outbox(self):
+        self._beat()  # here too: a long catch-up runs page after page through this
         if not self.mqtt.connected.is_set():
             return
         done = [k for k, info in self.inflight.items() if info.is_published()]
@@ -137,6 +154,16 @@ class Gateway(BoardSide):
             self.mqtt.publish(self.topic_presence, want, retain=True)
             self.presence = want
             self.state_dirty = True
+
+    def _beat(self):
+        """The heartbeat (QoS 0, not retained) every keepalive/2 from the
+        gateway's own loop: a gateway stuck or frozen falls silent."""
+        now = time.monotonic()
+        if not self.mqtt.connected.is_set() or now - self.last_beat < self.mqtt.keepalive * presence.HEARTBEAT_FRACTION:
+            return
+        beat = topics.heartbeat_payload(self.table, self.mqtt.keepalive, self.board_up)
+        self.mqtt.publish(self.topic_heartbeat, beat, qos=0)
+        self.last_beat = now
 
     # ---- the board side -------------------------------------------------------------
 
@@ -204,6 +231,7 @@ class Gateway(BoardSide):
                     self._close_board(str(e))
                     retry_at = time.monotonic() + RETRY_S
             self._say_presence()
+            self._beat()
             if self.link is not None:
                 try:
                     while self._fetch():

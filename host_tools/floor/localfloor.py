@@ -370,6 +370,21 @@ def watch(rig, topic, into):
     return c
 
 
+def watch_stamped(rig, topic, into):
+    """As watch(), appending (monotonic arrival time, text) of each message
+    published on `topic` from now on: the presence latencies' clock."""
+    stamped = _Stamped(into)
+    return watch(rig, topic, stamped)
+
+
+class _Stamped:
+    def __init__(self, into):
+        self.into = into
+
+    def append(self, text):
+        self.into.append((time.monotonic(), text))
+
+
 def outbox_payloads(rig, t, count, rng=None):
     """Up to `count` payloads the table's gateway already published, from its outbox."""
     import sqlite3

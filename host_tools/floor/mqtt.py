@@ -1,8 +1,11 @@
-"""A paho-mqtt client for the floor's services: the broker URL, the account's
-password, a last will, automatic reconnection, and a broker that refuses the
-credentials told apart from one that is only away.
+"""A paho-mqtt client for the floor's services: the broker URL (`mqtt://`, or
+`mqtts://` with TLS: the broker's CA and the account's own certificate), the
+account's password, a last will, automatic reconnection, and a broker that
+refuses the credentials or the certificate told apart from one that is only
+away.
 """
 
+import ssl
 import threading
 import time
 from urllib.parse import urlsplit
@@ -11,6 +14,7 @@ from host_tools import EXIT_USAGE, HostToolError
 from host_tools.floor import EXIT_NO_BROKER
 
 DEFAULT_URL = "mqtt://127.0.0.1:1883"
+PORTS = {"mqtt": 1883, "mqtts": 8883}
 KEEPALIVE_S = 10
 # CONNACK refusals that waiting will not cure (MQTT 3.1.1 return codes 4 and 5 as paho v2 reports them).
 _REFUSED = {
@@ -20,15 +24,69 @@ _REFUSED = {
 
 
 def parse_url(url):
-    """(host, port) of mqtt://HOST[:PORT]; HostToolError (exit 2) otherwise."""
+    """(host, port) of mqtt://HOST[:PORT] or mqtts://HOST[:PORT]; HostToolError (exit 2) otherwise."""
     parts = urlsplit(url)
-    if parts.scheme != "mqtt" or not parts.hostname:
-        raise HostToolError("broker %r: give mqtt://HOST[:PORT]" % url, EXIT_USAGE)
+    if parts.scheme not in PORTS or not parts.hostname:
+        raise HostToolError("broker %r: give mqtt://HOST[:PORT] or mqtts://HOST[:PORT]" % url, EXIT_USAGE)
     try:
-        port = parts.port or 1883
+        port = parts.port or PORTS[parts.scheme]
     except ValueError:
         raise HostToolError("broker %r: the port is not a number" % url, EXIT_USAGE)
     return parts.hostname, port
+
+
+def tls_context(url, ca_file=None, cert_file=None, key_file=None):
+    """The TLS context for `url` (None for mqtt://): the broker checked against
+    `ca_file` (else the system's CAs) and its host name; the account's own
+    certificate and key when given. HostToolError (exit 2) with one line for a
+    file missing or unreadable, one that is not what it should be, or TLS
+    options on a plain mqtt:// URL."""
+    given = [(o, f) for o, f in (("--ca-file", ca_file), ("--cert-file", cert_file), ("--key-file", key_file)) if f]
+    if urlsplit(url).scheme != "mqtts":
+        if given:
+            raise HostToolError("%s needs an mqtts:// broker URL (TLS), not %s" % (given[0][0], url), EXIT_USAGE)
+        return None
+    if bool(cert_file) != bool(key_file):
+        raise HostToolError(
+            "--cert-file and --key-file go together (the account's certificate and its key)", EXIT_USAGE
+        )
+    for option, path in given:
+        try:
+            with open(path, "rb"):
+                pass
+        except OSError as e:
+            raise HostToolError("cannot read %s %s: %s" % (option, path, e.strerror or e), EXIT_USAGE)
+    try:
+        context = ssl.create_default_context(cafile=ca_file)
+    except ssl.SSLError as e:
+        raise HostToolError("--ca-file %s holds no CA certificate (%s)" % (ca_file, e.reason or e), EXIT_USAGE)
+    if cert_file:
+        try:
+            context.load_cert_chain(cert_file, key_file)
+        except ssl.SSLError as e:
+            raise HostToolError(
+                "--cert-file %s and --key-file %s are not a certificate and its key (%s)"
+                % (cert_file, key_file, e.reason or e),
+                EXIT_USAGE,
+            )
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    return context
+
+
+def certificate_name(cert_file):
+    """The CN of a PEM certificate's subject (with `use_identity_as_username`, its account on the broker)."""
+    from cryptography import x509
+    from cryptography.x509.oid import NameOID
+
+    try:
+        with open(cert_file, "rb") as f:
+            cert = x509.load_pem_x509_certificate(f.read())
+    except (OSError, ValueError) as e:
+        raise HostToolError(
+            "cannot read --cert-file %s: %s" % (cert_file, getattr(e, "strerror", None) or e), EXIT_USAGE
+        )
+    names = cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)
+    return str(names[0].value) if names else None
 
 
 class Client:
@@ -48,7 +106,9 @@ class Client:
         clean=True,
         on_message=None,
         on_connect=None,
+        tls=None,
     ):
+        """`tls`: an ssl.SSLContext from tls_context() for an mqtts:// URL."""
         import paho.mqtt.client as mqtt
 
         self.host, self.port = parse_url(url)
@@ -62,7 +122,12 @@ class Client:
         self.client = mqtt.Client(
             mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=clean, protocol=mqtt.MQTTv311
         )
-        self.client.username_pw_set(user, password)
+        if user is not None:
+            self.client.username_pw_set(user, password)
+        self.tls = tls
+        if tls is not None:
+            self.client.tls_set_context(tls)
+            self.client.on_log = self._log
         if will is not None:
             topic, payload = will
             self.client.will_set(topic, payload, qos=1, retain=True)
@@ -76,11 +141,44 @@ class Client:
 
     def start(self):
         try:
+            if self.tls is not None and self._first_tls_connection():
+                self.client.loop_start()
+                return self
             self.client.connect_async(self.host, self.port, keepalive=self.keepalive)
         except (OSError, ValueError) as e:
             raise HostToolError("cannot reach the broker at %s: %s" % (self.url, e), EXIT_NO_BROKER)
         self.client.loop_start()
         return self
+
+    def _first_tls_connection(self):
+        """Connect at once, so that a TLS handshake the broker or we refuse is
+        an error with its reason (paho's own retries would only wait); False
+        when the broker is only away (then waited for, as over plain MQTT)."""
+        try:
+            self.client.connect(self.host, self.port, keepalive=self.keepalive)
+            return True
+        except ssl.SSLCertVerificationError as e:
+            raise HostToolError(
+                "TLS with the broker at %s failed: its certificate is not trusted (%s): is --ca-file the floor's CA?"
+                % (self.url, e.verify_message),
+                EXIT_NO_BROKER,
+            )
+        except ssl.SSLError as e:
+            raise HostToolError(
+                "TLS with the broker at %s failed: %s" % (self.url, e.reason or e.strerror or e), EXIT_NO_BROKER
+            )
+        except OSError:
+            return False
+
+    def _log(self, client, userdata, level, text):
+        """paho's log: a TLS alert from the broker after the handshake (TLS 1.3
+        refuses a client's certificate there) is a refusal, not an absence."""
+        import paho.mqtt.client as mqtt
+
+        if level == mqtt.MQTT_LOG_ERR and "alert" in text and self.refused is None:
+            reason = text.split("] ", 1)[-1].split(" (_ssl")[0]
+            self.refused = "the broker at %s refused the certificate of %s: %s" % (self.url, self.user, reason)
+            client.disconnect()
 
     def _connected(self, client, userdata, flags, reason, properties):
         if reason.is_failure:

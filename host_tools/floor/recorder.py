@@ -13,6 +13,11 @@ Alerts (`…/alert/<id>`, retained, and the store's `alerts`): `bad message`
 `journal differs from the floor's copy` (a record the floor holds with
 another link; a board back with fewer records than it published) and `gap`
 (records missing for GAP_GRACE_S seconds while later ones arrived).
+
+It also judges each table online or offline from its gateway's heartbeats
+and presence (presence.py) and publishes the verdict, retained, on
+`…/table/<table>/availability`: within 1.5x the gateway's keepalive of the
+gateway falling silent, where the broker's own will can take ~7 s longer.
 """
 
 import sys
@@ -20,7 +25,7 @@ import time
 
 from crapsboard.journal import journal_record as jr
 from host_tools import sync
-from host_tools.floor import topics
+from host_tools.floor import presence, topics
 from host_tools.floor.mqtt import Client
 from host_tools.floor.store import Store
 
@@ -70,13 +75,15 @@ class Recorder:
         self.said = {}  # tbl -> (journal, seq, when) last `recorded`
         self.dirty = set()
         self.duplicates = 0
+        self.judge = presence.Judge()
+        self.clock = time.monotonic  # the judge's clock
 
     # ---- messages -------------------------------------------------------------------
 
     def handle(self, topic, payload, retained=False):
         """Take one message (`retained`: sent from the broker's store on
         subscribing, possibly older than what the floor holds); returns "stored", "duplicate", "state", "presence",
-        "ignored" or "rejected" (an alert raised, nothing stored)."""
+        "heartbeat", "ignored" or "rejected" (an alert raised, nothing stored)."""
         where = topics.parse_table_topic(self.floor, topic)
         with self.store.lock:
             try:
@@ -89,8 +96,17 @@ class Recorder:
                     text = payload.decode("ascii", "replace")
                     if text not in (topics.ONLINE, topics.OFFLINE):
                         raise Rejected("bad message", "presence %r" % text[:40])
-                    self.store.set_table(tbl, presence=text)
+                    # a retained one may be old news: it counts only for a table not heard since
+                    if not retained or self.judge.deadline(tbl) is None:
+                        self.judge.heard(tbl, self.clock(), text == topics.ONLINE)
                     return "presence"
+                if leaf == "heartbeat":
+                    try:
+                        online, keepalive = topics.parse_heartbeat(tbl, payload)
+                    except ValueError as e:
+                        raise Rejected("bad message", str(e))
+                    self.judge.heard(tbl, self.clock(), online, keepalive)
+                    return "heartbeat"
                 if leaf == "state":
                     return self._state(tbl, payload)
                 return "ignored"
@@ -174,9 +190,20 @@ class Recorder:
             self.publish(topics.alert(self.floor, "a%d" % aid), topics.encode(body), True)
         return aid
 
+    def judge_presence(self):
+        """Each table whose verdict changed: into the store, and retained on its `availability`."""
+        with self.store.lock:
+            for tbl, online in self.judge.changes(self.clock()):
+                text = topics.ONLINE if online else topics.OFFLINE
+                self.store.set_table(tbl, presence=text)
+                log("table %s %s" % (tbl, text))
+                if self.publish:
+                    self.publish(topics.table(self.floor, tbl, "availability"), text.encode(), True)
+
     def tick(self, now=None):
         """Gaps older than the grace become alerts; `recorded` goes out for changed tables."""
         now = time.monotonic() if now is None else now
+        self.judge_presence()
         with self.store.lock:
             for tbl, board, jid, _, _, _ in self.store.journals():
                 _, holes = self.store.contiguous(tbl, board, jid)
@@ -208,7 +235,7 @@ class Recorder:
                 self.dirty.discard(tbl)
 
 
-def serve(store_path, floor, url, user, password, keepalive=10, stop=None):
+def serve(store_path, floor, url, user, password, keepalive=10, stop=None, tls=None):
     """Run the recorder until `stop()` is true or SIGINT/SIGTERM."""
     store = Store(store_path)
     client = None
@@ -216,10 +243,13 @@ def serve(store_path, floor, url, user, password, keepalive=10, stop=None):
 
     def on_connect():
         recorder.said.clear()  # the broker may have lost the retained `recorded`: say it again
+        with store.lock:
+            recorder.judge.forget_said()  # and the verdicts
         recorder.dirty.update(t for (t,) in store.db.execute("select distinct tbl from events"))
         client.subscribe(topics.floor_root(floor) + "/table/+/event")
         client.subscribe(topics.floor_root(floor) + "/table/+/state")
         client.subscribe(topics.floor_root(floor) + "/table/+/presence")
+        client.subscribe(topics.floor_root(floor) + "/table/+/heartbeat", qos=0)
         log("connected to the broker")
 
     client = Client(
@@ -231,6 +261,7 @@ def serve(store_path, floor, url, user, password, keepalive=10, stop=None):
         clean=False,
         on_message=recorder.handle,
         on_connect=on_connect,
+        tls=tls,
     )
     recorder.publish = lambda topic, payload, retain: client.publish(topic, payload, retain=retain)
     client.start()

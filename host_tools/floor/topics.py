@@ -30,7 +30,7 @@ def floor_root(floor):
 
 def table(floor, table_id, leaf):
     """crapsfloor/v1/<floor>/table/<table>/<leaf>; leaf: event, state, presence,
-    recorded, downlink."""
+    heartbeat, availability, recorded, downlink."""
     return "%s/table/%s/%s" % (floor_root(floor), table_id, leaf)
 
 
@@ -44,6 +44,26 @@ def ack(floor, role, user):
 
 def meter(floor, game):
     return "%s/progressive/%s/meter" % (floor_root(floor), game)
+
+
+def heartbeat_payload(table_id, keepalive, online):
+    """A gateway's heartbeat (every keepalive/2, QoS 0, not retained): its own
+    word on the table (`online` while it reaches the board) and its keepalive,
+    from which the recorder judges the table (host_tools/floor/presence.py)."""
+    return encode({"table": table_id, "keepalive": keepalive, "presence": ONLINE if online else OFFLINE})
+
+
+def parse_heartbeat(table_id, payload):
+    """(online, keepalive) of a heartbeat on table_id's topic, or ValueError with a one-line reason."""
+    obj = decode(payload)
+    keepalive = obj.get("keepalive")
+    if obj.get("table") != table_id:
+        raise ValueError("heartbeat of table %r on table %s's topic" % (obj.get("table"), table_id))
+    if not isinstance(keepalive, (int, float)) or isinstance(keepalive, bool) or not 1 <= keepalive <= 65535:
+        raise ValueError("heartbeat keepalive %r" % (keepalive,))
+    if obj.get("presence") not in (ONLINE, OFFLINE):
+        raise ValueError("heartbeat presence %r" % (obj.get("presence"),))
+    return obj["presence"] == ONLINE, keepalive
 
 
 def parse_table_topic(floor, topic):

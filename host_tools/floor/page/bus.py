@@ -1,7 +1,7 @@
 """The pit page's broker connections (paho-mqtt): its own, and one per person logged in.
 
 - `ServiceBus`, as the floor's `page` account: reads the floor (events,
-  states, presence, what the recorder recorded and found, acknowledgements)
+  states, presence and the recorder's verdict (availability), what the recorder recorded and found, acknowledgements)
   into the FloorView and publishes each
   alert, retained, on `alert/<id>`. The broker's ACL lets this account write
   alerts and nothing else: it cannot acknowledge for anyone.
@@ -70,7 +70,7 @@ class ServiceBus:
         self.view = view
         root = topics.floor_root(floor["floor"])
         self.subscriptions = [
-            (root + "/table/+/" + leaf, QOS) for leaf in ("event", "state", "presence", "recorded")
+            (root + "/table/+/" + leaf, QOS) for leaf in ("event", "state", "presence", "availability", "recorded")
         ] + [(root + "/ack/#", QOS), (root + "/alert/+", QOS)]
         self.client = _client("page-service-" + floor["floor"], "page", password, clean=False)
         self.client.on_connect = self._on_connect

@@ -7,7 +7,9 @@ messages (topics.py):
   seq N): the new records are read from the recorder's SQLite and folded
   into the alerts (recorded.py says why the verified copy, not the bus);
 - `table/<t>/event`: only the tile's "last event" (the bus is faster than
-  the recorder); `state` and `presence`: the tile, and an offline alert;
+  the recorder); `state`, and `availability` (the recorder's verdict) with
+  `presence` (the gateway's word), offline if either says so: the tile, and
+  an offline alert;
 - `alert/<id>` from the recorder (gap, chain broken, journal differs, a bad
   message): an alert for the floor supervisor;
 - `ack/<role>/<user>`: a person's acknowledgement. The broker's ACL vouches
@@ -20,7 +22,7 @@ Every change bumps `version` and calls the listeners (the pushes to pages).
 import threading
 import time
 
-from host_tools.floor import alerts, topics
+from host_tools.floor import alerts, presence, topics
 
 # The recorder's alert kinds (host_tools/floor/recorder.py) as the book's findings.
 RECORDER_KINDS = {
@@ -79,8 +81,11 @@ class FloorView:
 
     def _table_message(self, table, leaf, payload, now):
         tile = self.tiles.setdefault(table, _tile(table))
-        if leaf == "presence":
-            online = payload.strip() == topics.ONLINE.encode()
+        if leaf in ("presence", "availability"):
+            # the recorder's verdict (availability: heartbeats, within 1.5x the keepalive)
+            # and the gateway's own word and last will: offline if either says so
+            tile[leaf] = topics.ONLINE if payload.strip() == topics.ONLINE.encode() else topics.OFFLINE
+            online = presence.shown(tile["availability"], tile["presence"])[0] == topics.ONLINE
             tile["online"] = online
             return self.book.presence(table, online, now)
         try:
@@ -204,4 +209,12 @@ class FloorView:
 
 
 def _tile(table):
-    return {"table": table, "online": None, "state": None, "last_event_at": None, "seq": None}
+    return {
+        "table": table,
+        "online": None,
+        "availability": None,
+        "presence": None,
+        "state": None,
+        "last_event_at": None,
+        "seq": None,
+    }
