@@ -5,6 +5,7 @@ flash, run by the MicroPython VM."""
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -49,6 +50,35 @@ def key_dir(tmp_path, monkeypatch):
     folder = tmp_path / "keys"
     monkeypatch.setenv("CRAPSBOARD_KEYS", str(folder))
     return folder
+
+
+@pytest.fixture(scope="module")
+def deployed(tmp_path_factory):
+    """(flash image, key store, deploy summary) of one board deployed once for
+    the tests that start from a board in play; each plays a copy (deployed_copy)."""
+    folder = tmp_path_factory.mktemp("deployed")
+    store = folder / "keys"
+    before = os.environ.get("CRAPSBOARD_KEYS")
+    os.environ["CRAPSBOARD_KEYS"] = str(store)
+    device = Device(folder / "flash.img")
+    try:
+        summary = deploy.deploy(device.port, quiet=True)
+    finally:
+        device.stop()
+        os.environ["CRAPSBOARD_KEYS"] = before if before is not None else ""
+        if before is None:
+            del os.environ["CRAPSBOARD_KEYS"]
+    return folder / "flash.img", store, summary
+
+
+def deployed_copy(deployed, tmp_path, key_dir):
+    """The deployed board's flash in tmp_path and its key and deploy record in
+    key_dir, as the host that deployed it keeps them; returns (flash, summary)."""
+    image, store, summary = deployed
+    flash = tmp_path / "flash.img"
+    shutil.copyfile(image, flash)
+    shutil.copytree(store, key_dir)
+    return flash, summary
 
 
 def host_tools(*args):
@@ -172,11 +202,11 @@ def test_deploy_onto_a_fresh_board_then_status_config_and_replay(tmp_path, key_d
         device.stop()
 
 
-def test_the_repl_is_shut_in_play_and_the_signed_maintenance_opens_it(tmp_path, key_dir):
+def test_the_repl_is_shut_in_play_and_the_signed_maintenance_opens_it(tmp_path, key_dir, deployed):
     # Issue 19: one byte 0x03 opened everything (the REPL prints link_key).
-    device = Device(tmp_path / "flash.img", "--keys", "wait:9000 3 4 2 2")
+    flash, deployed = deployed_copy(deployed, tmp_path, key_dir)
+    device = Device(flash, "--keys", "wait:9000 3 4 2 2")
     try:
-        deployed = deploy.deploy(device.port, quiet=True)
         before = host_tools("status", "--port", device.port, "--json")
         assert before.returncode == 0, before.stderr
         import serial
@@ -211,11 +241,12 @@ def test_the_repl_is_shut_in_play_and_the_signed_maintenance_opens_it(tmp_path, 
         device.stop()
 
 
-def test_a_changed_main_py_is_reported_by_status(tmp_path, key_dir):
+def test_a_changed_main_py_is_reported_by_status(tmp_path, key_dir, deployed):
     # Issue 19: hello.firmware_hash repeated firmware.json, so a modified main.py reported the approved hash.
-    device = Device(tmp_path / "flash.img")
+    flash, deployed = deployed_copy(deployed, tmp_path, key_dir)
+    device = Device(flash)
     try:
-        deployed = deploy.deploy(device.port, quiet=True)
+        hello(device.port)
         with maintenance_repl(device.port) as repl:
             main = repl.read_file("main.py")
             repl.write_file("main.py", main + b"\n# changed on the board\n")
@@ -300,11 +331,11 @@ def test_a_deploy_cut_halfway_boots_to_maintenance_and_a_second_deploy_finishes(
         device.stop()
 
 
-def test_monitor_sees_keys_and_log_over_serial_equals_the_image(tmp_path, key_dir):
-    flash = tmp_path / "flash.img"
+def test_monitor_sees_keys_and_log_over_serial_equals_the_image(tmp_path, key_dir, deployed):
+    flash, _ = deployed_copy(deployed, tmp_path, key_dir)
     device = Device(flash, "--keys", "wait:5000 3 4 6 6 2 5")
     try:
-        deploy.deploy(device.port, quiet=True)
+        hello(device.port)
         seen = host_tools("monitor", "--port", device.port, "--json", "--count", "3", "--seconds", "30")
         assert seen.returncode == 0, seen.stderr
         events = [json.loads(line) for line in seen.stdout.splitlines()]
