@@ -66,6 +66,7 @@ def acl_text(floor):
         "user progressive",
         "topic read %s/#" % root,
         "topic write %s/progressive/+/meter" % root,
+        "topic write %s/progressive/presence" % root,
         "topic write %s/table/+/downlink" % root,
         "",
     ]

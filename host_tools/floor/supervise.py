@@ -220,6 +220,13 @@ def up(directory, tables, keys=""):
         )
         rec.start()
         services.append(rec)
+        prog = Service(  # the linked progressive's controller (issue 22; docs/progressive.md)
+            "progressive",
+            py + ["floor", "progressive", "--dir", directory],
+            os.path.join(directory, "logs", "progressive.log"),
+        )
+        prog.start()
+        services.append(prog)
         for t in floor["tables"]:
             g = Service(
                 "gateway " + t,
@@ -257,7 +264,7 @@ def up(directory, tables, keys=""):
         say(directory, "stopping")
     finally:
         order = [s for s in services if s.name == "page"] + [s for s in services if s.name.startswith("gateway")]
-        order += [s for s in services if s.name == "recorder"]
+        order += [s for s in services if s.name in ("progressive", "recorder")]
         order += [s for s in services if s.name.startswith("board")] + [s for s in services if s.name == "broker"]
         for s in order:
             s.stop()
