@@ -12,10 +12,10 @@ import sys
 import time
 
 import pytest
+from progressive_floor import ROOT, Floor
 
 from host_tools.floor import topics
 from host_tools.floor.progressive import ledger, messages
-from progressive_floor import ROOT, Floor
 
 pytestmark = pytest.mark.timeout(180)
 WAGER, HIT = messages.PROG_WAGER, messages.PROG_HIT
@@ -40,8 +40,11 @@ def stored(floor):
 
 
 def hit_order(rows):
-    return [(json.loads(body)["table"], json.loads(body)["seq"]) for _, _, what, _, body, outcome in rows
-            if what == "input" and '"prog_hit"' in body and outcome == "applied"]
+    return [
+        (json.loads(body)["table"], json.loads(body)["seq"])
+        for _, _, what, _, body, outcome in rows
+        if what == "input" and '"prog_hit"' in body and outcome == "applied"
+    ]
 
 
 def test_contributions_hits_a_sigkill_and_the_same_meter_and_order_after_it(floor):
@@ -157,7 +160,9 @@ def test_a_strangers_meter_is_refused_by_the_broker(floor):
     # Nor can a stranger say the controller is there when it is not.
     floor.kill_controller(signal.SIGTERM)
     assert floor.wait(lambda: floor.presence_words()[-1] == "offline")
-    floor.client("gateway-T2").publish(messages.presence_topic("main"), b"online", qos=1, retain=True).wait_for_publish(5)
+    floor.client("gateway-T2").publish(messages.presence_topic("main"), b"online", qos=1, retain=True).wait_for_publish(
+        5
+    )
     time.sleep(1.0)
     assert floor.presence_words()[-1] == "offline"
 
@@ -166,11 +171,25 @@ def test_a_bad_parameters_file_is_refused_with_one_line_and_no_ledger(tmp_path):
     f = Floor(tmp_path / "floor", with_people=False)
     try:
         with open(os.path.join(f.dir, "progressive.json"), "w") as out:
-            json.dump({"MEA": {"paytable": "PT-BJS-MEA-01", "base_unit": 100, "seed": 100, "increment_ppm": -5,
-                               "reserve_ppm": 0, "cap": 1000}}, out)
+            json.dump(
+                {
+                    "MEA": {
+                        "paytable": "PT-BJS-MEA-01",
+                        "base_unit": 100,
+                        "seed": 100,
+                        "increment_ppm": -5,
+                        "reserve_ppm": 0,
+                        "cap": 1000,
+                    }
+                },
+                out,
+            )
         done = subprocess.run(
             [sys.executable, "-m", "host_tools", "floor", "progressive", "--dir", f.dir],
-            cwd=ROOT, capture_output=True, text=True, timeout=60,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert done.returncode == 2
         assert done.stderr.strip().splitlines() == ["host_tools floor: MEA increment_ppm: -5 is negative"]

@@ -221,9 +221,7 @@ steps = st.lists(
     st.sampled_from(pm.PAY_RULES),
     st.integers(1, 300_000),
 )
-def test_no_cent_is_created_or_lost_and_the_meter_drops_only_on_a_paid_win(
-    ops, base, inc, res, rule, seed
-):
+def test_no_cent_is_created_or_lost_and_the_meter_drops_only_on_a_paid_win(ops, base, inc, res, rule, seed):
     m = Meter(game(base_unit=base, increment_ppm=inc, reserve_ppm=res, pay_rule=rule, seed=seed, cap=seed * 3))
     seq = 0
     for op in ops:

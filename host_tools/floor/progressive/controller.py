@@ -47,7 +47,9 @@ class Controller:
         params = self.ledger.params()
         if not params:  # the first start: the floor's parameters go into the ledger, recorded
             for game, p in sorted(initial_params.items()):
-                self.ledger.commit(clock(), "params", game, {"params": p.to_dict(), "by": []}, "applied", params={game: p})
+                self.ledger.commit(
+                    clock(), "params", game, {"params": p.to_dict(), "by": []}, "applied", params={game: p}
+                )
             params = self.ledger.params()
         self.meters = self.ledger.meters(params)
         self.version = self.ledger.data_version()

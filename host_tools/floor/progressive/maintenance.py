@@ -28,7 +28,9 @@ def read_passwords(technician, manager, stdin=None):
         return getpass.getpass("%s's password: " % technician), getpass.getpass("%s's password: " % manager)
     lines = [stdin.readline().rstrip("\r\n") for _ in range(2)]
     if not all(lines):
-        raise HostToolError("give the technician's and the shift manager's passwords, a line each; nothing changed", EXIT_USAGE)
+        raise HostToolError(
+            "give the technician's and the shift manager's passwords, a line each; nothing changed", EXIT_USAGE
+        )
     return lines[0], lines[1]
 
 
@@ -54,7 +56,9 @@ def live_tables(directory, floor, broker_url=None, wait=0.5):
     client.start()
     try:
         if not client.wait_connected(5.0):
-            raise HostToolError("no broker at %s: cannot tell whether tables are live; nothing changed" % url, EXIT_NO_BROKER)
+            raise HostToolError(
+                "no broker at %s: cannot tell whether tables are live; nothing changed" % url, EXIT_NO_BROKER
+            )
         time.sleep(wait)
     finally:
         client.stop()
@@ -89,12 +93,19 @@ def change(directory, game, settings, technician, manager, passwords, broker_url
     if not settings:
         raise HostToolError("nothing to change: give --set FIELD=VALUE", EXIT_USAGE)
     if people.verify(directory, technician, passwords[0]) != "technician":
-        raise HostToolError("%s is not a technician of this floor, or the password is wrong; nothing changed" % technician, EXIT_FAILED)
+        raise HostToolError(
+            "%s is not a technician of this floor, or the password is wrong; nothing changed" % technician, EXIT_FAILED
+        )
     if people.verify(directory, manager, passwords[1]) != "shift_manager":
-        raise HostToolError("%s is not a shift manager of this floor, or the password is wrong; nothing changed" % manager, EXIT_FAILED)
+        raise HostToolError(
+            "%s is not a shift manager of this floor, or the password is wrong; nothing changed" % manager, EXIT_FAILED
+        )
     live = live_tables(directory, floor, broker_url)
     if live:
-        raise HostToolError("tables %s are live: parameters change only while no table is; nothing changed" % ", ".join(live), EXIT_FAILED)
+        raise HostToolError(
+            "tables %s are live: parameters change only while no table is; nothing changed" % ", ".join(live),
+            EXIT_FAILED,
+        )
     path = ledger_path(directory)
     if not os.path.exists(path):
         raise HostToolError("no progressive ledger at %s: start the controller once first" % path, EXIT_USAGE)

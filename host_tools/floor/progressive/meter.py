@@ -214,5 +214,7 @@ class Meter:
             "cap": self.params.cap,
             "paytable": self.params.paytable,
             "pending": self.pending(),
-            "last_hit": None if last is None else {k: last[k] for k in ("n", "table", "wagers", "pays", "meter_at_hit")},
+            "last_hit": None
+            if last is None
+            else {k: last[k] for k in ("n", "table", "wagers", "pays", "meter_at_hit")},
         }
