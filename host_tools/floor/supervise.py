@@ -2,8 +2,8 @@
 supervise it on a real one (docs/floor.md).
 
 The broker, one virtual board per table (`python -m sim device`, the
-firmware deployed with the table's own key), one gateway per table and the
-recorder, each a process of its own with its log in DIR/logs/. A process
+firmware deployed with the table's own key), one gateway per table, the
+recorder and the progressive controller, each a process of its own with its log in DIR/logs/. A process
 that dies is started again and the restart logged (a quick succession of
 deaths backs off, up to 30 s). Ctrl-C or SIGTERM stops the gateways, the
 recorder, the boards and the broker in that order and leaves no process
