@@ -50,7 +50,9 @@ def run_service(args):
     d = floordir.floor_dir(args.dir)
     floor = floordir.read_floor(d)
     url = args.broker or "mqtt://127.0.0.1:%d" % floor["port"]
-    service.serve(floor["floor"], url, floordir.password(d, "progressive"), ledger_path(d), initial_params(d))
+    password = floordir.password(d, "progressive")
+    recorded = os.path.join(d, "recorder.sqlite")  # the floor's verified copy, for what the bus lost
+    service.serve(floor["floor"], url, password, ledger_path(d), initial_params(d), recorder_path=recorded)
 
 
 # ---- floor meter -----------------------------------------------------------------------

@@ -100,9 +100,16 @@ def parse_event(table, payload):
         raise ValueError("record %s of journal %s is malformed" % (seq, jid))
     if not link_ok:
         raise ValueError("record %s of journal %s: its link does not match its fields" % (seq, jid))
+    return from_record(table, board, jid, record)
+
+
+def from_record(table, board, jid, record):
+    """The Input of a progressive record whose chain is already checked (by the
+    recorder, or parse_event); ValueError (one line) when its fields are wrong."""
+    code, seq = kind_code(record.get("kind")), record.get("seq")
     try:
         body = json.loads(bytes.fromhex(record.get("payload", "")).decode("utf-8"))
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, TypeError, AttributeError, UnicodeDecodeError):
         raise ValueError("record %s of journal %s: the payload is not JSON" % (seq, jid))
     game = body.get("game") if isinstance(body, dict) else None
     if game not in GAMES:

@@ -18,8 +18,11 @@ A hit: `lock(hit)` records it in the ordered list of hits with the meter
 locked; `settle()` pays every locked hit in order by the pay rule and
 reseeds from the reserve, and the meter is then `pending` until a shift
 manager acknowledges each hit (`acknowledge`). A hit identity (table, board,
-journal, seq) claimed twice is refused (`Refused`), and so is a hit claiming
-more winning wagers than its table has in action.
+journal, seq) claimed twice is refused (`Refused`). The count of winning
+wagers is the board's (the wagers keyed for that cycle): the controller does
+not hold it against the table's last contribution, since a record the broker
+lost and the gateway published again may arrive after the table's later ones,
+and a player's top award must not be refused for that.
 """
 
 from host_tools.floor.progressive.params import PPM
@@ -44,7 +47,6 @@ class Meter:
         self.wagers = 0  # progressive wagers counted
         self.hits = []  # every hit, in the controller's order (dicts, see lock)
         self.claimed = set()  # hit identities (table, board, journal, seq)
-        self.in_action = {}  # table -> wagers in action (its last contribution; a hit ends them)
         self.rev = 0  # one more per change
 
     # ---- state ---------------------------------------------------------------------
@@ -85,7 +87,6 @@ class Meter:
         self.amount, self.amount_frac = divmod(meter, PPM)
         self.reserve, self.reserve_frac = divmod(self.reserve * PPM + self.reserve_frac + to_reserve, PPM)
         self.wagers += wagers
-        self.in_action[table] = wagers
         self.rev += 1
 
     # ---- hits ------------------------------------------------------------------------
@@ -100,15 +101,11 @@ class Meter:
             raise Refused("hit already claimed: table %s journal %s record %s is hit %d" % (table, journal, seq, n))
         if isinstance(wagers, bool) or not isinstance(wagers, int) or wagers < 1:
             raise Refused("a hit of %r winning wagers: give a count of at least 1" % (wagers,))
-        held = self.in_action.get(table, 0)
-        if wagers > held:
-            raise Refused("table %s claims %d winning wagers; it has %d in action" % (table, wagers, held))
         n = len(self.hits) + 1
         hit = {"n": n, "key": list(key), "table": table, "wagers": wagers, "arrival": arrival}
         hit.update(meter_at_hit=None, pays=None, paid=None, reseeds=None, acked_by=None)
         self.hits.append(hit)
         self.claimed.add(key)
-        self.in_action[table] = 0  # the top award ends that table's cycle
         self.rev += 1
         return n
 
@@ -187,7 +184,6 @@ class Meter:
         """The meter as a JSON-able dict (without the parameters)."""
         out = {k: getattr(self, k) for k in self._SAVED}
         out["hits"] = self.hits
-        out["in_action"] = self.in_action
         return out
 
     @classmethod
@@ -196,7 +192,6 @@ class Meter:
         for k in cls._SAVED:
             setattr(m, k, obj[k])
         m.hits = obj["hits"]
-        m.in_action = dict(obj["in_action"])
         m.claimed = {tuple(h["key"]) for h in m.hits}
         return m
 

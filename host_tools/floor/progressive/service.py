@@ -17,7 +17,7 @@ import time
 from host_tools import EXIT_USAGE, HostToolError
 from host_tools.floor import topics
 from host_tools.floor.mqtt import Client
-from host_tools.floor.progressive import messages
+from host_tools.floor.progressive import catch_up, messages
 from host_tools.floor.progressive.controller import Controller, log
 
 HEARTBEAT_S = 2.0  # a meter is published at least this often
@@ -26,9 +26,11 @@ STALE_AFTER_S = 6.0  # a table treats a meter older than this as the controller 
 
 
 class Service:
-    def __init__(self, floor, url, password, ledger_path, initial_params, keepalive=KEEPALIVE_S):
+    def __init__(self, floor, url, password, ledger_path, initial_params, keepalive=KEEPALIVE_S, recorder_path=None):
         self.floor = floor
         self.client = None
+        self.recorder_path = recorder_path
+        self.catch_up_at = 0.0  # monotonic time of the next look at the recorder's copy
         self.controller = Controller(ledger_path, initial_params, publish=self._publish_meter)
         self.client = Client(
             url,
@@ -54,6 +56,7 @@ class Service:
         self.client.subscribe(root + "/ack/+/+")
         self.controller.publish_all()
         self.client.publish(messages.presence_topic(self.floor), topics.ONLINE.encode(), retain=True)
+        self.catch_up_at = 0.0  # at once: the broker may have lost what it queued
         log("connected to the broker; meters %s" % json.dumps(self.summary(), sort_keys=True))
 
     def summary(self):
@@ -80,6 +83,16 @@ class Service:
                 return self.controller.acknowledge(obj.get("alert"), parts[1], parts[0], str(obj.get("note", ""))[:200])
         return None
 
+    def take_missed(self):
+        """Take the progressive records the recorder holds and the controller missed."""
+        with self.controller.ledger.lock:
+            found = catch_up.missed(self.recorder_path, self.controller.ledger.seen)
+            for inp in found:
+                self.controller.take(inp)
+        if found:
+            log("took %d record(s) from the recorder's copy that the bus did not bring" % len(found))
+        return len(found)
+
     def run(self, stop):
         self.client.start()
         if not self.client.wait_connected(10.0):
@@ -94,18 +107,21 @@ class Service:
                         self.controller.fresh()  # a maintenance committed new parameters
                         self.controller.publish_all()
                     last = now
+                if self.recorder_path and now >= self.catch_up_at and self.client.connected.is_set():
+                    self.take_missed()
+                    self.catch_up_at = now + catch_up.CATCH_UP_S
                 time.sleep(0.05)
         finally:
             self.client.stop(last=(messages.presence_topic(self.floor), topics.OFFLINE.encode()))
             self.controller.close()
 
 
-def serve(floor, url, password, ledger_path, initial_params):
+def serve(floor, url, password, ledger_path, initial_params, recorder_path=None):
     """Run until SIGTERM or Ctrl-C."""
     stopping = []
     signal.signal(signal.SIGTERM, lambda *a: stopping.append(1))
     try:
-        service = Service(floor, url, password, ledger_path, initial_params)
+        service = Service(floor, url, password, ledger_path, initial_params, recorder_path=recorder_path)
     except ValueError as e:
         raise HostToolError(str(e), EXIT_USAGE)
     try:
