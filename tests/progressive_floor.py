@@ -109,6 +109,21 @@ class Floor:
         self.proc.send_signal(sig)
         self.proc.wait(15)
 
+    def start_recorder(self):
+        """The floor's recorder as its own process (the controller reads its copy for what the bus lost)."""
+        log = open(os.path.join(self.dir, "logs", "recorder.log"), "ab")
+        self.recorder = subprocess.Popen(
+            [sys.executable, "-m", "host_tools", "recorder", "--dir", self.dir], cwd=ROOT, stdout=log, stderr=log
+        )
+        log.close()
+        end = time.monotonic() + 30
+        while time.monotonic() < end:  # subscribed: from now on the broker keeps its session's messages
+            with open(os.path.join(self.dir, "logs", "recorder.log"), encoding="utf-8", errors="replace") as f:
+                if "connected to the broker" in f.read():
+                    return
+            time.sleep(0.1)
+        raise AssertionError("the recorder did not connect")
+
     def controller_log(self):
         with open(os.path.join(self.dir, "logs", "progressive.log"), encoding="utf-8", errors="replace") as f:
             return f.read()
@@ -120,6 +135,7 @@ class Floor:
         if name not in self.clients:
             c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="test-" + name)
             c.username_pw_set(user, password or floordir.password(self.dir, user))
+            c.reconnect_delay_set(0.2, 1)
             c.connect("127.0.0.1", self.floor["port"])
             c.loop_start()
             self.clients[name] = c
@@ -131,11 +147,15 @@ class Floor:
     def send(self, table, kind, count, game="MEA", positions=None):
         """A progressive record of `table`'s board, published as its gateway does; returns it."""
         payload, rec = self.journals[table].record(kind, count, game, positions)
-        self.gateway(table).publish(topics.table("main", table, "event"), payload, qos=1).wait_for_publish(5)
+        self.republish(table, payload)
         return payload, rec
 
     def republish(self, table, payload):
-        self.gateway(table).publish(topics.table("main", table, "event"), payload, qos=1).wait_for_publish(5)
+        info = self.gateway(table).publish(topics.table("main", table, "event"), payload, qos=1)
+        try:
+            info.wait_for_publish(5)
+        except RuntimeError:  # the broker is away: paho keeps it and sends it on reconnecting
+            pass
 
     def ack(self, person, alert_id, note=""):
         role, password = PEOPLE[person]
@@ -161,6 +181,7 @@ class Floor:
 
         c.on_message = on_message
         c.on_connect = lambda client, u, f, r, p: client.subscribe("crapsfloor/v1/main/progressive/#", qos=1)
+        c.reconnect_delay_set(0.2, 1)
         c.connect("127.0.0.1", self.floor["port"])
         c.loop_start()
         self.clients["watcher"] = c
@@ -181,6 +202,9 @@ class Floor:
     def close(self):
         if self.proc is not None and self.proc.poll() is None:
             self.kill_controller(signal.SIGTERM)
+        if getattr(self, "recorder", None) is not None and self.recorder.poll() is None:
+            self.recorder.terminate()
+            self.recorder.wait(15)
         for c in self.clients.values():
             c.disconnect()
             c.loop_stop()
