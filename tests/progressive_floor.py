@@ -1,9 +1,9 @@
 """A floor for the progressive's tests: a real mosquitto from the floor's own
 configuration, the controller as its own process (`python -m host_tools floor
 progressive`, so it can be SIGKILLed), tables' gateway identities that publish
-progressive journal records with their real chain links (the firmware's
-journal_record.encode), as a gateway carries a board's records, and a
-read-only watcher of the meters."""
+progressive journal records with their real chain links (feed.TableJournal:
+the firmware's journal_record.encode), as a gateway carries a board's
+records, and a read-only watcher of the meters."""
 
 import json
 import os
@@ -16,9 +16,9 @@ import time
 import paho.mqtt.client as mqtt
 
 import host_tools  # noqa: F401  (firmware/lib on the path)
-from crapsboard.journal import journal_record as jr
 from host_tools.floor import broker, floordir, people, topics
-from host_tools.floor.progressive import messages, params
+from host_tools.floor.progressive import params
+from host_tools.floor.progressive.feed import TableJournal
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PEOPLE = {
@@ -47,29 +47,6 @@ PARAMS = {
         "pay_rule": "positional",
     },
 }
-
-
-class TableJournal:
-    """One board's journal as its link sends the records (kind by number, as a board whose
-    firmware does not name the kind yet sends it), with the chain hash before each."""
-
-    def __init__(self, table, board="b0a4d0", journal_id=1):
-        self.table = table
-        self.board = board + table
-        self.journal_id = journal_id
-        self.seq = 0
-        self.hash = jr.genesis(jr.encode_head(self.board.encode(), journal_id, 0))
-
-    def record(self, kind, count, game, positions=None):
-        """(the record's event payload for the bus, the record)."""
-        self.seq += 1
-        payload = messages.payload_bytes(game, positions)
-        prev = self.hash
-        _, digest = jr.encode(prev, self.seq, self.seq * 1000, kind, count, b"", payload)
-        rec = {"seq": self.seq, "t": self.seq * 1000, "kind": str(kind), "arg": count, "payload": payload.hex()}
-        rec["link"] = digest[: jr.LINK_SIZE].hex()
-        self.hash = digest
-        return topics.event_payload(self.table, self.board, self.journal_id, rec, prev.hex()), rec
 
 
 class Floor:

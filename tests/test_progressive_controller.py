@@ -61,7 +61,7 @@ def test_contributions_hits_a_sigkill_and_the_same_meter_and_order_after_it(floo
     assert floor.wait(lambda: floor.meters["FUP"]["amount"] == 500_050)
     # Near-simultaneous hits at T3 and T2, each its gateway's own connection, back to back.
     floor.send("T3", HIT, 1)
-    floor.send("T2", HIT, 2)
+    t2_hit, _ = floor.send("T2", HIT, 2)
     assert floor.wait(lambda: floor.meters["MEA"]["pending"] == [1, 2])
     _, rows, _ = stored(floor)
     order = hit_order(rows)
@@ -89,7 +89,7 @@ def test_contributions_hits_a_sigkill_and_the_same_meter_and_order_after_it(floo
     assert meters_after == replayed_after
 
     # T2's hit published again (a gateway reconnecting): refused, nothing changes.
-    floor.republish("T2", floor_hit_payload(floor, "T2"))
+    floor.republish("T2", t2_hit)
     time.sleep(1.0)
     assert floor.meters["MEA"]["rev"] == after["rev"]
     assert "refused: hit already claimed" in floor.controller_log()
@@ -104,20 +104,6 @@ def test_contributions_hits_a_sigkill_and_the_same_meter_and_order_after_it(floo
     assert [h["acked_by"] for h in meters_end["MEA"]["hits"]] == ["sam", "sam"]
     assert any("only a shift manager acknowledges" in outcome for *_, outcome in rows_end)
     assert meters_end == replayed_end
-
-
-def floor_hit_payload(floor, table):
-    """The hit record `table` published (its journal's last but none after: rebuilt here)."""
-    j = floor.journals[table]
-    # Records of T2: 1 wager, 2 hit. Rebuild the same journal to get record 2's payload again.
-    from progressive_floor import TableJournal
-
-    again = TableJournal(table)
-    payload = None
-    for kind, count in [(WAGER, 2), (HIT, 2)]:
-        payload, _ = again.record(kind, count, "MEA")
-    assert again.seq == j.seq
-    return payload
 
 
 def test_a_hit_of_no_wagers_and_a_broken_record_change_nothing(floor):
