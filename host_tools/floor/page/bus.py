@@ -71,7 +71,7 @@ class ServiceBus:
         root = topics.floor_root(floor["floor"])
         self.subscriptions = [
             (root + "/table/+/" + leaf, QOS) for leaf in ("event", "state", "presence", "recorded")
-        ] + [(root + "/ack/#", QOS), (root + "/alert/+", QOS)]
+        ] + [(root + "/ack/#", QOS), (root + "/alert/+", QOS), (root + "/progressive/+/meter", QOS)]
         self.client = _client("page-service-" + floor["floor"], "page", password, clean=False)
         self.client.on_connect = self._on_connect
         self.client.on_message = lambda c, u, m: self.view.message(m.topic, m.payload)

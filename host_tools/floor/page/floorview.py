@@ -11,7 +11,9 @@ messages (topics.py):
 - `alert/<id>` from the recorder (gap, chain broken, journal differs, a bad
   message): an alert for the floor supervisor;
 - `ack/<role>/<user>`: a person's acknowledgement. The broker's ACL vouches
-  for the role and the user in the topic: a person can publish only there.
+  for the role and the user in the topic: a person can publish only there;
+- `progressive/<game>/meter` (the progressive controller's, only it writes
+  there): a hit it holds PENDING is an alert for the shift manager.
 
 Thread-safe: paho's network thread writes, the web server's loop reads.
 Every change bumps `version` and calls the listeners (the pushes to pages).
@@ -75,7 +77,37 @@ class FloorView:
             return self._ack(topic[len(root + "/ack/") :].split("/"), payload, now)
         if topic.startswith(root + "/alert/"):
             return self._recorder_alert(payload, now)
+        if topic.startswith(root + "/progressive/") and topic.endswith("/meter"):
+            return self._progressive(payload, now)
         return None
+
+    def _progressive(self, payload, now):
+        """The controller's meter (only its account writes the topic): a hit it holds
+        PENDING is an alert for the shift manager, with the controller's id."""
+        try:
+            meter = topics.decode(payload)
+        except ValueError:
+            return None
+        game, last = meter.get("game"), meter.get("last_hit") or {}
+        raised = []
+        for n in meter.get("pending") or []:
+            if not isinstance(n, int) or not isinstance(game, str):
+                continue
+            table, detail = "floor", "%s hit %d: PENDING until a shift manager acknowledges" % (game, n)
+            if last.get("n") == n:
+                table = str(last.get("table"))
+                detail = "%s hit %d at %s: %s winning wager(s) paid %s cents from a meter of %s cents" % (
+                    game,
+                    n,
+                    table,
+                    last.get("wagers"),
+                    last.get("pays"),
+                    last.get("meter_at_hit"),
+                )
+            for alert in self.book.progressive(game, n, table, now, detail):
+                self._restore_acks(alert)
+                raised.append(alert)
+        return raised
 
     def _table_message(self, table, leaf, payload, now):
         tile = self.tiles.setdefault(table, _tile(table))
