@@ -17,7 +17,10 @@ def test_the_bench_writes_its_figures(tmp_path, capsys):
     assert got["contributions_per_s"] > 0
     assert got["hit_to_pending_ms"]["samples"] == 3
     assert 0 < got["hit_to_pending_ms"]["p50"] <= got["hit_to_pending_ms"]["p99"]
-    assert set(got["notes"]) == {"contributions_per_s", "hit_to_pending_ms"}
+    assert set(got["notes"]) == {"contributions_per_s", "hit_to_pending_ms", "controller_presence"}
+    loss = got["controller_presence"]
+    assert set(loss) == {"silent_to_offline_s", "resumed_to_online_s", "killed_to_offline_s", "restarted_to_online_s"}
+    assert all(v >= 0 for v in loss.values())
     assert json.loads(capsys.readouterr().out) == got
 
 

@@ -143,6 +143,15 @@ def test_a_strangers_meter_is_refused_by_the_broker(floor):
     while not late and time.monotonic() < end:
         time.sleep(0.05)
     assert late and late[0]["amount"] == 100_000
+    # A table's gateway reads the meters (to show them on its board): the ACL lets it.
+    heard = []
+    g = floor.client("gateway-T3", name="gateway-T3-reader")
+    g.on_message = lambda client, u, m: heard.append(m.topic)
+    g.subscribe([(meter_topic, 1), (messages.presence_topic("main"), 1)])
+    end = time.monotonic() + 5
+    while len(set(heard)) < 2 and time.monotonic() < end:
+        time.sleep(0.05)
+    assert set(heard) == {meter_topic, messages.presence_topic("main")}
     # Nor can a stranger say the controller is there when it is not.
     floor.kill_controller(signal.SIGTERM)
     assert floor.wait(lambda: floor.presence_words()[-1] == "offline")

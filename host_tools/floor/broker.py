@@ -51,6 +51,8 @@ def acl_text(floor):
         lines += ["user " + floordir.gateway_user(t)]
         lines += ["topic write " + topics.table(f, t, leaf) for leaf in ("event", "state", "presence")]
         lines += ["topic read " + topics.table(f, t, leaf) for leaf in ("recorded", "downlink")]
+        # The linked progressive's meters and its controller's presence, for the board (docs/progressive.md).
+        lines += ["topic read %s/progressive/+/meter" % root, "topic read %s/progressive/presence" % root]
         lines += [""]
     lines += [
         "user recorder",

@@ -15,6 +15,7 @@ part of it.
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -26,6 +27,7 @@ import paho.mqtt.client as mqtt
 from host_tools.floor import broker, floordir, topics
 from host_tools.floor.progressive import messages, params
 from host_tools.floor.progressive.feed import TableJournal
+from host_tools.floor.progressive.service import KEEPALIVE_S
 
 TABLES = ("T1", "T2", "T3")
 
@@ -41,14 +43,12 @@ class Bench:
         self.meters = {}
         self.cond = threading.Condition()
         self.clients = [self._client("floorctl", on_message=self._meter)]
-        self.clients[0].subscribe(topics.meter("main", "+"), qos=1)
+        self.clients[0].subscribe([(topics.meter("main", "+"), 1), (messages.presence_topic("main"), 1)])
+        self.presence = []  # (monotonic, word) of the controller's presence
         self.gateways = {t: self._client(floordir.gateway_user(t)) for t in TABLES}
         self.journals = {t: TableJournal(t) for t in TABLES}
-        log = open(os.path.join(directory, "logs", "progressive.log"), "ab")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "host_tools", "floor", "progressive", "--dir", directory], stdout=log, stderr=log
-        )
-        log.close()
+        self.proc = None
+        self._start()
 
     def _client(self, user, on_message=None):
         c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="bench-" + user)
@@ -60,6 +60,11 @@ class Bench:
         return c
 
     def _meter(self, client, userdata, m):
+        if m.topic == messages.presence_topic("main"):
+            with self.cond:
+                self.presence.append((time.monotonic(), m.payload.decode()))
+                self.cond.notify_all()
+            return
         obj = json.loads(m.payload)
         with self.cond:
             self.meters[obj["game"]] = (time.monotonic(), obj)
@@ -98,6 +103,43 @@ class Bench:
             out.append(at - t0)
         return out
 
+    def _start(self):
+        log = open(os.path.join(self.dir, "logs", "progressive.log"), "ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "host_tools", "floor", "progressive", "--dir", self.dir], stdout=log, stderr=log
+        )
+        log.close()
+
+    def _presence_after(self, t0, word, timeout=30.0):
+        end = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                hit = [at for at, w in self.presence if at >= t0 and w == word]
+                if hit:
+                    return hit[0] - t0
+                if time.monotonic() >= end:
+                    raise RuntimeError("the controller's presence did not say %s" % word)
+                self.cond.wait(0.1)
+
+    def link_loss(self):
+        """Seconds from the controller going silent (SIGSTOP) and from its death (SIGKILL)
+        to `offline` at a subscriber, and back to `online`."""
+        out = {}
+        t0 = time.monotonic()
+        self.proc.send_signal(signal.SIGSTOP)
+        out["silent_to_offline_s"] = self._presence_after(t0, topics.OFFLINE)
+        t0 = time.monotonic()
+        self.proc.send_signal(signal.SIGCONT)
+        out["resumed_to_online_s"] = self._presence_after(t0, topics.ONLINE)
+        t0 = time.monotonic()
+        self.proc.kill()
+        self.proc.wait()
+        out["killed_to_offline_s"] = self._presence_after(t0, topics.OFFLINE)
+        t0 = time.monotonic()
+        self._start()
+        out["restarted_to_online_s"] = self._presence_after(t0, topics.ONLINE)
+        return {k: round(v, 3) for k, v in out.items()}
+
     def close(self):
         self.proc.terminate()
         self.proc.wait(15)
@@ -124,6 +166,7 @@ def main(argv=None):
         try:
             per_s = bench.contributions(args.contributions)
             latencies = bench.hits(args.hits)
+            loss = bench.link_loss()
         finally:
             bench.close()
     result = {
@@ -134,7 +177,11 @@ def main(argv=None):
             "p99": round(percentile(latencies, 99) * 1000, 1),
             "samples": len(latencies),
         },
+        "controller_presence": loss,
         "notes": {
+            "controller_presence": "its retained presence at a subscriber: SIGSTOP (silent; the broker's "
+            "1.5 x keepalive of %d s) and SIGCONT, SIGKILL (its TCP connection closes) and a restart "
+            "(Python's start-up included)" % KEEPALIVE_S,
             "contributions_per_s": "prog_wager records from 3 gateway accounts as fast as paho sends them, "
             "to the meter showing the last; each a synced SQLite commit and a retained publish",
             "hit_to_pending_ms": "a prog_hit published by a gateway account to the meter topic saying pending "
