@@ -125,3 +125,13 @@ def test_parameters_change_only_by_a_technician_and_a_shift_manager_with_no_tabl
     assert floor.wait(lambda: floor.meters["MEA"]["amount"] == 3_779_005)
     time.sleep(0.2)
     assert stored_params(floor)[0]["MEA"]["cap"] == 6_000_000
+    # The ledger's parameters stay in force across a restart; the file only differs, or is gone.
+    for remove_file in (False, True):
+        floor.kill_controller(signal.SIGTERM)
+        if remove_file:
+            os.unlink(os.path.join(floor.dir, "progressive.json"))
+        floor.meters.clear()
+        floor.start_controller()
+        assert floor.wait(lambda: floor.meters.get("MEA", {}).get("cap") == 6_000_000)
+        assert floor.meters["MEA"]["amount"] == 3_779_005
+    assert floor.controller_log().count("the parameters file differs from the ledger's") == 1

@@ -22,9 +22,13 @@ def ledger_path(directory):
 
 
 def initial_params(directory):
-    """The floor's parameters file (floor init writes the defaults): {game: Params}; exit 2 when bad."""
+    """The floor's parameters file (floor init writes the defaults): {game: Params}; exit 2 when bad.
+    Once the ledger holds parameters the file is only compared with them, and may be gone."""
+    path = params.params_path(directory)
+    if not os.path.exists(path) and os.path.exists(ledger_path(directory)):
+        return {}
     try:
-        return params.load(params.params_path(directory))
+        return params.load(path)
     except ValueError as e:
         raise HostToolError(str(e), EXIT_USAGE)
 

@@ -51,6 +51,8 @@ class Controller:
                     clock(), "params", game, {"params": p.to_dict(), "by": []}, "applied", params={game: p}
                 )
             params = self.ledger.params()
+        elif initial_params and initial_params != params:
+            log("the parameters file differs from the ledger's: the ledger's are in force (floor progressive-params)")
         self.meters = self.ledger.meters(params)
         self.version = self.ledger.data_version()
         self.refusals = 0

@@ -54,7 +54,8 @@ class Service:
         root = topics.floor_root(self.floor)
         self.client.subscribe(root + "/table/+/event")
         self.client.subscribe(root + "/ack/+/+")
-        self.controller.publish_all()
+        with self.controller.ledger.lock:  # the main thread may be taking the recorder's records
+            self.controller.publish_all()
         self.client.publish(messages.presence_topic(self.floor), topics.ONLINE.encode(), retain=True)
         self.catch_up_at = 0.0  # at once: the broker may have lost what it queued
         log("connected to the broker; meters %s" % json.dumps(self.summary(), sort_keys=True))
