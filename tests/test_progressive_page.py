@@ -70,7 +70,7 @@ def test_the_shift_manager_acknowledges_pending_on_the_page_and_the_meter_opens(
         ("shift_manager",),
         False,
     )
-    assert alert.detail == "MEA hit 1 at T2: 2 winning wager(s) paid [50010, 50010] cents from a meter of 100020 cents"
+    assert alert.detail == "MEA hit 1 at T2: 2 winning wagers paid $500.10, $500.10 from a meter of $1,000.20"
 
     sessions = Sessions(floor.clock, idle=600.0, lifetime=3600.0)
     try:

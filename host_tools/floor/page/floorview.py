@@ -96,14 +96,7 @@ class FloorView:
             table, detail = "floor", "%s hit %d: PENDING until a shift manager acknowledges" % (game, n)
             if last.get("n") == n:
                 table = str(last.get("table"))
-                detail = "%s hit %d at %s: %s winning wager(s) paid %s cents from a meter of %s cents" % (
-                    game,
-                    n,
-                    table,
-                    last.get("wagers"),
-                    last.get("pays"),
-                    last.get("meter_at_hit"),
-                )
+                detail = _hit_detail(game, n, table, last)
             for alert in self.book.progressive(game, n, table, now, detail):
                 self._restore_acks(alert)
                 raised.append(alert)
@@ -233,6 +226,18 @@ class FloorView:
     def table_records(self, table):
         """[(record, received)]: the table's history as the recorder holds it."""
         return self.copy.table_records(table) if self.copy is not None else []
+
+
+def _hit_detail(game, n, table, hit):
+    """One line for the pit: who won what, in currency (the meter's view: integer cents)."""
+    from host_tools.floor.progressive.params import money
+
+    pays, meter = hit.get("pays"), hit.get("meter_at_hit")
+    if not isinstance(pays, list) or not all(isinstance(p, int) for p in pays) or not isinstance(meter, int):
+        return "%s hit %d at %s: PENDING until a shift manager acknowledges" % (game, n, table)
+    paid = ", ".join(money(p) for p in pays)
+    wagers = "1 winning wager" if len(pays) == 1 else "%d winning wagers" % len(pays)
+    return "%s hit %d at %s: %s paid %s from a meter of %s" % (game, n, table, wagers, paid, money(meter))
 
 
 def _tile(table):

@@ -119,10 +119,6 @@ def meters(directory, broker_url=None, wait=1.0, now=None):
     return rows
 
 
-def _money(cents):
-    return "$%s.%02d" % ("{:,}".format(cents // 100), cents % 100)
-
-
 def run_meter(args):
     rows = meters(floordir.floor_dir(args.dir), args.broker, args.wait)
     if not rows:
@@ -137,12 +133,12 @@ def run_meter(args):
             % (
                 r["game"],
                 r["state"],
-                _money(r["amount"]),
+                params.money(r["amount"]),
                 r["amount"],
                 r["reserve"],
                 r["paytable"],
                 r["return_pct"],
-                _money(r["break_even"]),
+                params.money(r["break_even"]),
                 flag,
             )
         )
