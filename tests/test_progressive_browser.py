@@ -23,6 +23,7 @@ pytestmark = [
 
 
 def test_pending_acknowledged_by_the_shift_manager_in_a_browser(tmp_path):
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
 
     floor = Floor(tmp_path / "floor", tables=("T1", "T2"))
@@ -37,16 +38,19 @@ def test_pending_acknowledged_by_the_shift_manager_in_a_browser(tmp_path):
         floor.send("T2", messages.PROG_WAGER, 3)
         floor.send("T2", messages.PROG_HIT, 1)
         box = '.alerts section[data-kind="progressive_pending"][id="alert-prog-MEA-1"]'
-        shown = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, box), timeout=20)
-        assert shown, "the PENDING alert did not appear without a reload"
-        text = shown[0].text
-        assert (
-            "progressive PENDING" in text
-            and "MEA hit 1 at T2: 1 winning wager paid $1,000.30 from a meter of $1,000.30" in text
-        )
-        shot(driver, "6-progressive-pending")
-        shown[0].find_element(By.NAME, "note").send_keys("paid $1,000.30 at T2, position 4")
-        shown[0].find_element(By.CSS_SELECTOR, "button").click()
+        assert wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, box), timeout=20), "no PENDING without a reload"
+        for _ in range(5):  # a live update may replace the alert between finding and using it
+            try:
+                shown = driver.find_element(By.CSS_SELECTOR, box)
+                text = shown.text
+                assert "progressive PENDING" in text
+                assert "MEA hit 1 at T2: 1 winning wager paid $1,000.30 from a meter of $1,000.30" in text
+                shot(driver, "6-progressive-pending")
+                shown.find_element(By.NAME, "note").send_keys("paid $1,000.30 at T2, position 4")
+                shown.find_element(By.CSS_SELECTOR, "button").click()
+                break
+            except StaleElementReferenceException:
+                continue
         assert floor.wait(lambda: floor.meters["MEA"]["state"] == "open" and floor.meters["MEA"]["pending"] == [])
         assert wait_for(lambda: not driver.find_elements(By.CSS_SELECTOR, box), timeout=10)
         assert "prog-MEA-1 acknowledged by sam" in floor.controller_log()

@@ -72,6 +72,11 @@ def test_the_shift_manager_acknowledges_pending_on_the_page_and_the_meter_opens(
     )
     assert alert.detail == "MEA hit 1 at T2: 2 winning wagers paid $500.10, $500.10 from a meter of $1,000.20"
 
+    # The controller's heartbeat (the meter again every 2 s) changes nothing: no push to the pages.
+    version = floor.view.version
+    time.sleep(2.5)
+    assert floor.view.version == version
+
     sessions = Sessions(floor.clock, idle=600.0, lifetime=3600.0)
     try:
         bob = TestClient(make_app(floor.view, floor.floor, floor.dir, sessions), base_url="http://pit.test")

@@ -100,7 +100,7 @@ class FloorView:
             for alert in self.book.progressive(game, n, table, now, detail):
                 self._restore_acks(alert)
                 raised.append(alert)
-        return raised
+        return raised or None  # the controller's heartbeat (every 2 s) changes nothing on the page
 
     def _table_message(self, table, leaf, payload, now):
         tile = self.tiles.setdefault(table, _tile(table))
