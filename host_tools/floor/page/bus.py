@@ -71,13 +71,15 @@ class ServiceBus:
         root = topics.floor_root(floor["floor"])
         self.subscriptions = [
             (root + "/table/+/" + leaf, QOS) for leaf in ("event", "state", "presence", "recorded")
-        ] + [(root + "/ack/#", QOS), (root + "/alert/+", QOS), (root + "/progressive/+/meter", QOS)]
+        ] + [(root + "/ack/#", QOS), (root + "/alert/+", QOS)]
         self.client = _client("page-service-" + floor["floor"], "page", password, clean=False)
         self.client.on_connect = self._on_connect
         self.client.on_message = lambda c, u, m: self.view.message(m.topic, m.payload)
         self.connected = threading.Event()
         self.client.on_disconnect = lambda *a: self.connected.clear()
         view.listeners.append(self._publish_pending)
+        # The progressive controller's meters: a hit it holds PENDING is the shift manager's alert.
+        self.subscriptions.append((root + "/progressive/+/meter", QOS))
 
     def _on_connect(self, client, userdata, flags, reason, properties):
         if reason.is_failure:
