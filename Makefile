@@ -98,10 +98,12 @@ bench-link: venv
 
 # The floor's figures: key press -> recorder and -> retained state, events per
 # second per table, 1/10/50 tables, catch-up after a broker restart (build/floor_bench.json);
-# key press -> alert visible in the pit page's browser (build/page_bench.json).
+# key press -> alert visible in the pit page's browser (build/page_bench.json);
+# the progressive: hit -> PENDING on the meter topic, contributions/s (build/progressive_bench.json).
 bench-floor: venv mosquitto browser
 	$(PY) -m host_tools.floor.bench
 	$(PY) -m host_tools.floor.page.bench
+	$(PY) -m host_tools.floor.progressive.bench
 
 # >= 10,000 events across 3 tables through broker, gateway and board faults (`make test` runs a sample).
 proof-floor: venv mosquitto

@@ -9,7 +9,8 @@ and recorded once (docs/floor.md).
 - `gateway`: one per table, board journal -> broker;
 - `recorder` and `store`: every event once into SQLite, chains verified, alerts;
 - `supervise`: `make floor`, a whole floor on one machine;
-- `cli`: `python -m host_tools gateway | recorder | floor …`.
+- `cli`: `python -m host_tools gateway | recorder | floor …`;
+- `progressive/`: the linked progressive's controller (docs/progressive.md).
 """
 
 # Exit statuses beyond host_tools' own (0 done, 1 refused or check failed,

@@ -48,6 +48,7 @@ KINDS = {
     "journal_differs": ("journal differs from the floor's copy", (FLOOR_SUPERVISOR,), (TECHNICIAN,), False),
     "restart": ("board restored after a restart or power cut", (FLOOR_SUPERVISOR,), (TECHNICIAN,), False),
     "bad_record": ("record the floor cannot read", (FLOOR_SUPERVISOR,), (TECHNICIAN,), False),
+    "progressive_pending": ("progressive PENDING", (SHIFT_MANAGER,), (), False),
 }
 FINDINGS = ("gap", "chain_broken", "journal_differs", "bad_record")
 
@@ -171,6 +172,18 @@ class AlertBook:
             raise ValueError("unknown finding " + repr(kind))
         tag = None if ref is None else "r%s" % ref
         return self._raise(table, kind, now, seq, detail, (table, "finding", kind, seq, ref), tag)
+
+    def progressive(self, game, n, table, now, detail=""):
+        """A hit the progressive controller holds PENDING (its meter's `pending`): the
+        alert's id is the controller's own, prog-<game>-<n>, so the shift manager's
+        acknowledgement of it reaches the controller too (docs/progressive.md)."""
+        ident = "prog-%s-%d" % (game, n)
+        if ident in self.alerts:
+            return []
+        alert = Alert(ident, table, "progressive_pending", now, None, detail)
+        self.alerts[ident] = alert
+        self._log(now, "raised", alert, detail=detail)
+        return [alert]
 
     # ---- people --------------------------------------------------------------------
 

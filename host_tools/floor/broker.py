@@ -51,6 +51,8 @@ def acl_text(floor):
         lines += ["user " + floordir.gateway_user(t)]
         lines += ["topic write " + topics.table(f, t, leaf) for leaf in ("event", "state", "presence", "heartbeat")]
         lines += ["topic read " + topics.table(f, t, leaf) for leaf in ("recorded", "downlink")]
+        # The linked progressive's meters and its controller's presence, for the board (docs/progressive.md).
+        lines += ["topic read %s/progressive/+/meter" % root, "topic read %s/progressive/presence" % root]
         lines += [""]
     lines += [
         "user recorder",
@@ -67,6 +69,7 @@ def acl_text(floor):
         "user progressive",
         "topic read %s/#" % root,
         "topic write %s/progressive/+/meter" % root,
+        "topic write %s/progressive/presence" % root,
         "topic write %s/table/+/downlink" % root,
         "",
     ]

@@ -157,13 +157,19 @@ def _floor_arguments(parser):
     p.add_argument("--table", required=True)
     p.add_argument("script", help='a key script, e.g. "3 4 6 6" (docs/keys.md)')
     _dir_option(p)
-    for name, (add, _, help_text) in pit_cli.SUBCOMMANDS.items():  # user, page (issue 21)
+    for name, (add, _, help_text) in _subcommands().items():  # user, page (issue 21); progressive, meter (22)
         add(sub.add_parser(name, help=help_text, description=help_text))
 
 
+def _subcommands():
+    from host_tools.floor.progressive import cli as progressive_cli
+
+    return dict(pit_cli.SUBCOMMANDS, **progressive_cli.SUBCOMMANDS)
+
+
 def _run_floor(args):
-    if args.action in pit_cli.SUBCOMMANDS:
-        return pit_cli.SUBCOMMANDS[args.action][1](args)
+    if args.action in _subcommands():
+        return _subcommands()[args.action][1](args)
     d = floordir.floor_dir(args.dir)
     if args.action == "init":
         floor = init(d, args.tables, args.name, args.port, args.ws_port)
@@ -201,6 +207,7 @@ def init(directory, tables, name="main", port=18830, ws_port=18831):
     """The floor's directory: floor.json, passwords, a key per table, the broker's files."""
     from host_tools import keys
     from host_tools.floor import broker
+    from host_tools.floor.progressive import cli as progressive_cli
 
     if tables < 1 or tables > 200:
         raise HostToolError("--tables must be 1 to 200", EXIT_USAGE)
@@ -212,6 +219,7 @@ def init(directory, tables, name="main", port=18830, ws_port=18831):
         path = os.path.join(directory, "keys", t + ".key")
         if not os.path.exists(path):
             keys.save_key(path, keys.new_key())
+    progressive_cli.write_default_params(directory)
     broker.write_config(directory, floor)
     return floor
 

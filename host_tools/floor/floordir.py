@@ -9,8 +9,9 @@
     DIR/gateways/TABLE.sqlite, DIR/recorder.sqlite, DIR/boards/TABLE.img, DIR/logs/
 
 Accounts: `gateway-TABLE` per table, the floor services (`recorder`,
-`floorctl`, and `page`, `progressive` reserved for their issues), and one
-per person with a role.
+`floorctl`, `page` and `progressive`, the linked progressive's controller),
+and one per person with a role. DIR/progressive.json and
+DIR/progressive.sqlite are the controller's (docs/progressive.md).
 """
 
 import json

@@ -2,8 +2,8 @@
 supervise it on a real one (docs/floor.md).
 
 The broker, one virtual board per table (`python -m sim device`, the
-firmware deployed with the table's own key), one gateway per table and the
-recorder, each a process of its own with its log in DIR/logs/. A process
+firmware deployed with the table's own key), one gateway per table, the
+recorder and the progressive controller, each a process of its own with its log in DIR/logs/. A process
 that dies is started again and the restart logged (a quick succession of
 deaths backs off, up to 30 s). Ctrl-C or SIGTERM stops the gateways, the
 recorder, the boards and the broker in that order and leaves no process
@@ -220,6 +220,13 @@ def up(directory, tables, keys=""):
         )
         rec.start()
         services.append(rec)
+        prog = Service(  # the linked progressive's controller (issue 22; docs/progressive.md)
+            "progressive",
+            py + ["floor", "progressive", "--dir", directory],
+            os.path.join(directory, "logs", "progressive.log"),
+        )
+        prog.start()
+        services.append(prog)
         for t in floor["tables"]:
             g = Service(
                 "gateway " + t,
@@ -257,7 +264,7 @@ def up(directory, tables, keys=""):
         say(directory, "stopping")
     finally:
         order = [s for s in services if s.name == "page"] + [s for s in services if s.name.startswith("gateway")]
-        order += [s for s in services if s.name == "recorder"]
+        order += [s for s in services if s.name in ("progressive", "recorder")]
         order += [s for s in services if s.name.startswith("board")] + [s for s in services if s.name == "broker"]
         for s in order:
             s.stop()

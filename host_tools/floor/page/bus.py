@@ -78,6 +78,8 @@ class ServiceBus:
         self.connected = threading.Event()
         self.client.on_disconnect = lambda *a: self.connected.clear()
         view.listeners.append(self._publish_pending)
+        # The progressive controller's meters: a hit it holds PENDING is the shift manager's alert.
+        self.subscriptions.append((root + "/progressive/+/meter", QOS))
 
     def _on_connect(self, client, userdata, flags, reason, properties):
         if reason.is_failure:

@@ -13,7 +13,9 @@ messages (topics.py):
 - `alert/<id>` from the recorder (gap, chain broken, journal differs, a bad
   message): an alert for the floor supervisor;
 - `ack/<role>/<user>`: a person's acknowledgement. The broker's ACL vouches
-  for the role and the user in the topic: a person can publish only there.
+  for the role and the user in the topic: a person can publish only there;
+- `progressive/<game>/meter` (the progressive controller's, only it writes
+  there): a hit it holds PENDING is an alert for the shift manager.
 
 Thread-safe: paho's network thread writes, the web server's loop reads.
 Every change bumps `version` and calls the listeners (the pushes to pages).
@@ -77,7 +79,30 @@ class FloorView:
             return self._ack(topic[len(root + "/ack/") :].split("/"), payload, now)
         if topic.startswith(root + "/alert/"):
             return self._recorder_alert(payload, now)
+        if topic.startswith(root + "/progressive/") and topic.endswith("/meter"):
+            return self._progressive(payload, now)
         return None
+
+    def _progressive(self, payload, now):
+        """The controller's meter (only its account writes the topic): a hit it holds
+        PENDING is an alert for the shift manager, with the controller's id."""
+        try:
+            meter = topics.decode(payload)
+        except ValueError:
+            return None
+        game, last = meter.get("game"), meter.get("last_hit") or {}
+        raised = []
+        for n in meter.get("pending") or []:
+            if not isinstance(n, int) or not isinstance(game, str):
+                continue
+            table, detail = "floor", "%s hit %d: PENDING until a shift manager acknowledges" % (game, n)
+            if last.get("n") == n:
+                table = str(last.get("table"))
+                detail = _hit_detail(game, n, table, last)
+            for alert in self.book.progressive(game, n, table, now, detail):
+                self._restore_acks(alert)
+                raised.append(alert)
+        return raised or None  # the controller's heartbeat (every 2 s) changes nothing on the page
 
     def _table_message(self, table, leaf, payload, now):
         tile = self.tiles.setdefault(table, _tile(table))
@@ -206,6 +231,18 @@ class FloorView:
     def table_records(self, table):
         """[(record, received)]: the table's history as the recorder holds it."""
         return self.copy.table_records(table) if self.copy is not None else []
+
+
+def _hit_detail(game, n, table, hit):
+    """One line for the pit: who won what, in currency (the meter's view: integer cents)."""
+    from host_tools.floor.progressive.params import money
+
+    pays, meter = hit.get("pays"), hit.get("meter_at_hit")
+    if not isinstance(pays, list) or not all(isinstance(p, int) for p in pays) or not isinstance(meter, int):
+        return "%s hit %d at %s: PENDING until a shift manager acknowledges" % (game, n, table)
+    paid = ", ".join(money(p) for p in pays)
+    wagers = "1 winning wager" if len(pays) == 1 else "%d winning wagers" % len(pays)
+    return "%s hit %d at %s: %s paid %s from a meter of %s" % (game, n, table, wagers, paid, money(meter))
 
 
 def _tile(table):

@@ -1,0 +1,13 @@
+"""The linked progressive, host side (issue 22; docs/progressive.md).
+
+- `params`: each game's parameters (integer cents, rates in ppm), checked;
+- `meter`: the pure meter: contributions, cap, hits, pays, reseeds, PENDING;
+- `messages`: the tables' progressive records and the controller's topics;
+- `ledger`: the controller's SQLite (WAL, synchronous=FULL) and its replay;
+- `controller`: each input applied, committed, then published;
+- `catch_up`: progressive records the bus lost, from the recorder's copy;
+- `service`: `floor progressive`, the controller on the broker (presence, heartbeat);
+- `rtp`: the return to player at a meter amount, from the exact odds;
+- `maintenance`: `floor progressive-params`, a technician and a shift manager;
+- `cli`: `floor progressive | meter | progressive-params`.
+"""

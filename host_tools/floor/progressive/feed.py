@@ -1,0 +1,32 @@
+"""A table's progressive records as its gateway carries them onto the bus, for the
+tests and the bench: the record's fields as a board's link sends them (the kind
+by number, as a board whose firmware does not name it yet sends it), its real
+chain link from the firmware's own codec (journal_record.encode), and `prev`,
+so the controller's and the recorder's checks apply as to a board's records."""
+
+from crapsboard.journal import journal_record as jr
+from host_tools.floor import topics
+from host_tools.floor.progressive import messages
+
+
+class TableJournal:
+    """One board's journal as its link sends the records (kind by number, as a board whose
+    firmware does not name the kind yet sends it), with the chain hash before each."""
+
+    def __init__(self, table, board="b0a4d0", journal_id=1):
+        self.table = table
+        self.board = board + table
+        self.journal_id = journal_id
+        self.seq = 0
+        self.hash = jr.genesis(jr.encode_head(self.board.encode(), journal_id, 0))
+
+    def record(self, kind, count, game, positions=None):
+        """(the record's event payload for the bus, the record)."""
+        self.seq += 1
+        payload = messages.payload_bytes(game, positions)
+        prev = self.hash
+        _, digest = jr.encode(prev, self.seq, self.seq * 1000, kind, count, b"", payload)
+        rec = {"seq": self.seq, "t": self.seq * 1000, "kind": str(kind), "arg": count, "payload": payload.hex()}
+        rec["link"] = digest[: jr.LINK_SIZE].hex()
+        self.hash = digest
+        return topics.event_payload(self.table, self.board, self.journal_id, rec, prev.hex()), rec

@@ -1,0 +1,138 @@
+"""The controller's durable record: SQLite in WAL mode with synchronous=FULL.
+
+    params(game, body)          the parameters in force (JSON)
+    meters(game, body)          each meter as Meter.dump() after the last change
+    seen(tbl, board, journal, seq, n)   every table record taken (a copy is dropped)
+    log(n, at, what, game, body, outcome)  every input in the controller's order:
+        what = "input" (a table's record), "settle", "ack", "params"
+
+One transaction per change: the log row, the record's identity and the meter
+after it commit together, and the controller publishes only after the commit
+returns (synchronous=FULL: the WAL is synced on every commit), so a meter the
+floor has seen is one the ledger holds, and after a SIGKILL the controller
+comes back to it. `replay` folds the log again from the first parameters: the
+proof that the stored meters are the log's.
+"""
+
+import contextlib
+import json
+import sqlite3
+import threading
+
+from host_tools.floor.progressive import params as pm
+from host_tools.floor.progressive.meter import Meter
+
+_SCHEMA = """
+create table if not exists params (game text primary key, body text not null);
+create table if not exists meters (game text primary key, body text not null);
+create table if not exists seen (tbl text, board text, journal integer, seq integer, n integer,
+    primary key (tbl, board, journal, seq));
+create table if not exists log (n integer primary key autoincrement, at real not null, what text not null,
+    game text, body text not null, outcome text not null);
+"""
+
+
+class Ledger:
+    def __init__(self, path, readonly=False):
+        uri = "file:%s%s" % (path, "?mode=ro" if readonly else "")
+        self.db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        self.lock = threading.RLock()
+        self.depth = 0
+        if not readonly:
+            self.db.execute("pragma journal_mode=wal")
+            self.db.execute("pragma synchronous=full")
+            self.db.executescript(_SCHEMA)
+
+    def close(self):
+        self.db.close()
+
+    # ---- reading -----------------------------------------------------------------
+
+    def params(self):
+        """{game: Params} in force, {} before the first start."""
+        rows = self.db.execute("select game, body from params").fetchall()
+        return {g: pm.check_game(g, json.loads(b)) for g, b in rows}
+
+    def meters(self, params):
+        """{game: Meter}: each stored meter, a fresh one (at its seed) for a game without."""
+        stored = dict(self.db.execute("select game, body from meters").fetchall())
+        return {g: Meter.load(p, json.loads(stored[g])) if g in stored else Meter(p) for g, p in params.items()}
+
+    def seen(self, key):
+        return self.db.execute("select 1 from seen where tbl=? and board=? and journal=? and seq=?", key).fetchone()
+
+    def log_rows(self):
+        return self.db.execute("select n, at, what, game, body, outcome from log order by n").fetchall()
+
+    # ---- one change ----------------------------------------------------------------
+
+    def commit(self, at, what, game, body, outcome, meters=(), key=None, params=None):
+        """One change, durable when this returns: a log row, the table record's
+        identity `key` (if any), the meters after it and new parameters (if any).
+        Returns the log row's number."""
+        with self.lock, self.transaction():
+            cur = self.db.execute(
+                "insert into log (at, what, game, body, outcome) values (?, ?, ?, ?, ?)",
+                (at, what, game, json.dumps(body, sort_keys=True), outcome),
+            )
+            n = cur.lastrowid
+            if key is not None:
+                self.db.execute("insert into seen values (?, ?, ?, ?, ?)", tuple(key) + (n,))
+            for p in (params or {}).values():
+                self.db.execute("insert or replace into params values (?, ?)", (p.game, json.dumps(p.to_dict())))
+            for m in meters:
+                self.db.execute("insert or replace into meters values (?, ?)", (m.params.game, json.dumps(m.dump())))
+        return n
+
+    @contextlib.contextmanager
+    def transaction(self):
+        """BEGIN IMMEDIATE … COMMIT (the write lock from the start: another process's
+        read-modify-write waits); nested calls join the outer transaction."""
+        with self.lock:
+            if self.depth:
+                self.depth += 1
+                try:
+                    yield
+                finally:
+                    self.depth -= 1
+                return
+            self.db.execute("begin immediate")
+            self.depth = 1
+            try:
+                yield
+                self.db.execute("commit")
+            except BaseException:
+                self.db.execute("rollback")
+                raise
+            finally:
+                self.depth = 0
+
+    def data_version(self):
+        """Changes when another connection (the maintenance command) commits."""
+        return self.db.execute("pragma data_version").fetchone()[0]
+
+
+def replay(rows):
+    """{game: Meter} folded again from the log's rows alone (see the header)."""
+    meters = {}
+    for _, _, what, game, body, outcome in rows:
+        obj = json.loads(body)
+        if what == "params":
+            new = pm.check_game(game, obj["params"])
+            if game not in meters:
+                meters[game] = Meter(new)
+            elif outcome == "applied":
+                meters[game].change_params(new)
+            continue
+        if outcome != "applied":
+            continue
+        m = meters[game]
+        if what == "input" and obj["kind"] == "prog_wager":
+            m.contribute(obj["table"], obj["count"])
+        elif what == "input":
+            m.lock(obj["table"], obj["board"], obj["journal"], obj["seq"], obj["count"], obj["arrival"])
+        elif what == "settle":
+            m.settle()
+        elif what == "ack":
+            m.acknowledge(obj["hit"], obj["by"])
+    return meters

@@ -1,0 +1,126 @@
+"""A recorded maintenance of a progressive's parameters (docs/progressive.md).
+
+Two people of the floor (host_tools/floor/people.py) must give their own
+passwords: a technician, who makes the change, and a shift manager, who
+authorises it. It is refused while any table is live (its gateway's retained
+presence `online`) or when the broker cannot say, and refused if the meter
+would drop (a cap below it) or is not open. The change is one ledger
+transaction with its log row naming both people, read, changed and written
+under the ledger's write lock; a running controller sees the ledger change
+and reloads before its next step (controller.fresh). Nothing changes on a
+refusal.
+"""
+
+import getpass
+import os
+import sys
+import time
+
+from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError
+from host_tools.floor import EXIT_NO_BROKER, floordir, mqtt, people, topics
+from host_tools.floor.progressive import params
+
+
+def read_passwords(technician, manager, stdin=None):
+    """The two passwords: asked on a terminal, else two lines of stdin (technician's first)."""
+    stdin = stdin or sys.stdin
+    if stdin.isatty():
+        return getpass.getpass("%s's password: " % technician), getpass.getpass("%s's password: " % manager)
+    lines = [stdin.readline().rstrip("\r\n") for _ in range(2)]
+    if not all(lines):
+        raise HostToolError(
+            "give the technician's and the shift manager's passwords, a line each; nothing changed", EXIT_USAGE
+        )
+    return lines[0], lines[1]
+
+
+def live_tables(directory, floor, broker_url=None, wait=0.5):
+    """Tables whose gateway's retained presence is `online`; HostToolError when no broker answers."""
+    url = broker_url or "mqtt://127.0.0.1:%d" % floor["port"]
+    seen = {}
+
+    def on_message(topic, payload, retained):
+        where = topics.parse_table_topic(floor["floor"], topic)
+        if where and where[1] == "presence":
+            seen[where[0]] = payload.decode("ascii", "replace")
+
+    root = topics.floor_root(floor["floor"])
+    client = mqtt.Client(
+        url,
+        "floorctl",
+        floordir.password(directory, "floorctl"),
+        "",
+        on_message=on_message,
+        on_connect=lambda: client.subscribe(root + "/table/+/presence"),
+    )
+    client.start()
+    try:
+        if not client.wait_connected(5.0):
+            raise HostToolError(
+                "no broker at %s: cannot tell whether tables are live; nothing changed" % url, EXIT_NO_BROKER
+            )
+        time.sleep(wait)
+    finally:
+        client.stop()
+    return sorted(t for t, word in seen.items() if word == topics.ONLINE)
+
+
+def new_params(current, settings):
+    """`current` (Params) with FIELD=VALUE settings applied, checked; ValueError otherwise."""
+    entry = current.to_dict()
+    for item in settings:
+        field, sep, value = item.partition("=")
+        if not sep or field not in params.FIELDS:
+            raise ValueError("--set %r: give FIELD=VALUE, FIELD one of %s" % (item, ", ".join(params.FIELDS)))
+        if field in ("paytable", "pay_rule"):
+            entry[field] = value
+        else:
+            try:
+                entry[field] = int(value)
+            except ValueError:
+                raise ValueError("--set %s: %r is not a whole number" % (field, value))
+    return params.check_game(current.game, entry)
+
+
+def change(directory, game, settings, technician, manager, passwords, broker_url=None):
+    """Apply the change; returns the line to print. HostToolError (one line) on any refusal."""
+    from host_tools.floor.progressive.cli import ledger_path
+    from host_tools.floor.progressive.controller import Controller
+
+    floor = floordir.read_floor(directory)
+    if game not in params.GAMES:
+        raise HostToolError("unknown game %r: the linked games are %s" % (game, ", ".join(params.GAMES)), EXIT_USAGE)
+    if not settings:
+        raise HostToolError("nothing to change: give --set FIELD=VALUE", EXIT_USAGE)
+    if people.verify(directory, technician, passwords[0]) != "technician":
+        raise HostToolError(
+            "%s is not a technician of this floor, or the password is wrong; nothing changed" % technician, EXIT_FAILED
+        )
+    if people.verify(directory, manager, passwords[1]) != "shift_manager":
+        raise HostToolError(
+            "%s is not a shift manager of this floor, or the password is wrong; nothing changed" % manager, EXIT_FAILED
+        )
+    live = live_tables(directory, floor, broker_url)
+    if live:
+        raise HostToolError(
+            "tables %s are live: parameters change only while no table is; nothing changed" % ", ".join(live),
+            EXIT_FAILED,
+        )
+    path = ledger_path(directory)
+    if not os.path.exists(path):
+        raise HostToolError("no progressive ledger at %s: start the controller once first" % path, EXIT_USAGE)
+    controller = Controller(path, {})
+    try:
+        current = controller.ledger.params().get(game)
+        if current is None:
+            raise HostToolError("%s is not linked on this floor" % game, EXIT_FAILED)
+        try:
+            new = new_params(current, settings)
+        except ValueError as e:
+            raise HostToolError(str(e) + "; nothing changed", EXIT_USAGE)
+        outcome = controller.change_params(new, technician, manager)
+    finally:
+        controller.close()
+    if outcome != "applied":
+        raise HostToolError("%s; nothing changed" % outcome[len("refused: ") :], EXIT_FAILED)
+    return "%s parameters changed by %s, authorised by %s: %s" % (game, technician, manager, ", ".join(settings))

@@ -1,0 +1,131 @@
+"""The progressive's messages on the floor's bus (docs/progressive.md).
+
+Up, from the tables: two **board journal records** that the table's gateway
+carries on `table/<t>/event` like every other record, so they are in the
+board's hash chain and the floor's recorder holds them:
+
+    kind 23 `prog_wager`: arg = the count of progressive wagers placed (1-99),
+                          payload = JSON {"game": "MEA"}
+    kind 24 `prog_hit`:   arg = the count of winning wagers of a top award,
+                          payload = JSON {"game": "MEA"} (optionally
+                          "positions": the betting positions, ascending)
+
+Until the firmware names these kinds, a board's link sends them by number
+("23", "24"); both spellings are taken.
+
+Down, from the controller (the only account the broker lets write them):
+`progressive/<game>/meter` (retained, the meter's view: amount, reserve,
+state, …, `at` its time) and `progressive/presence` (retained `online` /
+`offline`, the controller's last will).
+"""
+
+import json
+
+from host_tools import sync
+from host_tools.floor import topics
+from host_tools.floor.progressive.params import GAMES
+
+PROG_WAGER, PROG_HIT = 23, 24
+KINDS = {PROG_WAGER: "prog_wager", PROG_HIT: "prog_hit"}
+_BY_NAME = {name: code for code, name in KINDS.items()}
+MAX_WAGERS = 99  # positions on a craps layout are far fewer; a larger count is a keying error
+
+
+def presence_topic(floor):
+    return "%s/progressive/presence" % topics.floor_root(floor)
+
+
+def meter_topic(floor, game):
+    return topics.meter(floor, game)
+
+
+def kind_code(kind):
+    """The record kind's number if it is one of the progressive's, else None."""
+    if kind in _BY_NAME:
+        return _BY_NAME[kind]
+    if isinstance(kind, str) and kind.isdigit() and int(kind) in KINDS:
+        return int(kind)
+    return None
+
+
+class Input:
+    """One progressive record from a table: kind (PROG_WAGER or PROG_HIT), game,
+    count, and its identity on the floor (table, board, journal, seq)."""
+
+    def __init__(self, kind, game, count, table, board, journal, seq, positions=None):
+        self.kind = kind
+        self.game = game
+        self.count = count
+        self.table = table
+        self.board = board
+        self.journal = journal
+        self.seq = seq
+        self.positions = positions
+
+    def key(self):
+        return (self.table, self.board, self.journal, self.seq)
+
+    def __repr__(self):
+        return "%s %s x%d from %s journal %s record %s" % (
+            KINDS[self.kind],
+            self.game,
+            self.count,
+            self.table,
+            self.journal,
+            self.seq,
+        )
+
+
+def parse_event(table, payload):
+    """The Input in a table's `event` payload; None for a record of another kind;
+    ValueError (one line) for a progressive record that is malformed or whose
+    own chain link does not match its fields."""
+    obj = topics.decode(payload)
+    record, journal = obj.get("record"), obj.get("journal")
+    if not isinstance(record, dict) or not isinstance(journal, dict):
+        raise ValueError("no journal or record")
+    code = kind_code(record.get("kind"))
+    if code is None:
+        return None
+    if obj.get("table") != table:
+        raise ValueError("a record of table %r on table %s's topic" % (obj.get("table"), table))
+    board, jid, seq = journal.get("board"), journal.get("id"), record.get("seq")
+    if not isinstance(board, str) or not isinstance(jid, int) or not isinstance(seq, int) or seq < 1:
+        raise ValueError("journal identity or seq missing")
+    try:
+        prev = bytes.fromhex(obj.get("prev", ""))
+        _, digest = sync.encode_fields(dict(record, kind=str(code)), prev)
+        link_ok = len(prev) == 32 and digest[:8].hex() == record.get("link")
+    except (KeyError, TypeError, ValueError, OverflowError, AttributeError):
+        raise ValueError("record %s of journal %s is malformed" % (seq, jid))
+    if not link_ok:
+        raise ValueError("record %s of journal %s: its link does not match its fields" % (seq, jid))
+    return from_record(table, board, jid, record)
+
+
+def from_record(table, board, jid, record):
+    """The Input of a progressive record whose chain is already checked (by the
+    recorder, or parse_event); ValueError (one line) when its fields are wrong."""
+    code, seq = kind_code(record.get("kind")), record.get("seq")
+    try:
+        body = json.loads(bytes.fromhex(record.get("payload", "")).decode("utf-8"))
+    except (ValueError, TypeError, AttributeError, UnicodeDecodeError):
+        raise ValueError("record %s of journal %s: the payload is not JSON" % (seq, jid))
+    game = body.get("game") if isinstance(body, dict) else None
+    if game not in GAMES:
+        raise ValueError("record %s of journal %s: game %r is not a linked game" % (seq, jid, game))
+    count = record.get("arg")
+    if not isinstance(count, int) or not 1 <= count <= MAX_WAGERS:
+        raise ValueError("record %s of journal %s: a count of %r wagers (1-%d)" % (seq, jid, count, MAX_WAGERS))
+    positions = body.get("positions")
+    if positions is not None and (not isinstance(positions, list) or len(positions) != count):
+        raise ValueError("record %s of journal %s: positions do not match the count" % (seq, jid))
+    return Input(code, game, count, table, board, jid, seq, positions)
+
+
+def payload_bytes(game, positions=None):
+    """A progressive record's payload as the board writes it (the tests' gateway uses it)."""
+    body = {"game": game}
+    if positions is not None:
+        body["positions"] = positions
+    return json.dumps(body, separators=(",", ":"), sort_keys=True).encode()

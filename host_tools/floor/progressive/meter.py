@@ -1,0 +1,215 @@
+"""The meter of one linked progressive game: a pure fold, no I/O, no clock.
+
+Money is kept exactly. A contribution of W wagers adds W × base_unit ×
+increment_ppm micro-cents (1/1,000,000 of a cent) to the meter and W ×
+base_unit × reserve_ppm to the reserve; each keeps the fraction of a cent it
+cannot show yet (`*_frac`, 0 … 999,999 micro-cents) and carries it into the
+next contribution, so nothing is rounded away. Past the cap the meter's share
+goes to the reserve. The house puts money in only to seed the meter (the
+first seed, and a reseed the reserve cannot cover), counted in `house`. So at
+every step, in micro-cents:
+
+    contributed + house × 10⁶ == meter + reserve + paid × 10⁶
+
+(`meter` and `reserve` with their fractions). The meter never drops except
+on a paid, recorded win: `lock` and `settle` are the only steps that lower it.
+
+A hit: `lock(hit)` records it in the ordered list of hits with the meter
+locked; `settle()` pays every locked hit in order by the pay rule and
+reseeds from the reserve, and the meter is then `pending` until a shift
+manager acknowledges each hit (`acknowledge`). A hit identity (table, board,
+journal, seq) claimed twice is refused (`Refused`). The count of winning
+wagers is the board's (the wagers keyed for that cycle): the controller does
+not hold it against the table's last contribution, since a record the broker
+lost and the gateway published again may arrive after the table's later ones,
+and a player's top award must not be refused for that.
+"""
+
+from host_tools.floor.progressive.params import PPM
+
+OPEN, LOCKED, PENDING = "open", "locked", "pending"
+
+
+class Refused(ValueError):
+    """An input the meter does not take; nothing changed."""
+
+
+class Meter:
+    def __init__(self, params):
+        self.params = params
+        self.amount = params.seed  # whole cents shown
+        self.amount_frac = 0  # micro-cents not yet a whole cent
+        self.reserve = 0
+        self.reserve_frac = 0
+        self.house = params.seed  # cents the house put in (seeds)
+        self.contributed = 0  # micro-cents of all contributions
+        self.paid = 0  # cents paid on wins
+        self.wagers = 0  # progressive wagers counted
+        self.hits = []  # every hit, in the controller's order (dicts, see lock)
+        self.claimed = set()  # hit identities (table, board, journal, seq)
+        self.rev = 0  # one more per change
+
+    # ---- state ---------------------------------------------------------------------
+
+    @property
+    def state(self):
+        if any(h["paid"] is None for h in self.hits):
+            return LOCKED
+        if any(h["acked_by"] is None for h in self.hits):
+            return PENDING
+        return OPEN
+
+    def pending(self):
+        """Numbers of the hits paid and not yet acknowledged."""
+        return [h["n"] for h in self.hits if h["paid"] is not None and h["acked_by"] is None]
+
+    def balance(self):
+        """(money in, money held or paid), in micro-cents: equal at every step."""
+        money_in = self.contributed + self.house * PPM
+        held = self.amount * PPM + self.amount_frac + self.reserve * PPM + self.reserve_frac + self.paid * PPM
+        return money_in, held
+
+    # ---- contributions ---------------------------------------------------------------
+
+    def contribute(self, table, wagers):
+        """`wagers` progressive wagers placed at `table` (the dealer's count)."""
+        if isinstance(wagers, bool) or not isinstance(wagers, int) or wagers < 1:
+            raise Refused("a contribution of %r wagers: give a count of at least 1" % (wagers,))
+        p = self.params
+        stake = wagers * p.base_unit
+        to_meter = stake * p.increment_ppm
+        to_reserve = stake * p.reserve_ppm
+        self.contributed += to_meter + to_reserve
+        meter = self.amount * PPM + self.amount_frac + to_meter
+        if meter > p.cap * PPM:  # the cap: the rest funds the next reseed
+            to_reserve += meter - p.cap * PPM
+            meter = p.cap * PPM
+        self.amount, self.amount_frac = divmod(meter, PPM)
+        self.reserve, self.reserve_frac = divmod(self.reserve * PPM + self.reserve_frac + to_reserve, PPM)
+        self.wagers += wagers
+        self.rev += 1
+
+    # ---- hits ------------------------------------------------------------------------
+
+    def lock(self, table, board, journal, seq, wagers, arrival):
+        """A hit reported by `table` (its record's identity) for `wagers`
+        winning wagers; `arrival`: where it came in the controller's order.
+        Returns the hit's number (1, 2, … in the order of the hits)."""
+        key = (table, board, journal, seq)
+        if key in self.claimed:
+            n = next(h["n"] for h in self.hits if h["key"] == list(key))
+            raise Refused("hit already claimed: table %s journal %s record %s is hit %d" % (table, journal, seq, n))
+        if isinstance(wagers, bool) or not isinstance(wagers, int) or wagers < 1:
+            raise Refused("a hit of %r winning wagers: give a count of at least 1" % (wagers,))
+        n = len(self.hits) + 1
+        hit = {"n": n, "key": list(key), "table": table, "wagers": wagers, "arrival": arrival}
+        hit.update(meter_at_hit=None, pays=None, paid=None, reseeds=None, acked_by=None)
+        self.hits.append(hit)
+        self.claimed.add(key)
+        self.rev += 1
+        return n
+
+    def settle(self):
+        """Pay every locked hit in order and reseed; returns the hits paid."""
+        done = []
+        for hit in self.hits:
+            if hit["paid"] is not None:
+                continue
+            hit["meter_at_hit"] = self.amount
+            if self.params.pay_rule == "shared":
+                each = self.amount // hit["wagers"]  # the remainder stays in the meter
+                pays = [each] * hit["wagers"]
+                self.amount -= each * hit["wagers"]
+                reseeds = [self._reseed()]
+            else:  # positional: each winner the whole meter, a reseed between
+                pays, reseeds = [], []
+                for _ in range(hit["wagers"]):
+                    pays.append(self.amount)
+                    self.amount = 0
+                    reseeds.append(self._reseed())
+            hit["pays"], hit["reseeds"] = pays, reseeds
+            hit["paid"] = sum(pays)
+            self.paid += hit["paid"]
+            done.append(hit)
+        if done:
+            self.rev += 1
+        return done
+
+    def _reseed(self):
+        """Bring the meter up to the seed, from the reserve first, then the house.
+        Returns (from the reserve, from the house) in cents."""
+        short = self.params.seed - self.amount
+        if short <= 0:
+            return [0, 0]
+        from_reserve = min(short, self.reserve)
+        self.reserve -= from_reserve
+        self.house += short - from_reserve
+        self.amount += short
+        return [from_reserve, short - from_reserve]
+
+    def acknowledge(self, n, by):
+        """The shift manager `by` acknowledges hit `n` (paid, pending)."""
+        hit = next((h for h in self.hits if h["n"] == n), None)
+        if hit is None:
+            raise Refused("no hit %r on this meter" % (n,))
+        if hit["paid"] is None:
+            raise Refused("hit %d is not paid yet" % n)
+        if hit["acked_by"] is not None:
+            raise Refused("hit %d was acknowledged by %s" % (n, hit["acked_by"]))
+        hit["acked_by"] = by
+        self.rev += 1
+
+    # ---- parameters ------------------------------------------------------------------
+
+    def change_params(self, new):
+        """New parameters (a recorded maintenance): refused if the meter would drop
+        (a cap below it); a meter below the new seed is raised to it by the house."""
+        if new.game != self.params.game:
+            raise Refused("parameters of %s given to the %s meter" % (new.game, self.params.game))
+        if self.state != OPEN:
+            raise Refused("the %s meter is %s: parameters change only while it is open" % (new.game, self.state))
+        if new.cap < self.amount:
+            raise Refused("cap %d cents is below the meter, %d cents: the meter never drops" % (new.cap, self.amount))
+        self.params = new
+        if self.amount < new.seed:
+            self.house += new.seed - self.amount
+            self.amount = new.seed
+        self.rev += 1
+
+    # ---- snapshot ------------------------------------------------------------------
+
+    _SAVED = ("amount", "amount_frac", "reserve", "reserve_frac", "house", "contributed", "paid", "wagers", "rev")
+
+    def dump(self):
+        """The meter as a JSON-able dict (without the parameters)."""
+        out = {k: getattr(self, k) for k in self._SAVED}
+        out["hits"] = self.hits
+        return out
+
+    @classmethod
+    def load(cls, params, obj):
+        m = cls(params)
+        for k in cls._SAVED:
+            setattr(m, k, obj[k])
+        m.hits = obj["hits"]
+        m.claimed = {tuple(h["key"]) for h in m.hits}
+        return m
+
+    def view(self):
+        """What the meter topic says: the public figures."""
+        last = self.hits[-1] if self.hits else None
+        return {
+            "game": self.params.game,
+            "amount": self.amount,
+            "reserve": self.reserve,
+            "state": self.state,
+            "rev": self.rev,
+            "base_unit": self.params.base_unit,
+            "seed": self.params.seed,
+            "cap": self.params.cap,
+            "paytable": self.params.paytable,
+            "pending": self.pending(),
+            "last_hit": None
+            if last is None
+            else {k: last[k] for k in ("n", "table", "wagers", "pays", "meter_at_hit")},
+        }

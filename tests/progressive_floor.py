@@ -1,0 +1,188 @@
+"""A floor for the progressive's tests: a real mosquitto from the floor's own
+configuration, the controller as its own process (`python -m host_tools floor
+progressive`, so it can be SIGKILLed), tables' gateway identities that publish
+progressive journal records with their real chain links (feed.TableJournal:
+the firmware's journal_record.encode), as a gateway carries a board's
+records, and a read-only watcher of the meters."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import paho.mqtt.client as mqtt
+
+import host_tools  # noqa: F401  (firmware/lib on the path)
+from host_tools.floor import broker, floordir, people, topics
+from host_tools.floor.progressive import params
+from host_tools.floor.progressive.feed import TableJournal
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PEOPLE = {
+    "sam": ("shift_manager", "sam's long password"),
+    "tom": ("technician", "tom's long password"),
+    "bob": ("supervisor", "bob's long password"),
+}
+# MEA: $1 unit, 10% to the meter, 2% hidden; FUP: $5 unit, 5% and 1%, positional pays.
+PARAMS = {
+    "MEA": {
+        "paytable": "PT-BJS-MEA-01",
+        "base_unit": 100,
+        "seed": 100_000,
+        "increment_ppm": 100_000,
+        "reserve_ppm": 20_000,
+        "cap": 5_000_000,
+        "pay_rule": "shared",
+    },
+    "FUP": {
+        "paytable": "PT-BJS-FUP-05",
+        "base_unit": 500,
+        "seed": 500_000,
+        "increment_ppm": 50_000,
+        "reserve_ppm": 10_000,
+        "cap": 10_000_000,
+        "pay_rule": "positional",
+    },
+}
+
+
+class Floor:
+    def __init__(self, directory, tables=("T1", "T2", "T3"), game_params=None, with_people=True):
+        self.dir = str(directory)
+        self.floor = floordir.new_floor(self.dir, tables=tables, port=broker.free_port(), ws_port=broker.free_port())
+        broker.write_config(self.dir, self.floor)
+        floordir.write_json(params.params_path(self.dir), game_params or PARAMS)
+        if with_people:
+            for name, (role, password) in PEOPLE.items():
+                people.add_person(self.dir, name, role, password)
+        self.floor = floordir.read_floor(self.dir)
+        self.broker = broker.Broker(self.dir).start()
+        self.url = "mqtt://127.0.0.1:%d" % self.floor["port"]
+        self.clients = {}
+        self.journals = {t: TableJournal(t) for t in tables}
+        self.proc = None
+        self.meters = {}  # game -> the last meter seen (dict)
+        self.seen = []  # every (topic, payload) the watcher got
+        self.cond = threading.Condition()
+        self.watch()
+
+    # ---- the controller -----------------------------------------------------------
+
+    def start_controller(self):
+        log = open(os.path.join(self.dir, "logs", "progressive.log"), "ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "host_tools", "floor", "progressive", "--dir", self.dir],
+            cwd=ROOT,
+            stdout=log,
+            stderr=log,
+        )
+        log.close()
+        return self.proc
+
+    def kill_controller(self, sig=signal.SIGKILL):
+        self.proc.send_signal(sig)
+        self.proc.wait(15)
+
+    def start_recorder(self):
+        """The floor's recorder as its own process (the controller reads its copy for what the bus lost)."""
+        log = open(os.path.join(self.dir, "logs", "recorder.log"), "ab")
+        self.recorder = subprocess.Popen(
+            [sys.executable, "-m", "host_tools", "recorder", "--dir", self.dir], cwd=ROOT, stdout=log, stderr=log
+        )
+        log.close()
+        end = time.monotonic() + 30
+        while time.monotonic() < end:  # subscribed: from now on the broker keeps its session's messages
+            with open(os.path.join(self.dir, "logs", "recorder.log"), encoding="utf-8", errors="replace") as f:
+                if "connected to the broker" in f.read():
+                    return
+            time.sleep(0.1)
+        raise AssertionError("the recorder did not connect")
+
+    def controller_log(self):
+        with open(os.path.join(self.dir, "logs", "progressive.log"), encoding="utf-8", errors="replace") as f:
+            return f.read()
+
+    # ---- clients ----------------------------------------------------------------------
+
+    def client(self, user, password=None, name=None):
+        name = name or user
+        if name not in self.clients:
+            c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="test-" + name)
+            c.username_pw_set(user, password or floordir.password(self.dir, user))
+            c.reconnect_delay_set(0.2, 1)
+            c.connect("127.0.0.1", self.floor["port"])
+            c.loop_start()
+            self.clients[name] = c
+        return self.clients[name]
+
+    def gateway(self, table):
+        return self.client(floordir.gateway_user(table))
+
+    def send(self, table, kind, count, game="MEA", positions=None):
+        """A progressive record of `table`'s board, published as its gateway does; returns it."""
+        payload, rec = self.journals[table].record(kind, count, game, positions)
+        self.republish(table, payload)
+        return payload, rec
+
+    def republish(self, table, payload):
+        info = self.gateway(table).publish(topics.table("main", table, "event"), payload, qos=1)
+        try:
+            info.wait_for_publish(5)
+        except RuntimeError:  # the broker is away: paho keeps it and sends it on reconnecting
+            pass
+
+    def ack(self, person, alert_id, note=""):
+        role, password = PEOPLE[person]
+        c = self.client(person, password)
+        body = topics.encode({"alert": alert_id, "note": note, "at": int(time.time())})
+        c.publish(topics.ack("main", role, person), body, qos=1).wait_for_publish(5)
+
+    def presence(self, table, word):
+        c = self.gateway(table)
+        c.publish(topics.table("main", table, "presence"), word.encode(), qos=1, retain=True).wait_for_publish(5)
+
+    def watch(self):
+        c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="test-watcher")
+        c.username_pw_set("floorctl", floordir.password(self.dir, "floorctl"))
+
+        def on_message(client, userdata, m):
+            with self.cond:
+                self.seen.append((m.topic, m.payload))
+                if m.topic.endswith("/meter"):
+                    obj = json.loads(m.payload)
+                    self.meters[obj.get("game")] = obj
+                self.cond.notify_all()
+
+        c.on_message = on_message
+        c.on_connect = lambda client, u, f, r, p: client.subscribe("crapsfloor/v1/main/progressive/#", qos=1)
+        c.reconnect_delay_set(0.2, 1)
+        c.connect("127.0.0.1", self.floor["port"])
+        c.loop_start()
+        self.clients["watcher"] = c
+
+    def wait(self, predicate, timeout=15.0):
+        end = time.monotonic() + timeout
+        with self.cond:
+            while not predicate():
+                left = end - time.monotonic()
+                if left <= 0:
+                    return False
+                self.cond.wait(min(left, 0.1))
+        return True
+
+    def presence_words(self):
+        return [p.decode() for t, p in self.seen if t.endswith("/progressive/presence")]
+
+    def close(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.kill_controller(signal.SIGTERM)
+        if getattr(self, "recorder", None) is not None and self.recorder.poll() is None:
+            self.recorder.terminate()
+            self.recorder.wait(15)
+        for c in self.clients.values():
+            c.disconnect()
+            c.loop_stop()
+        self.broker.stop()

@@ -1,0 +1,30 @@
+"""`python -m host_tools.floor.progressive.bench` runs end to end on a real broker and
+controller and writes its figures (figures, not limits: nothing here is timed)."""
+
+import json
+
+import pytest
+
+from host_tools.floor.progressive import bench
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def test_the_bench_writes_its_figures(tmp_path, capsys):
+    out = tmp_path / "progressive_bench.json"
+    bench.main(["--contributions", "30", "--hits", "3", "--out", str(out)])
+    got = json.loads(out.read_text())
+    assert got["contributions_per_s"] > 0
+    assert got["hit_to_pending_ms"]["samples"] == 3
+    assert 0 < got["hit_to_pending_ms"]["p50"] <= got["hit_to_pending_ms"]["p99"]
+    assert set(got["notes"]) == {"contributions_per_s", "hit_to_pending_ms", "controller_presence"}
+    loss = got["controller_presence"]
+    assert set(loss) == {"silent_to_offline_s", "resumed_to_online_s", "killed_to_offline_s", "restarted_to_online_s"}
+    assert all(v >= 0 for v in loss.values())
+    assert json.loads(capsys.readouterr().out) == got
+
+
+def test_percentiles_of_a_few_samples():
+    assert bench.percentile([3, 1, 2], 50) == 2
+    assert bench.percentile([3, 1, 2], 99) == 3
+    assert bench.percentile([5], 99) == 5
