@@ -24,7 +24,6 @@ from crapsboard.journal import snapshot, snapshot_read
 from crapsboard.rules.engine import Table
 from crapsboard.table import entry as en
 from crapsboard.table import keypad
-from crapsboard.table.hold_state import HoldState
 from crapsboard.table.lamps import Lamps
 
 LOG_SIZE = const(32)  # events kept in RAM (the journal, when there is one, keeps all)
@@ -57,8 +56,7 @@ class App:
         self.entry = en.Entry(self.table.config.supervisor_pin)
         self.lamps = Lamps(layout)
         # The last table event's HOLD and its clearance (the link's `verified`), shown by the lamps.
-        self.hold = HoldState()
-        self.lamps.hold = self.hold
+        self.hold = self.lamps.hold
         self.matrix = keypad.Matrix(board.rows, board.cols, layout.settle_us, getattr(board, "sleep_us", None))
         self.buttons = keypad.Buttons(board.buttons, layout.button_active_low)
         self.debouncer = keypad.Debouncer(layout.debounce_ms)

@@ -10,7 +10,7 @@
 # 47-pixel write blocks ~1.4 ms). A lamp-feed fault (a feed's eFuse latched
 # off) is laid over the state: `feed_fault` says which feeds are dead;
 # `unlit(i)` whether lamp i is meant to be lit on one of them. A HOLD
-# surveillance has cleared (`hold`, the app's hold_state.HoldState) shows
+# surveillance has cleared (`hold`, a hold_state.HoldState the app keeps) shows
 # "verified — pay": both alert lamps green, the held wager's lamps flashing
 # white slowly with their own state.
 from micropython import const
@@ -18,6 +18,7 @@ from micropython import const
 from crapsboard.base import ticks
 from crapsboard.rules import paytables as pt
 from crapsboard.rules.engine import popcount
+from crapsboard.table.hold_state import HoldState
 from crapsboard.table.layout import LAMP_NAMES
 
 C_OFF = const(0)
@@ -108,7 +109,7 @@ class Lamps:
         self._feed_first = layout.feed_first  # board.json strip.feed_first_pixels
         self.feed_count = len(layout.feed_first)
         self.feed_fault = 0  # bit f: feed f is latched off (App sets it)
-        self.hold = None  # hold_state.HoldState (App sets it): "verified — pay" while it says so
+        self.hold = HoldState()  # the last table event's HOLD (the app keeps it): "verified — pay" once cleared
 
     # ---- what to show besides the state --------------------------------
 
@@ -171,7 +172,7 @@ class Lamps:
                 color[L_FIRED + i] = C_YELLOW
         if self._cel_wagers:
             self._celebration(now_ms)
-        if self.hold is not None and self.hold.verified:
+        if self.hold.verified:
             self._verified(self.hold)
         if self.feed_fault:
             self._feed_fault()
