@@ -149,6 +149,17 @@ class BoardLink:
         request = sign(key, dict(args, id=next(self._ids), cmd=cmd, ctr=ctr))
         return self._send(request, timeout)
 
+    def forward(self, request, timeout=None):
+        """Send `request` (a dict signed elsewhere: the page's `verified`) exactly
+        as it is; the board's whole reply, a refusal included (`ok` false,
+        `error`). HostToolError when the board does not answer."""
+        line = frame(request)
+        self.sent.append(line)
+        self._write(line)
+        return self._wait_reply(
+            request.get("id"), self.timeout if timeout is None else timeout, str(request.get("cmd"))
+        )
+
     @property
     def last_ctr(self):
         """The last counter this host sent or read from the board's hello (None before either)."""

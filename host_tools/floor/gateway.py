@@ -25,6 +25,7 @@ import time
 from host_tools import EXIT_NO_BOARD, HostToolError
 from host_tools.floor import topics
 from host_tools.floor.gateway_board import BoardSide, log
+from host_tools.floor.gateway_downlink import DownlinkSide
 from host_tools.floor.mqtt import Client
 from host_tools.floor.outbox import Outbox
 
@@ -36,7 +37,7 @@ RECORDED_WAIT_S = 0.5  # after subscribing, the retained `recorded` arrives with
 STATE_EVERY_S = 1.0  # ask `status` this often when idle: a win's celebration ends without a record
 
 
-class Gateway(BoardSide):
+class Gateway(BoardSide, DownlinkSide):
     def __init__(
         self, port, table_id, floor, broker_url, user, password, outbox_path, key, keepalive=10, link_timeout=3.0
     ):
@@ -50,6 +51,8 @@ class Gateway(BoardSide):
         self.topic_state = topics.table(floor, table_id, "state")
         self.topic_presence = topics.table(floor, table_id, "presence")
         self.topic_recorded = topics.table(floor, table_id, "recorded")
+        self.topic_downlink = topics.table(floor, table_id, "downlink")  # the page's signed requests (gateway_downlink)
+        self._downlink_init()
         self.recorded = None  # (journal, seq) the recorder last said it recorded
         self.recorded_at = 0  # mqtt connection number when it came
         self.mqtt = Client(
@@ -78,7 +81,9 @@ class Gateway(BoardSide):
     # ---- the broker side ------------------------------------------------------------
 
     def _message(self, topic, payload, retained):  # paho's thread
-        if topic == self.topic_recorded:
+        if topic == self.topic_downlink:
+            self._downlink_message(payload)
+        elif topic == self.topic_recorded:
             try:
                 obj = topics.decode(payload)
                 self.recorded = (int(obj["journal"]["id"]), int(obj["seq"]))
@@ -94,6 +99,7 @@ class Gateway(BoardSide):
         self.seen_connection = n
         self.recorded = None
         self.mqtt.subscribe(self.topic_recorded)
+        self.mqtt.subscribe(self.topic_downlink)
         end = time.monotonic() + RECORDED_WAIT_S
         while self.recorded is None and time.monotonic() < end:
             time.sleep(0.02)
@@ -169,6 +175,8 @@ class Gateway(BoardSide):
             state.update({k: v for k, v in self.last_state.items() if k in ("status", "journal")})
         if self.short is not None:
             state["short"] = self.short
+        if self.downlink_outcomes:
+            state["downlinks"] = list(self.downlink_outcomes)  # the board's answers to the page's requests
         self.state_dirty = False
         if state != self.last_state:
             self.mqtt.publish(self.topic_state, topics.encode(state), retain=True)
@@ -208,6 +216,7 @@ class Gateway(BoardSide):
                 try:
                     while self._fetch():
                         self._publish_outbox()
+                    self._forward_downlinks()
                     self._publish_state()
                     if time.monotonic() - self.last_subscribe > RESUBSCRIBE_S:
                         self.link.request("subscribe", on=True)
