@@ -8,7 +8,9 @@ publishes each record at QoS 1 and marks it sent only on the broker's PUBACK,
 keeps the table's retained `state` (the board's `status`) and `presence`
 (`online`, with `offline` as its last will), and on every connection to the
 broker publishes again what the recorder has not recorded (its retained
-`recorded`): a broker killed between saves loses nothing for good.
+`recorded`): a broker killed between saves loses nothing for good. It also
+carries the page's signed requests from `downlink` to the board, unchanged,
+and puts the board's answers in its state (gateway_downlink.py).
 
 At start it proves the board is this table's: it sets the board's clock with a
 `time` request signed with the table's key; a board holding another key
