@@ -7,11 +7,12 @@ power cut (tests/vm/link_app_session.py, as tests/test_link_app.py)."""
 
 import json
 
-from test_link_app import both, one, request, session, signed
+from test_link_app import MAC, _files, both, one, request, session, signed
 
 from crapsboard.journal import journal_record as jr
 from crapsboard.rules import engine, hold
 from crapsboard.rules import paytable as pt
+from host_tools import journal_log
 
 # The shooter makes 4, 5, 6, 8, 9 and 10: the 6th point is the 12th roll,
 # record 13 after the journal start (tests/pit_floor.py keys the same dice).
@@ -207,3 +208,13 @@ def test_verified_pay_survives_a_power_cut_and_a_hold_can_be_cleared_after_one(t
     assert kinds == ["config", "restart"]  # the HOLD's roll, then records carrying the state
     assert json.loads(replies[1][0]) == {"id": 3, "ok": True, "seq": 16}
     assert_verified_pay(json.loads(replies[3][0])["lamps"])
+
+
+def test_host_tools_log_reads_the_kind_22_record_off_the_flash(tmp_path):
+    # `python -m host_tools log` verifies the journal's files with the board's key
+    # and writes the clearance by name, its payload as JSON.
+    session("cpython", tmp_path, ["keys " + TO_SIXTH_POINT, clear(1, 1)])
+    records, _ = journal_log.verify_files(_files(tmp_path / "journal"), mac=MAC)
+    item = journal_log.record_dict(records[-1])
+    assert (item["seq"], item["kind"], item["arg"]) == (14, "verified", HOLD_SEQ)
+    assert item["payload"] == {"alert": ALERT, "by": "ann", "seq": HOLD_SEQ}
