@@ -56,19 +56,20 @@ class DownlinkSide:
                     return
                 request = self.downlink_queue[0]
             if request.get("cmd") not in DOWNLINK_COMMANDS:
-                self._downlink_outcome(request, False, error="not a downlink command: %s" % request.get("cmd"))
+                reply = {"ok": False, "error": "not a downlink command: %s" % request.get("cmd")}
             else:
                 try:
                     reply = self.link.forward(request)
                 except HostToolError as e:
                     if e.code == EXIT_NO_BOARD:
-                        raise
+                        raise  # not answered: it waits for the board's return
                     reply = {"ok": False, "error": str(e)}
-                fields = {k: v for k, v in reply.items() if k not in ("id", "ok")}
-                self._downlink_outcome(request, bool(reply.get("ok")), **fields)
-                self.link.hello()  # the board's counter moved (a good tag uses it, refused or not): the state's ctr
             with self.downlink_lock:
-                self.downlink_queue.pop(0)
+                self.downlink_queue.pop(0)  # answered: never sent twice
+            fields = {k: v for k, v in reply.items() if k not in ("id", "ok")}
+            self._downlink_outcome(request, bool(reply.get("ok")), **fields)
+            if request.get("cmd") in DOWNLINK_COMMANDS:
+                self.link.hello()  # the board's counter moved (a good tag uses it, refused or not): the state's ctr
 
     def _downlink_outcome(self, request, ok, **fields):
         outcome = {

@@ -103,7 +103,9 @@ class FloorView:
         changed = []
         for outcome in state.get("downlinks") or []:
             alert = self.book.alerts.get(str(outcome.get("alert"))) if isinstance(outcome, dict) else None
-            if alert is not None and alert.hold and alert.board != outcome:
+            # The board took it: a later refusal (the same request again) does not undo that.
+            taken = alert is not None and alert.board is not None and alert.board.get("ok")
+            if alert is not None and alert.hold and alert.board != outcome and not taken:
                 alert.board = outcome
                 changed.append(alert)
         return changed
