@@ -218,3 +218,9 @@ def test_host_tools_log_reads_the_kind_22_record_off_the_flash(tmp_path):
     item = journal_log.record_dict(records[-1])
     assert (item["seq"], item["kind"], item["arg"]) == (14, "verified", HOLD_SEQ)
     assert item["payload"] == {"alert": ALERT, "by": "ann", "seq": HOLD_SEQ}
+    # `monitor` says it in words, from the record as the link pushes it.
+    from host_tools.monitor import TableCopy
+
+    pushed = {"event": "verified", "seq": 14, "t": 9800, "arg": HOLD_SEQ, "payload": records[-1].payload.hex()}
+    (line,) = TableCopy(records[:-1]).lines(pushed)
+    assert line.endswith("#14 HOLD of record 13 cleared by ann: verified — pay")
