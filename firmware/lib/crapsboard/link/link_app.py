@@ -13,10 +13,18 @@
 # config_set; link_admin: time, maintenance, journal_reset; link_verified:
 # verified).
 from crapsboard.base.link_key import KEY_FILE, read_key  # noqa: F401 (link_app.read_key, where it was first)
-from crapsboard.link import link_admin, link_config, link_events, link_info, link_verified
+from crapsboard.link import link_admin, link_config, link_events, link_info
 from crapsboard.link.link import Link, LinkError
 
 COUNTER_FILE = "link_ctr"
+
+def _verified(handlers, request):
+    # Loaded when a HOLD is first cleared (then kept with the link): a board
+    # whose host only reads keeps it off the heap (docs/link.md, Memory).
+    from crapsboard.link import link_verified
+
+    return link_verified.verified(handlers, request)
+
 
 # command -> function(handlers, request), which gives the reply.
 _COMMANDS = {
@@ -29,7 +37,7 @@ _COMMANDS = {
     "time": link_admin.set_time,
     "maintenance": link_admin.maintenance,
     "journal_reset": link_admin.journal_reset,
-    "verified": link_verified.verified,
+    "verified": _verified,
 }
 
 
