@@ -7,7 +7,8 @@ runs them). The table is keyed to the 6th point; surveillance clears the
 HOLD on her own connection; the page signs the `verified` with the board's
 key, the gateway carries it, the board journals kind 22 and lights "verified
 — pay", the recorder gets the record, the page shows the board's answer. A
-forged, a replayed and a stranger's request are refused."""
+forged and a replayed request are refused by the board; one a person or a
+gateway account publishes is dropped by the broker."""
 
 import json
 import os
@@ -172,9 +173,14 @@ def test_a_hold_cleared_by_surveillance_lights_verified_pay_on_the_board_and_the
     assert localfloor.publish(
         floor.rig, "bob", topic, topics.encode(dict(signed, request=stranger)), password=PEOPLE["bob"][1]
     )
+    # Nor can the table's own gateway account (it only reads its downlink): dropped too.
+    gateway = sign(key, dict(signed["request"], ctr=now + 1, alert="gateway-1"))
+    assert localfloor.publish(
+        floor.rig, floordir.gateway_user("T1"), topic, topics.encode(dict(signed, request=gateway))
+    )
     also = sign(key, dict(signed["request"], ctr=now + 2, alert="after-stranger"))
     assert localfloor.publish(floor.rig, "page", topic, topics.encode(dict(signed, request=also)))
     assert floor.outcome("after-stranger", now + 2)["error"] == "already verified"  # the page's went through
-    assert not [o for o in floor.state().get("downlinks", []) if o["alert"] == "stranger-1"]
+    assert not [o for o in floor.state().get("downlinks", []) if o["alert"] in ("stranger-1", "gateway-1")]
     # Nothing journalled for any refused request.
     assert [k for k, _ in floor.kinds()].count("verified") == 1
