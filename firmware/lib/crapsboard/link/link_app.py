@@ -18,6 +18,7 @@ from crapsboard.link.link import Link, LinkError
 
 COUNTER_FILE = "link_ctr"
 
+
 def _verified(handlers, request):
     # Loaded when a HOLD is first cleared (then kept with the link): a board
     # whose host only reads keeps it off the heap (docs/link.md, Memory).
