@@ -20,7 +20,7 @@ from host_tools import EXIT_BOARD_OUT_OF_MEMORY, EXIT_FAILED, EXIT_NO_BOARD, EXI
 LINE_MAX = 1024  # the board's line limit (link.LINE_MAX), the newline not counted
 BAUD = 115200
 DEFAULT_TIMEOUT = 3.0  # seconds for one reply; a slow flash erase on the board is ~0.4 s
-SIGNED = ("config_set", "time", "maintenance", "journal_reset")
+SIGNED = ("config_set", "time", "maintenance", "journal_reset", "verified")
 CTR_MAX = 10**18 - 1  # the board's parser takes integers of at most 18 digits
 
 
@@ -148,6 +148,17 @@ class BoardLink:
         self._ctr = ctr
         request = sign(key, dict(args, id=next(self._ids), cmd=cmd, ctr=ctr))
         return self._send(request, timeout)
+
+    def forward(self, request, timeout=None):
+        """Send `request` (a dict signed elsewhere: the page's `verified`) exactly
+        as it is; the board's whole reply, a refusal included (`ok` false,
+        `error`). HostToolError when the board does not answer."""
+        line = frame(request)
+        self.sent.append(line)
+        self._write(line)
+        return self._wait_reply(
+            request.get("id"), self.timeout if timeout is None else timeout, str(request.get("cmd"))
+        )
 
     @property
     def last_ctr(self):

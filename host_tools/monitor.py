@@ -32,6 +32,7 @@ KINDS = {
     "snapshot": 19,
     "drop": 20,
     "time": 21,
+    "verified": 22,
 }
 HAND_ENDS = 0  # a hand end among the replayed codes (a roll is d1 * 8 + d2, never 0)
 
@@ -113,6 +114,14 @@ class TableCopy:
             what = {"config": "configuration changed", "journal_start": "new journal started"}.get(kind, kind)
             return [head + "%s · %s" % (what, self.where())]
         payload = event.get("payload")
+        if kind == "verified":  # docs/link.md: payload {"alert", "by", "seq"} as JSON, hex on the link
+            try:
+                cleared = json.loads(bytes.fromhex(payload))
+            except (TypeError, ValueError):
+                cleared = {}
+            return [
+                head + "HOLD of record %s cleared by %s: verified — pay" % (cleared.get("seq", arg), cleared.get("by"))
+            ]
         return [head + str(kind).replace("_", " ") + ("" if payload is None else " " + json.dumps(payload))]
 
 

@@ -156,6 +156,18 @@ def test_the_pit_page_in_a_browser(floor, driver):
     shot(driver, "6-after-broker-restart")
     assert acks is not None and "floor supervisor" in acks
 
+    # Surveillance clears T2's HOLD: the page signs `verified` with the board's
+    # key, T2's gateway carries it, the board journals it and lights "verified —
+    # pay", and its answer reaches the tile without a reload.
+    driver.get(page.url + "/")
+    driver.find_element(By.CSS_SELECTOR, "form.who button").click()
+    log_in(driver, page.url, "ann")
+    assert wait_for(lambda: alert_box(driver, "fire_6", "T2-"), timeout=30)
+    press(driver, "fire_6", "payoffs equal wagers", table="T2-")
+    assert shows(driver, "cleared on the board, verified — pay lit", timeout=40), text(driver)
+    driver.execute_script("document.querySelector('#tile-T2').scrollIntoView()")
+    shot(driver, "8-hold-cleared-on-the-board")
+
     # An expired session: back to the login form.
     driver.get(page.url + "/")
     assert wait_for(lambda: "/login" in driver.current_url, timeout=40, step=0.5)

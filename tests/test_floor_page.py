@@ -256,3 +256,26 @@ def test_a_hold_cleared_by_surveillance_goes_down_signed_with_the_boards_key(flo
         Auth(keys.read_key(floor.dir + "/keys/T1.key"), CounterMemory()).check(request)  # another table's board
     with pytest.raises(AuthError, match="bad tag"):
         Auth(keys.read_key(floor.dir + "/keys/T3.key"), CounterMemory()).check(dict(request, seq=14))
+    # The board's answers, as T3's gateway publishes them in the table's state
+    # (host_tools/floor/gateway_downlink.py): on the alert, the tile and the history.
+    answer = {"cmd": "verified", "alert": hold.id, "seq": 13, "ctr": 42, "ok": False, "at": 1}
+    refused = dict(answer, error="that hand has moved on: record 15, a roll, undo or hand end, came after it")
+    floor.state("T3", ctr=42, downlinks=[refused])
+    assert floor.wait(lambda v: hold.board == refused)
+    tile = client.get("/").text
+    tile = tile[tile.index('id="tile-T3"') :]
+    assert "the board refused the clearance: that hand has moved on: record 15" in tile[: tile.index("</a>")]
+    taken = dict(answer, ok=True, ctr=43, record=14)
+    floor.state("T3", ctr=43, downlinks=[refused, taken])
+    assert floor.wait(lambda v: hold.board == taken)
+    assert hold.as_dict()["board"] == taken
+    page = client.get("/").text
+    tile = page[page.index('id="tile-T3"') :]
+    assert "%s: cleared on the board, verified — pay lit (record 14)" % hold.id in tile[: tile.index("</a>")]
+    history = client.get("/table/T3").text
+    board = history[history.index("id=board") : history.index("id=refusals")]
+    assert 'class="downlink ok"' in board and "(record 14)" in board
+    replayed = dict(answer, ctr=43, error="replayed or old counter: last accepted is 43")
+    floor.state("T3", ctr=43, downlinks=[refused, taken, replayed])
+    assert floor.wait(lambda v: v.tiles["T3"]["state"]["downlinks"][-1] == replayed)
+    assert hold.board == taken  # the board took it once: the replay refused does not undo that

@@ -74,6 +74,7 @@ class Alert:
         self.acks = []  # {"user", "role", "for_role", "at", "note"}
         self.escalations = 0
         self.escalated_at = None
+        self.board = None  # a cleared HOLD: the board's answer to its `verified` (the gateway's state `downlinks`)
 
     def acknowledged_roles(self):
         return {a["for_role"] for a in self.acks}
@@ -113,6 +114,7 @@ class Alert:
             "escalations": self.escalations,
             "escalated_at": self.escalated_at,
             "acks": list(self.acks),
+            "board": self.board,
         }
 
 

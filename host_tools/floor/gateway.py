@@ -10,7 +10,9 @@ keeps the table's retained `state` (the board's `status`) and `presence`
 keepalive/2 from which the recorder judges the table online or offline
 within 1.5x the keepalive (presence.py), and on every connection to the
 broker publishes again what the recorder has not recorded (its retained
-`recorded`): a broker killed between saves loses nothing for good.
+`recorded`): a broker killed between saves loses nothing for good. It also
+carries the page's signed requests from `downlink` to the board, unchanged,
+and puts the board's answers in its state (gateway_downlink.py).
 
 At start it proves the board is this table's: it sets the board's clock with a
 `time` request signed with the table's key; a board holding another key
@@ -27,6 +29,7 @@ import time
 from host_tools import EXIT_NO_BOARD, HostToolError
 from host_tools.floor import presence, topics
 from host_tools.floor.gateway_board import BoardSide, log
+from host_tools.floor.gateway_downlink import DownlinkSide
 from host_tools.floor.mqtt import Client
 from host_tools.floor.outbox import Outbox
 
@@ -38,7 +41,7 @@ RECORDED_WAIT_S = 0.5  # after subscribing, the retained `recorded` arrives with
 STATE_EVERY_S = 1.0  # ask `status` this often when idle: a win's celebration ends without a record
 
 
-class Gateway(BoardSide):
+class Gateway(BoardSide, DownlinkSide):
     def __init__(
         self,
         port,
@@ -65,6 +68,8 @@ class Gateway(BoardSide):
         self.topic_heartbeat = topics.table(floor, table_id, "heartbeat")
         self.last_beat = 0.0
         self.topic_recorded = topics.table(floor, table_id, "recorded")
+        self.topic_downlink = topics.table(floor, table_id, "downlink")  # the page's signed requests (gateway_downlink)
+        self._downlink_init()
         self.recorded = None  # (journal, seq) the recorder last said it recorded
         self.recorded_at = 0  # mqtt connection number when it came
         self.mqtt = Client(
@@ -94,7 +99,9 @@ class Gateway(BoardSide):
     # ---- the broker side ------------------------------------------------------------
 
     def _message(self, topic, payload, retained):  # paho's thread
-        if topic == self.topic_recorded:
+        if topic == self.topic_downlink:
+            self._downlink_message(payload)
+        elif topic == self.topic_recorded:
             try:
                 obj = topics.decode(payload)
                 self.recorded = (int(obj["journal"]["id"]), int(obj["seq"]))
@@ -110,6 +117,7 @@ class Gateway(BoardSide):
         self.seen_connection = n
         self.recorded = None
         self.mqtt.subscribe(self.topic_recorded)
+        self.mqtt.subscribe(self.topic_downlink)
         end = time.monotonic() + RECORDED_WAIT_S
         while self.recorded is None and time.monotonic() < end:
             time.sleep(0.02)
@@ -196,6 +204,8 @@ class Gateway(BoardSide):
             state.update({k: v for k, v in self.last_state.items() if k in ("status", "journal")})
         if self.short is not None:
             state["short"] = self.short
+        if self.downlink_outcomes:
+            state["downlinks"] = list(self.downlink_outcomes)  # the board's answers to the page's requests
         self.state_dirty = False
         if state != self.last_state:
             self.mqtt.publish(self.topic_state, topics.encode(state), retain=True)
@@ -236,6 +246,7 @@ class Gateway(BoardSide):
                 try:
                     while self._fetch():
                         self._publish_outbox()
+                    self._forward_downlinks()
                     self._publish_state()
                     if time.monotonic() - self.last_subscribe > RESUBSCRIBE_S:
                         self.link.request("subscribe", on=True)

@@ -10,13 +10,15 @@ mid-journal lands exactly where the board is.
 
 `step(record)` returns what the record means for the people of the floor:
 the Fire Bet points the roll made (4, 5 or 6), a progressive top award, a
-restart, a gap in the sequence. It never raises on a record it cannot use:
+restart, a gap in the sequence. What is a HOLD (the 6th point, a top award)
+is the firmware's own rule (crapsboard/rules/hold.py), the one the board
+checks a `verified` clearance against: the floor and the board agree. It never raises on a record it cannot use:
 a bad record becomes a finding, since the floor must hear about it.
 """
 
 # host_tools (its __init__) has put firmware/lib on the path.
 from crapsboard.journal import snapshot_read
-from crapsboard.rules import engine
+from crapsboard.rules import engine, hold
 from crapsboard.rules import paytables as pt
 
 # The points whose making the floor is told of (docs/rules.md, "The floor").
@@ -81,21 +83,14 @@ class TableFold:
         if not self.in_step:
             return  # nothing to fold onto until the next state record
         if kind == "roll":
-            before = engine.popcount(self.table.fire_points)
+            points = self.table.fire_points
             d1, d2 = record["dice"]
             self.table.roll(int(d1), int(d2))
-            after = engine.popcount(self.table.fire_points)
+            before, after = engine.popcount(points), engine.popcount(self.table.fire_points)
             out.shooter = self.table.shooter
             if after > before and after in ALERT_POINTS:
                 out.points = after
-            out.top_awards = self._top_awards()
+            held = hold.raised(self.table, points)
+            out.top_awards = [pt.WAGER_NAMES[w] for w in range(pt.WAGER_COUNT) if w != pt.FIRE and held & (1 << w)]
         elif kind == "end_hand":
             self.table.end_hand()
-
-    def _top_awards(self):
-        t = self.table
-        return [
-            pt.WAGER_NAMES[t.res_wager[i]]
-            for i in range(t.res_count)
-            if t.res_outcome[i] == pt.OUT_WIN and t.pays(t.res_wager[i], t.res_level[i]) == pt.METER
-        ]

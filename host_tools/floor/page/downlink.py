@@ -8,8 +8,9 @@ board's last, as its gateway's retained state says (`ctr`): a board takes a
 counter at most 1000 above its last (docs/link.md), so no clock-based counter.
 
 The page publishes it on `table/<t>/downlink` (QoS 1, not retained: a
-clearance is never replayed to a later hand). The gateway's forwarding and
-the firmware's `verified` handler are designed, not built yet.
+clearance is never replayed to a later hand); the table's gateway carries it
+to the board (host_tools/floor/gateway_downlink.py) and publishes the board's
+answer in its state, which the page puts on the alert (floorview.py).
 """
 
 import os

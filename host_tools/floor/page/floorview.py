@@ -119,7 +119,7 @@ class FloorView:
             return None
         if leaf == "state":
             tile["state"] = obj
-            return []
+            return self._board_answers(obj)
         if leaf == "event" and isinstance(obj.get("record"), dict):
             tile["last_event_at"] = now
             tile["seq"] = obj["record"].get("seq")
@@ -127,6 +127,18 @@ class FloorView:
         if leaf == "recorded":
             return self._fold_recorded(table, obj)
         return None
+
+    def _board_answers(self, state):
+        """The board's answers to cleared HOLDs (the gateway's `downlinks`), onto their alerts."""
+        changed = []
+        for outcome in state.get("downlinks") or []:
+            alert = self.book.alerts.get(str(outcome.get("alert"))) if isinstance(outcome, dict) else None
+            # The board took it: a later refusal (the same request again) does not undo that.
+            taken = alert is not None and alert.board is not None and alert.board.get("ok")
+            if alert is not None and alert.hold and alert.board != outcome and not taken:
+                alert.board = outcome
+                changed.append(alert)
+        return changed
 
     def _fold_recorded(self, table, obj):
         journal = obj.get("journal")

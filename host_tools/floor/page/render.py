@@ -109,16 +109,30 @@ def alert_box(alert, session):
     )
 
 
+def board_answer(outcome):
+    """A cleared HOLD's `verified` as the board answered it (gateway_downlink's outcome)."""
+    if outcome.get("ok"):
+        return '<p class="downlink ok">%s: cleared on the board, verified — pay lit (record %s)</p>' % (
+            esc(outcome.get("alert")),
+            esc(outcome.get("record")),
+        )
+    return '<p class="downlink refused">%s: the board refused the clearance: %s</p>' % (
+        esc(outcome.get("alert")),
+        esc(outcome.get("error")),
+    )
+
+
 def tile(t):
     # The gateway's retained state: the board's own `status` reply (lamps, hand) and its link.
     state = t["state"] or {}
+    downlinks = [o for o in state.get("downlinks") or [] if isinstance(o, dict)]
     status = state.get("status") or {}
     hand = status.get("hand") or {}
     link = "" if state.get("link", "connected") == "connected" else " · board link lost"
     online = {True: ("online", "online"), False: ("offline", "OFFLINE"), None: ("unknown", "no word yet")}[t["online"]]
     return (
         '<a class="tile %s" id="tile-%s" href="/table/%s"><h2>%s <span class="presence">%s</span></h2>%s'
-        "<p>hand: <strong>%s</strong> rolls · shooter %s · point %s</p><p>last event %s (seq %s)%s</p></a>"
+        "<p>hand: <strong>%s</strong> rolls · shooter %s · point %s</p><p>last event %s (seq %s)%s</p>%s</a>"
     ) % (
         online[0],
         esc(t["table"]),
@@ -132,6 +146,7 @@ def tile(t):
         esc(when(t["last_event_at"])),
         esc(t["seq"]),
         esc(link),
+        board_answer(downlinks[-1]) if downlinks else "",
     )
 
 
@@ -208,6 +223,7 @@ def history(table, selected, table_alerts, audit, query, session):
                     esc(k["note"]),
                 )
             )
+    cleared = "".join(board_answer(a["board"]) for a in table_alerts if a.get("board"))
     refusals = [
         "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>"
         % (esc(e["alert"]), esc(e["user"]), esc(when(e["at"])), esc(e["reason"]))
@@ -228,9 +244,9 @@ def history(table, selected, table_alerts, audit, query, session):
     )
     body = (
         "%s<h2>Acknowledgements</h2><table id=acks><tr><th>alert</th><th>what</th><th>who</th><th>role</th>"
-        "<th>when</th><th>note</th></tr>%s</table>"
+        "<th>when</th><th>note</th></tr>%s</table><h2>HOLDs cleared, on the board</h2><div id=board>%s</div>"
         "<h2>Refused</h2><table id=refusals><tr><th>alert</th><th>who</th><th>when</th><th>why</th></tr>%s</table>"
         "<h2>Rolls, newest first</h2><table id=rolls><tr><th>shooter</th><th>seq</th><th>when</th><th>dice</th>"
         "<th>point</th><th>Fire points</th><th>resolved</th></tr>%s</table>"
-    ) % (form, "".join(acks), "".join(refusals), "".join(rows))
+    ) % (form, "".join(acks), cleared or "<p>none</p>", "".join(refusals), "".join(rows))
     return page("Table " + table, body, session)

@@ -80,6 +80,10 @@ class Journal:
         # The last wall clock set (unix seconds, journal clock t), restored from
         # the last accepted time record: the link refuses a clock set back.
         self.wall = None
+        # Set by mount: (seq, wagers, marks, verified) of the table's last
+        # event, the HOLD it raised and whether a `verified` record cleared it
+        # (table/hold_state.py); None when the journal holds no table event.
+        self.hold = None
 
     def mount(self, table, base=None):
         """Verify the journal and restore `table` to the state after its last

@@ -35,6 +35,7 @@ KIND_NAMES = {
     19: "snapshot",
     20: "drop",
     21: "time",
+    22: "verified",
 }
 
 

@@ -38,6 +38,7 @@ JOURNAL_START = const(18)  # carries the fresh state; payload: the journal it re
 SNAPSHOT = const(19)  # the first record of every segment
 DROP = const(20)  # payload: u32 first, u32 last seq of the segment removed
 TIME = const(21)  # the wall clock set over the link; payload: u64 unix seconds at t
+VERIFIED = const(22)  # a HOLD cleared (the link's `verified`); arg: the HOLD's seq; payload: JSON alert, by, seq
 
 # entry.Entry's PIN rule, which the restore rebuilds (tests/test_journal_pin_lockout.py ties them).
 ERR_WRONG_PIN = const(7)  # entry.ERR_WRONG_PIN

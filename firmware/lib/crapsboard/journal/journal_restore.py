@@ -14,6 +14,8 @@ from crapsboard.journal import journal_read as jread
 from crapsboard.journal import journal_record as jr
 from crapsboard.journal import snapshot_read
 from crapsboard.journal.journal_codes import CHAIN, CORRUPT, FOREIGN, HEAD, NONE, RESTORED, STATE_KINDS, JournalError
+from crapsboard.rules import hold
+from crapsboard.rules import paytable as pt
 
 
 def mount(journal, table, base=None):
@@ -58,6 +60,7 @@ def mount(journal, table, base=None):
     journal._ticks = None
     journal.pin_fails = replay.pin_fails
     journal.wall = replay.wall
+    journal.hold = replay.last_event()
     journal.pin_lock_ms = 0
     if replay.pin_lock_t is not None:
         locked_for = (replay.t - replay.pin_lock_t) & 0xFFFFFFFF
@@ -220,9 +223,30 @@ class _Replay:
         self.pin_fails = 0
         self.pin_lock_t = None  # time of the wrong PIN that locked the PIN key
         self.wall = None  # (unix, t) of the last accepted clock set (arg 0)
+        # The last table event (roll, undo, hand end), the HOLD it raised and
+        # whether a verified record (arg: the HOLD's seq, 16 bits) cleared it.
+        self.event_seq = 0
+        self.event_kind = 0
+        self.verified = False
+        self.held = 0
+        self.marks = [0] * pt.WAGER_COUNT
+        # The state and rolls up to the last roll, when a state record that is
+        # no undo (a snapshot, a configuration) came after it: its HOLD is
+        # judged by playing it again from there.
+        self.before = None
 
     def add(self, r):
         self.t = r.t
+        kind = r.kind
+        if kind == jr.ROLL or kind == jr.UNDO or kind == jr.END_HAND:
+            self.event_seq = r.seq
+            self.event_kind = kind
+            self.before = None
+            self.verified = False
+        elif kind == jr.VERIFIED:
+            self.verified = r.arg == self.event_seq & 0xFFFF
+        elif r.state and self.codes and self.codes[-1] and self.state is not None:
+            self.before = (self.state, bytes(self.codes))
         if r.kind == jr.TIME and r.arg == 0 and len(r.payload) == 8:
             self.wall = (int.from_bytes(r.payload, "little"), r.t)
         if r.kind == jr.ERROR and r.arg == jr.ERR_WRONG_PIN:
@@ -249,12 +273,35 @@ class _Replay:
         table = self.table
         if self.state is None:
             raise ValueError("no table state in the journal")
+        codes = self.codes
+        if self.event_kind == jr.ROLL and not codes and self.before is not None:
+            # The last roll's HOLD, from the state before it; then the state after.
+            snapshot_read.loads(self.before[0], table, self.base)
+            self._play(self.before[1])
+            snapshot_read.loads(self.state, table, self.base)
+            return
         snapshot_read.loads(self.state, table, self.base)
-        for code in self.codes:
+        self._play(codes)
+
+    def _play(self, codes):
+        table = self.table
+        last = len(codes) - 1
+        for i in range(len(codes)):
+            code = codes[i]
             if code:
+                points = table.fire_points
                 table.roll(code >> 3, code & 7)
+                if i == last:
+                    self.held = hold.raised(table, points, self.marks)
             else:
                 table.end_hand()
+
+    def last_event(self):
+        # What hold_state.HoldState.restore takes.
+        if not self.event_seq:
+            return None
+        held = self.held if self.event_kind == jr.ROLL else 0
+        return (self.event_seq, held, self.marks, bool(held) and self.verified)
 
 
 def _hex(data):

@@ -42,6 +42,7 @@ SPECS = {
     "time": ((("unix", T_INT, True),), True),
     "maintenance": ((), True),
     "journal_reset": ((("journal", T_INT, True), ("seq", T_INT, True), ("head", T_STR, True)), True),
+    "verified": ((("journal", T_INT, True), ("seq", T_INT, True), ("by", T_STR, True), ("alert", T_STR, True)), True),
 }
 _ENVELOPE = ("id", "cmd")
 _SIGNATURE = ("ctr", "tag")

@@ -10,12 +10,22 @@
 # Only the dispatch and the state that must last between requests live here;
 # each command's code is in its own module (link_info: hello, status,
 # selftest; link_events: events and pushed events; link_config: config_get,
-# config_set; link_admin: time, maintenance, journal_reset).
+# config_set; link_admin: time, maintenance, journal_reset; link_verified:
+# verified).
 from crapsboard.base.link_key import KEY_FILE, read_key  # noqa: F401 (link_app.read_key, where it was first)
 from crapsboard.link import link_admin, link_config, link_events, link_info
 from crapsboard.link.link import Link, LinkError
 
 COUNTER_FILE = "link_ctr"
+
+
+def _verified(handlers, request):
+    # Loaded when a HOLD is first cleared (then kept with the link): a board
+    # whose host only reads keeps it off the heap (docs/link.md, Memory).
+    from crapsboard.link import link_verified
+
+    return link_verified.verified(handlers, request)
+
 
 # command -> function(handlers, request), which gives the reply.
 _COMMANDS = {
@@ -28,6 +38,7 @@ _COMMANDS = {
     "time": link_admin.set_time,
     "maintenance": link_admin.maintenance,
     "journal_reset": link_admin.journal_reset,
+    "verified": _verified,
 }
 
 

@@ -55,6 +55,8 @@ class App:
         self.table = Table(config) if table is None else table  # `table`: one restored before the app was built
         self.entry = en.Entry(self.table.config.supervisor_pin)
         self.lamps = Lamps(layout)
+        # The last table event's HOLD and its clearance (the link's `verified`), shown by the lamps.
+        self.hold = self.lamps.hold
         self.matrix = keypad.Matrix(board.rows, board.cols, layout.settle_us, getattr(board, "sleep_us", None))
         self.buttons = keypad.Buttons(board.buttons, layout.button_active_low)
         self.debouncer = keypad.Debouncer(layout.debounce_ms)
@@ -73,8 +75,9 @@ class App:
         # called after each event, while the table holds its resolutions.
         self.on_event = None
         self.journal = journal  # mounted by crapsboard.journal.journal_boot before the app runs
-        if journal is not None:  # the PIN lockout the journal restored
+        if journal is not None:  # the PIN lockout and the HOLD the journal restored
             self.entry.restore_pin(journal.pin_fails, journal.pin_lock_ms, board.ticks_ms())
+            self.hold.restore(journal)
         self.journal_error = None  # the exception that stopped the journal: no table event is taken after it
         self.restored = False  # restored from the journal: shown until a supervisor acknowledges
         self._maintain_due = False  # an appended event waits for the journal's slow part
@@ -189,11 +192,14 @@ class App:
         if journal is not None and action <= en.ACT_END_HAND and self.journal_error is not None:
             return  # the journal is stopped: no table event can be made durable, so none is taken
         if action == en.ACT_ROLL:
+            points = table.fire_points
             table.roll(entry.die1, entry.die2)
             arg = entry.die1 * 8 + entry.die2
-            if journal is not None and not self._append(action, arg, now_ms):
-                table.undo()
-                return
+            if journal is not None:
+                if not self._append(action, arg, now_ms):
+                    table.undo()
+                    return
+                self.hold.rolled(table, points, journal.journal_id, journal.seq)
             lamps.celebrate(table, now_ms)
             self._table_event()
         elif action == en.ACT_UNDO:
@@ -203,6 +209,8 @@ class App:
                     self._put_back(before)
                     return
                 lamps.stop_celebration()
+                if journal is not None:
+                    self.hold.moved(journal.journal_id, journal.seq)
                 arg = entry.via
                 self._table_events -= 1
                 self.undone_seq = self._table_seqs[self._table_events % _TABLE_SEQS]
@@ -212,9 +220,11 @@ class App:
         elif action == en.ACT_END_HAND:
             table.end_hand()
             arg = entry.via
-            if journal is not None and not self._append(action, arg, now_ms):
-                table.undo()
-                return
+            if journal is not None:
+                if not self._append(action, arg, now_ms):
+                    table.undo()
+                    return
+                self.hold.moved(journal.journal_id, journal.seq)
             lamps.celebrate(table, now_ms)
             self._table_event()
         elif action == en.ACT_LAMP_TEST:

@@ -9,12 +9,16 @@
 # `render` says whether it changed, so an idle board writes no frames (a
 # 47-pixel write blocks ~1.4 ms). A lamp-feed fault (a feed's eFuse latched
 # off) is laid over the state: `feed_fault` says which feeds are dead;
-# `unlit(i)` whether lamp i is meant to be lit on one of them.
+# `unlit(i)` whether lamp i is meant to be lit on one of them. A HOLD
+# surveillance has cleared (`hold`, a hold_state.HoldState the app keeps) shows
+# "verified — pay": both alert lamps green, the held wager's lamps flashing
+# white slowly with their own state.
 from micropython import const
 
 from crapsboard.base import ticks
 from crapsboard.rules import paytables as pt
 from crapsboard.rules.engine import popcount
+from crapsboard.table.hold_state import HoldState
 from crapsboard.table.layout import LAMP_NAMES
 
 C_OFF = const(0)
@@ -105,6 +109,7 @@ class Lamps:
         self._feed_first = layout.feed_first  # board.json strip.feed_first_pixels
         self.feed_count = len(layout.feed_first)
         self.feed_fault = 0  # bit f: feed f is latched off (App sets it)
+        self.hold = HoldState()  # the last table event's HOLD (the app keeps it): "verified — pay" once cleared
 
     # ---- what to show besides the state --------------------------------
 
@@ -167,6 +172,8 @@ class Lamps:
                 color[L_FIRED + i] = C_YELLOW
         if self._cel_wagers:
             self._celebration(now_ms)
+        if self.hold.verified:
+            self._verified(self.hold)
         if self.feed_fault:
             self._feed_fault()
         return self._write_frame(now_ms)
@@ -239,27 +246,44 @@ class Lamps:
             if ticks.diff(now_ms, self._cel_t[w]) >= CELEBRATE_MS:
                 self._cel_wagers &= ~(1 << w)
                 continue
-            mask = self._cel_masks[w]
-            self._flash(_OPEN_LAMP[w])
-            if w == pt.FIRE:
-                for i in range(6):
-                    if mask & (1 << _POINTS[i]):
-                        self._flash(L_FIRE + i)
-            elif w == pt.FIRED_UP:
-                for i in range(mask):
-                    self._flash(L_FIRED + i)
-            else:
-                base = L_MEA if w == pt.MEA_PROGRESSIVE else L_BONUS
-                for i in range(10):
-                    if mask & (1 << _NUMBERS[i]):
-                        self._flash(base + i)
+            self._wager_lamps(w, self._cel_masks[w], BLINK_FAST)
 
-    def _flash(self, lamp):
-        # White in turn with the lamp's own state; once only per lamp.
-        if self.blink[lamp] != BLINK_FAST:
+    def _wager_lamps(self, w, mask, blink):
+        # Wager w's open lamp and the lamps of `mask` (Fired Up: the count lit).
+        self._flash(_OPEN_LAMP[w], blink)
+        if w == pt.FIRE:
+            for i in range(6):
+                if mask & (1 << _POINTS[i]):
+                    self._flash(L_FIRE + i, blink)
+        elif w == pt.FIRED_UP:
+            for i in range(mask):
+                self._flash(L_FIRED + i, blink)
+        else:
+            base = L_MEA if w == pt.MEA_PROGRESSIVE else L_BONUS
+            for i in range(10):
+                if mask & (1 << _NUMBERS[i]):
+                    self._flash(base + i, blink)
+
+    def _flash(self, lamp, blink=BLINK_FAST):
+        # White in turn with the lamp's own state; once only per lamp (a
+        # win's fast flash first: "verified — pay" after a HOLD's own win
+        # shows once its 4 s are over).
+        if self.blink[lamp] != BLINK_FAST and self.color[lamp] != C_WHITE:
             self.alt[lamp] = self.color[lamp]
             self.color[lamp] = C_WHITE
-            self.blink[lamp] = BLINK_FAST
+            self.blink[lamp] = blink
+
+    def _verified(self, hold):
+        # "Verified — pay" (docs/lamps.md): both alert lamps green, steady; the
+        # held wagers' lamps (its open lamp and the lamps it won with) flash
+        # white at the slow rate with their own state.
+        self.color[L_FLOOR] = C_GREEN
+        self.blink[L_FLOOR] = BLINK_NONE
+        self.color[L_MANAGER] = C_GREEN
+        self.blink[L_MANAGER] = BLINK_NONE
+        for w in range(pt.WAGER_COUNT):
+            if hold.wagers & (1 << w):
+                self._wager_lamps(w, hold.marks[w], BLINK_SLOW)
 
     def _write_frame(self, now_ms):
         slow_off = (now_ms >> _SLOW_SHIFT) & 1
