@@ -30,7 +30,7 @@ from host_tools import EXIT_NO_BOARD, HostToolError
 from host_tools.floor import presence, topics
 from host_tools.floor.gateway_board import BoardSide, log
 from host_tools.floor.gateway_downlink import DownlinkSide
-from host_tools.floor.gateway_progressive import ProgressiveSide
+from host_tools.floor.gateway_progressive import PAGE_CTR_ROOM, ProgressiveSide
 from host_tools.floor.mqtt import Client
 from host_tools.floor.outbox import Outbox
 
@@ -197,7 +197,11 @@ class Gateway(BoardSide, DownlinkSide, ProgressiveSide):
             status.pop("t", None)
             j = self.hello.get("journal") or {}
             state.update(
-                ctr=self.link.last_ctr,  # the board's last signed counter: the page signs a HOLD clearance above it
+                # The counter the page signs a HOLD clearance above: the board's last
+                # plus room for the gateway's own signed `progressive` requests
+                # meanwhile (gateway_progressive.PAGE_CTR_ROOM), which would otherwise
+                # use the page's counter first and get its clearance refused.
+                ctr=self.link.last_ctr + PAGE_CTR_ROOM,
                 status=status,
                 journal={
                     "board": state["board"],

@@ -27,6 +27,13 @@ GAMES = ("MEA", "FUP")
 STATES = ("closed", "open", "locked", "pending")
 FORWARD_S = 2.0  # the board hears each game this often (it closes after 6 s without)
 STALE_S = 6.0  # a meter older than this (its `at`): the controller is gone
+# The page signs a HOLD clearance with the counter in the gateway's state + 1;
+# each `progressive` request here uses the next counter too. The state says the
+# board's last + PAGE_CTR_ROOM, so the page's counter stays above the gateway's
+# for PAGE_CTR_ROOM requests (~50 s of two games); the board takes a counter at
+# most 1000 above its last (link_auth), and the gateway's next request goes on
+# above whatever the board took (BoardLink.signed reads the board's counter).
+PAGE_CTR_ROOM = 100
 
 
 class ProgressiveSide:
