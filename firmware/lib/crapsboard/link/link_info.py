@@ -135,23 +135,10 @@ def status(handlers, request):
         reply["lamp_feeds"] = lamp_feeds(app.lamps, LAMP_NAMES)
     prog = app.progressive
     if prog.count[0] or prog.count[1] or prog.heard[0] is not None or prog.heard[1] is not None:
-        reply["progressive"] = progressive_status(prog, table, now)  # only with a floor or wagers: as before otherwise
+        from crapsboard.link import link_progressive  # only with a floor or wagers: as before otherwise
+
+        reply["progressive"] = link_progressive.status(prog, table, now)
     return reply
-
-
-def progressive_status(prog, table, now):
-    """Per linked game: the floor's state, the meter in currency and cents, the wagers in action."""
-    from crapsboard.table import progressive as pg
-
-    games = {}
-    for game in range(2):
-        games[pg.GAMES[game]] = {
-            "state": pg.STATE_NAMES[prog.state(game, now)],
-            "amount": pg.currency(prog.amount[game]),
-            "cents": prog.amount[game],
-            "wagers": prog.wagers(table, game),
-        }
-    return games
 
 
 def lamp_feeds(lamps, names):

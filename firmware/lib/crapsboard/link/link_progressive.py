@@ -31,3 +31,17 @@ def progressive(handlers, request):
     prog = handlers.app.progressive
     prog.told(index, pg.STATE_NAMES.index(state), amount, handlers.now())
     return {"game": game, "state": state, "amount": pg.currency(amount)}
+
+
+def status(prog, table, now):
+    """`status`'s `progressive`: per linked game the floor's state, the meter
+    in currency and cents, the wagers in action."""
+    games = {}
+    for game in range(2):
+        games[pg.GAMES[game]] = {
+            "state": pg.STATE_NAMES[prog.state(game, now)],
+            "amount": pg.currency(prog.amount[game]),
+            "cents": prog.amount[game],
+            "wagers": prog.wagers(table, game),
+        }
+    return games
