@@ -4,7 +4,8 @@ its gateway, a real mosquitto and the controller's own process. A count keyed
 on the board reaches the meter; a top award makes the meter PENDING and the
 board shows it; the shift manager's acknowledgement opens it again; the
 controller SIGKILLed: the board shows closed and refuses a count; restarted:
-open again, and a count is taken. The times are printed (no time asserted)."""
+open again, and a count is taken; the broker killed: the gateway tells the
+board closed, and open once it is back. The times are printed (no time asserted)."""
 
 import json
 import os
@@ -154,6 +155,19 @@ def test_counts_reach_the_meter_a_hit_shows_pending_and_a_lost_controller_closes
         board.wait("the three wagers on the board", lambda p: p.get("wagers") == 3)
         meter_watch.stop()
         board.client.stop()
+
+        # The broker gone: the gateway tells the board closed at once (its log
+        # says what it sent); back: open again.
+        since = rig.log_size("gateway-T1")
+        rig.broker.kill()
+        lost_at = time.monotonic()
+        rig.wait_log("gateway-T1", "progressive MEA closed on the board", timeout=30, since=since)
+        print("broker killed -> the gateway's closed sent to the board: %.2f s" % (time.monotonic() - lost_at))
+        since = rig.log_size("gateway-T1")
+        rig.broker.start()
+        back_at = time.monotonic()
+        rig.wait_log("gateway-T1", "progressive MEA open on the board", timeout=60, since=since)
+        print("broker restarted -> the gateway's open sent to the board: %.2f s" % (time.monotonic() - back_at))
     finally:
         if controller is not None and controller.poll() is None:
             controller.kill()
