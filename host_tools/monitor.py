@@ -33,6 +33,8 @@ KINDS = {
     "drop": 20,
     "time": 21,
     "verified": 22,
+    "prog_wager": 23,
+    "prog_hit": 24,
 }
 HAND_ENDS = 0  # a hand end among the replayed codes (a roll is d1 * 8 + d2, never 0)
 
@@ -122,6 +124,14 @@ class TableCopy:
             return [
                 head + "HOLD of record %s cleared by %s: verified — pay" % (cleared.get("seq", arg), cleared.get("by"))
             ]
+        if kind in ("prog_wager", "prog_hit"):  # docs/progressive.md: payload {"game"[, "roll"]}
+            try:
+                game = json.loads(bytes.fromhex(payload)).get("game")
+            except (TypeError, ValueError, AttributeError):
+                game = None
+            if kind == "prog_wager":
+                return [head + "%s progressive wagers keyed: %d" % (game, arg)]
+            return [head + "%s progressive top award: %d winning wagers, claimed from the floor's meter" % (game, arg)]
         return [head + str(kind).replace("_", " ") + ("" if payload is None else " " + json.dumps(payload))]
 
 

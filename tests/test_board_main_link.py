@@ -18,7 +18,10 @@ GRB_VIOLET = "0 40 64"  # board.MAINTENANCE_RGB in the strip's GRB order
 # HOLD clearance keeps its rule and state resident (rules/hold, table/hold_state,
 # the restore of the last table event): hello and status now take 221K with
 # tests/heap_bisect_link.py (217K before), 8K more than 224K leaves with the table played.
-LINK_HEAP = "232K"
+# Issue 22's board side (the progressive's count, state and link request):
+# hello and status measured at 237K, no host talking 156K (221K and 154K on the
+# same machine before it; the link's 16K is measured, not yet accounted for).
+LINK_HEAP = "248K"
 NO_LINK_HEAP = "168K"
 
 

@@ -169,7 +169,9 @@ BAD = [
     ("3 8", "not_a_die"),
     ("3+4", "two_keys"),
     ("5 wait:10500", "timeout"),
-    ("#", "unexpected_key"),
+    ("# #", "prog_count"),  # a progressive count with no game or count (docs/keys.md)
+    ("# 2 5 #", "prog_closed"),  # Fired Up idle (4 and 2 start no sequence), but no floor heard: closed
+    ("# 1 5 #", "prog_window"),  # MEA's cycle has begun (4, 2)
     ("undo", "not_authorised"),
     ("end", "not_authorised"),
     ("btn:undo", "not_authorised"),

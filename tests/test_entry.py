@@ -150,9 +150,37 @@ def test_without_a_configured_pin_only_the_keyswitch_works():
     assert e.press(en.K_PIN, 0) == en.ACT_ERROR and e.error == en.ERR_NO_PIN
 
 
-def test_enter_outside_pin_entry_is_unexpected():
+def test_enter_outside_pin_entry_starts_a_progressive_count():
+    # `#` game count `#` (docs/keys.md); `#` with no game or count is refused.
     e = fresh()
-    assert e.press(en.K_ENTER, 0) == en.ACT_ERROR and e.error == en.ERR_UNEXPECTED_KEY
+    assert e.press(en.K_ENTER, 0) == en.ACT_NONE and e.status(0) == en.ST_HALF
+    assert e.press(en.K_ENTER, 200) == en.ACT_ERROR and e.error == en.ERR_PROG_COUNT
+    assert [e.press(k, 400 + 200 * i) for i, k in enumerate([en.K_ENTER, 2, 4, 2, en.K_ENTER])] == [
+        en.ACT_NONE,
+        en.ACT_NONE,
+        en.ACT_NONE,
+        en.ACT_NONE,
+        en.ACT_PROG_WAGER,
+    ]
+    assert (e.prog_game, e.prog_count) == (1, 42)
+    assert e.press(en.K_ENTER, 2000) == en.ACT_NONE
+    assert e.press(3, 2200) == en.ACT_ERROR and e.error == en.ERR_UNEXPECTED_KEY  # no game 3
+    assert e.press(1, 2400) == en.ACT_NONE and e.press(en.K_ENTER, 2600) == en.ACT_NONE  # dropped up to `#`
+    assert e.press(2, 2800) == en.ACT_NONE and e.first == 2  # dice again
+
+
+def test_a_progressive_count_left_10_s_times_out_and_clear_drops_it():
+    e = fresh()
+    press_all_at = [(en.K_ENTER, 0), (1, 100), (5, 200)]
+    for k, t in press_all_at:
+        assert e.press(k, t) == en.ACT_NONE
+    assert e.tick(10199) == en.ACT_NONE
+    assert e.tick(10200) == en.ACT_ERROR and e.error == en.ERR_TIMEOUT
+    assert e.press(3, 10300) == en.ACT_NONE and e.first == 3  # after a timeout the keys are dice
+    e = fresh()
+    for k, t in press_all_at:
+        e.press(k, t)
+    assert e.press(en.K_CLEAR, 300) == en.ACT_NONE and e.status(300) == en.ST_READY
 
 
 def test_lamp_test_leaves_a_half_roll_alone():

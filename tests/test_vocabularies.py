@@ -9,6 +9,7 @@ import os
 
 from conftest import ROOT
 
+from crapsboard.journal import journal_read as jread
 from crapsboard.table import app, entry, events, keypad, lamps
 from crapsboard.table import entry as en
 from crapsboard.table import layout as lay
@@ -26,9 +27,13 @@ def constants(prefix):
 
 def test_event_kind_names_follow_the_act_codes():
     acts = constants("ACT_")
-    assert sorted(acts.values()) == list(range(len(events.KIND_NAMES)))
+    prog = {name: code for name, code in acts.items() if name.startswith("ACT_PROG_")}
+    assert sorted(code for name, code in acts.items() if name not in prog) == list(range(len(events.KIND_NAMES)))
     for name, code in acts.items():
-        assert events.KIND_NAMES[code] == KIND_ALIASES.get(name, name[4:].lower()), name
+        names = events.KIND_NAMES if name not in prog else (None,) * 23 + events.PROG_KIND_NAMES
+        assert names[code] == KIND_ALIASES.get(name, name[4:].lower()), name
+    # The progressive's events are the journal's kinds 23 and 24, by the same names.
+    assert {jread.KIND_NAMES[code] for code in prog.values()} == set(events.PROG_KIND_NAMES)
 
 
 def test_error_names_follow_the_err_codes():

@@ -30,6 +30,7 @@ from host_tools import EXIT_NO_BOARD, HostToolError
 from host_tools.floor import presence, topics
 from host_tools.floor.gateway_board import BoardSide, log
 from host_tools.floor.gateway_downlink import DownlinkSide
+from host_tools.floor.gateway_progressive import PAGE_CTR_ROOM, ProgressiveSide
 from host_tools.floor.mqtt import Client
 from host_tools.floor.outbox import Outbox
 
@@ -41,7 +42,7 @@ RECORDED_WAIT_S = 0.5  # after subscribing, the retained `recorded` arrives with
 STATE_EVERY_S = 1.0  # ask `status` this often when idle: a win's celebration ends without a record
 
 
-class Gateway(BoardSide, DownlinkSide):
+class Gateway(BoardSide, DownlinkSide, ProgressiveSide):
     def __init__(
         self,
         port,
@@ -70,6 +71,7 @@ class Gateway(BoardSide, DownlinkSide):
         self.topic_recorded = topics.table(floor, table_id, "recorded")
         self.topic_downlink = topics.table(floor, table_id, "downlink")  # the page's signed requests (gateway_downlink)
         self._downlink_init()
+        self._progressive_init()  # the linked progressive's meters, down to the board (gateway_progressive)
         self.recorded = None  # (journal, seq) the recorder last said it recorded
         self.recorded_at = 0  # mqtt connection number when it came
         self.mqtt = Client(
@@ -101,6 +103,8 @@ class Gateway(BoardSide, DownlinkSide):
     def _message(self, topic, payload, retained):  # paho's thread
         if topic == self.topic_downlink:
             self._downlink_message(payload)
+        elif self._progressive_message(topic, payload):
+            pass
         elif topic == self.topic_recorded:
             try:
                 obj = topics.decode(payload)
@@ -118,6 +122,7 @@ class Gateway(BoardSide, DownlinkSide):
         self.recorded = None
         self.mqtt.subscribe(self.topic_recorded)
         self.mqtt.subscribe(self.topic_downlink)
+        self._progressive_subscribe()
         end = time.monotonic() + RECORDED_WAIT_S
         while self.recorded is None and time.monotonic() < end:
             time.sleep(0.02)
@@ -192,7 +197,11 @@ class Gateway(BoardSide, DownlinkSide):
             status.pop("t", None)
             j = self.hello.get("journal") or {}
             state.update(
-                ctr=self.link.last_ctr,  # the board's last signed counter: the page signs a HOLD clearance above it
+                # The counter the page signs a HOLD clearance above: the board's last
+                # plus room for the gateway's own signed `progressive` requests
+                # meanwhile (gateway_progressive.PAGE_CTR_ROOM), which would otherwise
+                # use the page's counter first and get its clearance refused.
+                ctr=self.link.last_ctr + PAGE_CTR_ROOM,
                 status=status,
                 journal={
                     "board": state["board"],
@@ -247,6 +256,7 @@ class Gateway(BoardSide, DownlinkSide):
                     while self._fetch():
                         self._publish_outbox()
                     self._forward_downlinks()
+                    self._forward_progressive()
                     self._publish_state()
                     if time.monotonic() - self.last_subscribe > RESUBSCRIBE_S:
                         self.link.request("subscribe", on=True)

@@ -11,6 +11,7 @@ PRESS = 0
 WAIT = 1
 KEYSWITCH = 2  # bits: KEY_OFF, KEY_ON, or a changeover switch's faults KEY_BOTH, KEY_NEITHER
 CHATTER = 3  # bits start flipping every `ms` (0: stop)
+FLOOR = 4  # the floor's `progressive` request: bits game << 2 | state, ms the meter in cents
 KEYSWITCH_INPUT = -1  # CHATTER's bits for the keyswitch, whose bit the app owns
 MIN_CHATTER_MS = 1
 KEY_OFF = 0
@@ -37,8 +38,11 @@ ALIASES = {
 }
 HELP = (
     "keys: 0-9 * # A-D, clear enter undo end test pin, btn:undo btn:end btn:test;"
-    " also K+K, hold:K:MS, wait:MS, key:on, key:off, key:both, key:neither, chatter:K:MS, chatter:K:off"
+    " also K+K, hold:K:MS, wait:MS, key:on, key:off, key:both, key:neither, chatter:K:MS, chatter:K:off,"
+    " floor:GAME:STATE:CENTS"
 )
+_FLOOR_GAMES = ("mea", "fup")
+_FLOOR_STATES = ("closed", "open", "locked", "pending")
 
 
 class KeyScriptError(ValueError):
@@ -115,6 +119,18 @@ def _chatter(token, layout):
     return (CHATTER, _key(name, token, layout), ms)
 
 
+def _floor(token, low):
+    """floor:GAME:STATE:CENTS, the floor's `progressive` request as the table's
+    gateway sends it over the link (docs/progressive.md): MEA or FUP; closed,
+    open, locked or pending; the meter in cents."""
+    parts = low.split(":")
+    if len(parts) != 4 or parts[1] not in _FLOOR_GAMES or parts[2] not in _FLOOR_STATES:
+        raise _bad(token, "write floor:GAME:STATE:CENTS (GAME MEA or FUP; STATE closed, open, locked or pending)")
+    if not parts[3].isdigit() or len(parts[3]) > 12:
+        raise _bad(token, "the meter is a whole number of cents")
+    return (FLOOR, _FLOOR_GAMES.index(parts[1]) << 2 | _FLOOR_STATES.index(parts[2]), int(parts[3]))
+
+
 def step(token, layout):
     """The step of one token; KeyScriptError names a bad one."""
     low = token.lower()
@@ -127,6 +143,8 @@ def step(token, layout):
         return (PRESS, _keys(token[5:colon], token, layout), _ms(token[colon + 1 :], token))
     if low.startswith("chatter:"):
         return _chatter(token, layout)
+    if low.startswith("floor:"):
+        return _floor(token, low)
     if low in _KEY_TOKENS:
         if layout.button_pins[lay.BUTTONS.index("supervisor_key")] is None:
             raise _bad(token, "this board has no supervisor keyswitch")

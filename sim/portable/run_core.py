@@ -17,6 +17,7 @@ from crapsboard.table.app import KEYSWITCH_BIT, KEYSWITCH_NC_BIT, RENDER_MS, App
 from crapsboard.table.lamps import LAMP_COUNT, LAMP_NAMES
 from sim.portable.keyscript import (
     CHATTER,
+    FLOOR,
     GAP_MS,
     KEY_OFF,
     KEYSWITCH,
@@ -180,6 +181,8 @@ class Driver:
                 self.advance(GAP_MS)
             elif kind == CHATTER:
                 self._set_chatter(KEYSWITCH_BIT if bits == KEYSWITCH_INPUT else bits, ms)
+            elif kind == FLOOR:
+                self.app.progressive.told(bits >> 2, bits & 3, ms, self.now())
             else:
                 self.held |= bits
                 self.advance(ms)
@@ -247,6 +250,7 @@ class Driver:
         state["supervisor"] = entry.authorised(now)
         state["hand"] = hand
         state["state"] = table_state(table)
+        state["progressive"] = progressive_state(app.progressive, table, now)
         if self.flash is not None:
             state["flash"] = self.flash_state()
         _write_members(state, write)
@@ -285,6 +289,22 @@ def open_flash(path, cut):
     flash.cut_mode = "half"
     flash.cut_at = cut
     return flash
+
+
+def progressive_state(prog, table, now):
+    """Each progressive game as the board shows it: the floor's state, the
+    meter in currency and cents, and the wagers keyed in action."""
+    from crapsboard.table import progressive as pg
+
+    games = OrderedDict()
+    for game in (pg.MEA, pg.FUP):
+        item = OrderedDict()
+        item["state"] = pg.STATE_NAMES[prog.state(game, now)]
+        item["amount"] = pg.currency(prog.amount[game])
+        item["cents"] = prog.amount[game]
+        item["wagers"] = prog.wagers(table, game)
+        games[pg.GAMES[game]] = item
+    return games
 
 
 def table_state(table):

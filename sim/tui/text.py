@@ -28,6 +28,9 @@ ERRORS = {
     "pin_too_long": "PIN too long",
     "unexpected_key": "that key does nothing here",
     "keyswitch_fault": "KEYSWITCH FAULT: both contacts or neither (check its leads)",
+    "prog_count": "progressive count: # game(1 MEA, 2 Fired Up) 1-99 #, at most 99 a cycle",
+    "prog_closed": "progressive closed or PENDING: no new progressive wager",
+    "prog_window": "progressive wager not open now (its cycle has begun)",
 }
 
 VIA = {"key": "keyswitch", "pin": "PIN"}

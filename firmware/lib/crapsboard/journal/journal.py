@@ -84,6 +84,8 @@ class Journal:
         # event, the HOLD it raised and whether a `verified` record cleared it
         # (table/hold_state.py); None when the journal holds no table event.
         self.hold = None
+        # Per progressive game, (count, roll) of the wagers last keyed (table/progressive.py), or None.
+        self.prog = [None, None]  # type: list[tuple[int, int] | None]
 
     def mount(self, table, base=None):
         """Verify the journal and restore `table` to the state after its last

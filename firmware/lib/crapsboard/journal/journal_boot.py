@@ -25,6 +25,7 @@ def open_journal(app, journal, reset_cause, now_ms, new_journal=False):
     app.journal = journal
     app.entry.restore_pin(journal.pin_fails, journal.pin_lock_ms, now_ms)
     app.hold.restore(journal)  # a HOLD cleared before the power cut shows again
+    app.progressive.restore(journal.prog)  # the progressive wagers keyed, in action again
     return found
 
 

@@ -36,6 +36,8 @@ KIND_NAMES = {
     20: "drop",
     21: "time",
     22: "verified",
+    23: "prog_wager",
+    24: "prog_hit",
 }
 
 

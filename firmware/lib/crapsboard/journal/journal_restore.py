@@ -61,6 +61,7 @@ def mount(journal, table, base=None):
     journal.pin_fails = replay.pin_fails
     journal.wall = replay.wall
     journal.hold = replay.last_event()
+    journal.prog = replay.prog
     journal.pin_lock_ms = 0
     if replay.pin_lock_t is not None:
         locked_for = (replay.t - replay.pin_lock_t) & 0xFFFFFFFF
@@ -234,6 +235,8 @@ class _Replay:
         # no undo (a snapshot, a configuration) came after it: its HOLD is
         # judged by playing it again from there.
         self.before = None
+        # Per progressive game, (count, roll) of its last keyings at one roll.
+        self.prog = [None, None]  # type: list[tuple[int, int] | None]
 
     def add(self, r):
         self.t = r.t
@@ -247,6 +250,8 @@ class _Replay:
             self.verified = r.arg == self.event_seq & 0xFFFF
         elif r.state and self.codes and self.codes[-1] and self.state is not None:
             self.before = (self.state, bytes(self.codes))
+        if kind == jr.PROG_WAGER:
+            self._prog_wager(r)
         if r.kind == jr.TIME and r.arg == 0 and len(r.payload) == 8:
             self.wall = (int.from_bytes(r.payload, "little"), r.t)
         if r.kind == jr.ERROR and r.arg == jr.ERR_WRONG_PIN:
@@ -268,6 +273,18 @@ class _Replay:
             self.codes.append(0)
         elif r.kind in STATE_KINDS:
             raise ValueError("a " + jread.KIND_NAMES[r.kind] + " record without the table state")
+
+    def _prog_wager(self, r):
+        # Its payload, as table/progressive.payload writes it: {"game": "MEA", "roll": N}.
+        text = r.payload.decode()
+        game = 0 if '"MEA"' in text else 1 if '"FUP"' in text else -1
+        at = text.find('"roll": ')
+        if game < 0 or at < 0 or not text.endswith("}"):
+            raise ValueError("a prog_wager record without its game and roll")
+        roll = int(text[at + 8 : -1])
+        last = self.prog[game]
+        count = r.arg + (last[0] if last is not None and last[1] == roll else 0)
+        self.prog[game] = (count, roll)
 
     def finish(self):
         table = self.table

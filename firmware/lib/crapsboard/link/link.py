@@ -43,6 +43,10 @@ SPECS = {
     "maintenance": ((), True),
     "journal_reset": ((("journal", T_INT, True), ("seq", T_INT, True), ("head", T_STR, True)), True),
     "verified": ((("journal", T_INT, True), ("seq", T_INT, True), ("by", T_STR, True), ("alert", T_STR, True)), True),
+    "progressive": (
+        (("game", T_STR, True), ("state", T_STR, True), ("amount", T_INT, True), ("at", T_INT, True)),
+        True,
+    ),
 }
 _ENVELOPE = ("id", "cmd")
 _SIGNATURE = ("ctr", "tag")

@@ -11,7 +11,7 @@
 # each command's code is in its own module (link_info: hello, status,
 # selftest; link_events: events and pushed events; link_config: config_get,
 # config_set; link_admin: time, maintenance, journal_reset; link_verified:
-# verified).
+# verified; link_progressive: progressive).
 from crapsboard.base.link_key import KEY_FILE, read_key  # noqa: F401 (link_app.read_key, where it was first)
 from crapsboard.link import link_admin, link_config, link_events, link_info
 from crapsboard.link.link import Link, LinkError
@@ -27,6 +27,13 @@ def _verified(handlers, request):
     return link_verified.verified(handlers, request)
 
 
+def _progressive(handlers, request):
+    # Loaded with the floor's first meter (a board with no floor never loads it).
+    from crapsboard.link import link_progressive
+
+    return link_progressive.progressive(handlers, request)
+
+
 # command -> function(handlers, request), which gives the reply.
 _COMMANDS = {
     "hello": link_info.hello,
@@ -39,6 +46,7 @@ _COMMANDS = {
     "maintenance": link_admin.maintenance,
     "journal_reset": link_admin.journal_reset,
     "verified": _verified,
+    "progressive": _progressive,
 }
 
 

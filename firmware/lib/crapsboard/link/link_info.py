@@ -133,6 +133,11 @@ def status(handlers, request):
     fault = app.lamps.feed_fault
     if fault:  # only then: the reply's bytes are otherwise as before
         reply["lamp_feeds"] = lamp_feeds(app.lamps, LAMP_NAMES)
+    prog = app.progressive
+    if prog.count[0] or prog.count[1] or prog.heard[0] is not None or prog.heard[1] is not None:
+        from crapsboard.link import link_progressive  # only with a floor or wagers: as before otherwise
+
+        reply["progressive"] = link_progressive.status(prog, table, now)
     return reply
 
 

@@ -24,6 +24,7 @@ from crapsboard.journal import snapshot, snapshot_read
 from crapsboard.rules.engine import Table
 from crapsboard.table import entry as en
 from crapsboard.table import keypad
+from crapsboard.table import progressive as pg
 from crapsboard.table.lamps import Lamps
 
 LOG_SIZE = const(32)  # events kept in RAM (the journal, when there is one, keeps all)
@@ -57,6 +58,8 @@ class App:
         self.lamps = Lamps(layout)
         # The last table event's HOLD and its clearance (the link's `verified`), shown by the lamps.
         self.hold = self.lamps.hold
+        # The progressive wagers keyed for each game's cycle and the floor's word on it.
+        self.progressive = self.lamps.progressive
         self.matrix = keypad.Matrix(board.rows, board.cols, layout.settle_us, getattr(board, "sleep_us", None))
         self.buttons = keypad.Buttons(board.buttons, layout.button_active_low)
         self.debouncer = keypad.Debouncer(layout.debounce_ms)
@@ -78,6 +81,7 @@ class App:
         if journal is not None:  # the PIN lockout and the HOLD the journal restored
             self.entry.restore_pin(journal.pin_fails, journal.pin_lock_ms, board.ticks_ms())
             self.hold.restore(journal)
+            self.progressive.restore(journal.prog)
         self.journal_error = None  # the exception that stopped the journal: no table event is taken after it
         self.restored = False  # restored from the journal: shown until a supervisor acknowledges
         self._maintain_due = False  # an appended event waits for the journal's slow part
@@ -193,6 +197,9 @@ class App:
             return  # the journal is stopped: no table event can be made durable, so none is taken
         if action == en.ACT_ROLL:
             points = table.fire_points
+            prog = self.progressive
+            mea = prog.wagers(table, pg.MEA)
+            fup = prog.wagers(table, pg.FUP)
             table.roll(entry.die1, entry.die2)
             arg = entry.die1 * 8 + entry.die2
             if journal is not None:
@@ -202,6 +209,10 @@ class App:
                 self.hold.rolled(table, points, journal.journal_id, journal.seq)
             lamps.celebrate(table, now_ms)
             self._table_event()
+            if mea or fup:
+                self._log(action, arg, now_ms)
+                self._prog_hits(mea, fup, now_ms)
+                return
         elif action == en.ACT_UNDO:
             before = None if journal is None else self._state()
             if table.undo():
@@ -227,6 +238,10 @@ class App:
                 self.hold.moved(journal.journal_id, journal.seq)
             lamps.celebrate(table, now_ms)
             self._table_event()
+        elif action == en.ACT_PROG_WAGER:
+            arg = self._prog_wager(now_ms)
+            if arg == 0:
+                return
         elif action == en.ACT_LAMP_TEST:
             lamps.lamp_test(now_ms)
             arg = 0
@@ -243,6 +258,41 @@ class App:
             if action == en.ACT_AUTH_ON:
                 self.restored = False  # a supervisor has seen the restored table
         self._log(action, arg, now_ms)
+
+    def _prog_wager(self, now_ms):
+        """The dealer keyed a count of progressive wagers: taken only while
+        seed 003 takes the wager and the floor's meter is open, journalled
+        (kind 23) before it shows. The event's arg (game << 8 | count), or 0 when refused."""
+        entry = self.entry
+        game = entry.prog_game
+        count = entry.prog_count
+        prog = self.progressive
+        if not self.table.is_open(pg.WAGERS[game]):
+            self._apply(entry.fail(en.ERR_PROG_WINDOW, now_ms), now_ms)
+            return 0
+        if prog.state(game, now_ms) != pg.S_OPEN:
+            self._apply(entry.fail(en.ERR_PROG_CLOSED, now_ms), now_ms)
+            return 0
+        before = prog.count[game], prog.roll[game]
+        if not prog.add(self.table, game, count):
+            self._apply(entry.fail(en.ERR_PROG_COUNT, now_ms), now_ms)
+            return 0
+        if self.journal is not None:
+            if self.journal_error is not None or not self._append(
+                en.ACT_PROG_WAGER, count, now_ms, pg.payload(game, self.table.rolls)
+            ):
+                prog.count[game], prog.roll[game] = before  # not durable: not taken
+                return 0
+        return game << 8 | count  # the event log's arg: game and count (events.py)
+
+    def _prog_hits(self, mea, fup, now_ms):
+        # A roll that paid a progressive's top award with wagers in action on
+        # it: journal each hit (kind 24) with its count of winning wagers, for
+        # the floor's controller (docs/progressive.md).
+        for game, wagers in pg.hits(self.table, (mea, fup)):
+            if self.journal is not None:
+                self._append(en.ACT_PROG_HIT, wagers, now_ms, pg.payload(game, None))
+            self._log(en.ACT_PROG_HIT, game << 8 | wagers, now_ms)
 
     def configure(self, config, now_ms):
         """A configuration change while running (for the serial link): applied

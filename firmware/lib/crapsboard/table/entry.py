@@ -7,6 +7,9 @@
 # drops a half-entered roll, so the next two die presses are always a whole
 # roll. After a refused or interrupted PIN entry, digits up to #, * or the
 # timeout are still PIN digits and are dropped: never dice.
+# The progressive wagers' count is `#`, the game (1 MEA, 2 Fired Up), its
+# digits (1-99), `#`: ACT_PROG_WAGER with prog_game and prog_count; whether the
+# table and the floor take it is the app's to decide (docs/keys.md).
 # Time comes in as now_ms; nothing here touches the table or the hardware.
 from micropython import const
 
@@ -38,6 +41,8 @@ ACT_ERROR = const(5)  # error
 ACT_AUTH_ON = const(6)  # via
 ACT_AUTH_OFF = const(7)  # via
 ACT_CLEAR = const(8)  # dropped: the die face of the half-entered roll
+ACT_PROG_WAGER = const(23)  # prog_game, prog_count (journal kind 23, prog_wager)
+ACT_PROG_HIT = const(24)  # not from the keys: the app's record of a progressive top award (kind 24)
 
 # Error reasons (`error` after ACT_ERROR).
 ERR_NOT_A_DIE = const(0)
@@ -52,6 +57,9 @@ ERR_PIN_LOCKED = const(8)
 ERR_PIN_TOO_LONG = const(9)
 ERR_UNEXPECTED_KEY = const(10)
 ERR_KEYSWITCH_FAULT = const(11)  # both contacts of the changeover keyswitch, or neither
+ERR_PROG_COUNT = const(12)  # a progressive count of none, 0 or more than two digits (or a total over 99)
+ERR_PROG_CLOSED = const(13)  # the floor's progressive is closed or PENDING: no new wager
+ERR_PROG_WINDOW = const(14)  # seed 003 does not take the wager now (its cycle has begun, or not offered)
 ERROR_NAMES = (
     "not_a_die",
     "two_keys",
@@ -65,6 +73,9 @@ ERROR_NAMES = (
     "pin_too_long",
     "unexpected_key",
     "keyswitch_fault",
+    "prog_count",
+    "prog_closed",
+    "prog_window",
 )
 
 VIA_KEY = const(0)
@@ -135,6 +146,11 @@ class Entry:
         self._auth_t = 0
         self._lock_t = 0
         self._error_t = 0
+        self.prog_game = 0  # the last progressive count keyed: game (progressive.MEA, FUP) and count
+        self.prog_count = 0
+        self._prog = 0  # progressive count entry: 0 none, 1 after `#` (the game next), 2 its digits
+        self._prog_digits = 0
+        self._prog_t = 0
 
     # ---- queries ---------------------------------------------------------
 
@@ -148,7 +164,7 @@ class Entry:
             return ST_ERROR
         if self._pin_mode or self._pin_refused:
             return ST_PIN
-        if self.first:
+        if self.first or self._prog:
             return ST_HALF
         if self.authorised(now_ms):
             return ST_SUPERVISOR
@@ -169,6 +185,8 @@ class Entry:
             self._pin_refused = False  # timed out, or D: a PIN entry afresh
         if self._pin_mode:
             return self._pin_key(key, now_ms)
+        if self._prog:
+            return self._prog_key(key, now_ms)
         if key <= 9:
             if key < 1 or key > 6:
                 return self.fail(ERR_NOT_A_DIE, now_ms)
@@ -207,6 +225,12 @@ class Entry:
                 return self.fail(ERR_NOT_AUTHORISED, now_ms)
             self.via = VIA_KEY if self.key_on else VIA_PIN
             return ACT_UNDO if key == K_UNDO else ACT_END_HAND
+        if key == K_ENTER:
+            self._prog = 1
+            self._prog_t = now_ms
+            self.prog_count = 0
+            self._prog_digits = 0
+            return ACT_NONE
         return self.fail(ERR_UNEXPECTED_KEY, now_ms)
 
     def chord(self, now_ms):
@@ -240,12 +264,15 @@ class Entry:
         # A half-entered roll or PIN left too long.
         if self.first and ticks.diff(now_ms, self._first_t) >= HALF_MS:
             return True
+        if self._prog and ticks.diff(now_ms, self._prog_t) >= HALF_MS:
+            return True
         return self._pin_mode and ticks.diff(now_ms, self._pin_t) >= HALF_MS
 
     def fail(self, reason, now_ms):
         """Refuse: show the error, drop any half-entered roll or PIN. A PIN
         entry cut short by the error leaves its remaining digits to be dropped."""
-        interrupted = self._pin_mode or self._pin_refused
+        interrupted = self._pin_mode or self._pin_refused or self._prog
+        self._prog = 0
         self.error = reason
         self._showing_error = True
         self._error_t = now_ms
@@ -272,6 +299,35 @@ class Entry:
             self._pin_refused = False
             return ACT_NONE
         return self.fail(ERR_UNEXPECTED_KEY, now_ms)
+
+    # ---- the progressive wagers' count ----------------------------------------
+
+    def _prog_key(self, key, now_ms):
+        # `#` game digits `#`; an error here drops the digits that follow
+        # (as after a refused PIN), so a count's digits are never dice.
+        self._prog_t = now_ms
+        if key <= 9:
+            if self._prog == 1:
+                if key != 1 and key != 2:
+                    return self.fail(ERR_UNEXPECTED_KEY, now_ms)
+                self.prog_game = key - 1
+                self._prog = 2
+                return ACT_NONE
+            if self._prog_digits == 2:
+                return self.fail(ERR_PROG_COUNT, now_ms)
+            self.prog_count = self.prog_count * 10 + key
+            self._prog_digits += 1
+            return ACT_NONE
+        if key == K_CLEAR:
+            self._prog = 0
+            return ACT_NONE
+        if key != K_ENTER:
+            return self.fail(ERR_UNEXPECTED_KEY, now_ms)
+        stage = self._prog
+        self._prog = 0  # ended by `#`: the keys after it are dice again, refused or not
+        if stage != 2 or self.prog_count == 0:
+            return self.fail(ERR_PROG_COUNT, now_ms)
+        return ACT_PROG_WAGER
 
     # ---- supervisor PIN ------------------------------------------------------
 

@@ -8,6 +8,7 @@ from collections import OrderedDict
 
 from crapsboard.rules import report
 from crapsboard.table import entry as en
+from crapsboard.table import progressive as pg
 
 KIND_NAMES = (
     "none",
@@ -20,6 +21,7 @@ KIND_NAMES = (
     "supervisor_off",
     "clear",
 )
+PROG_KIND_NAMES = ("prog_wager", "prog_hit")  # kinds 23, 24 (entry.ACT_PROG_*): arg game << 8 | count
 
 
 def _state(record, table):
@@ -48,6 +50,11 @@ def event_record(table, seq, kind, arg, t, undone_seq=0):
     record = OrderedDict()
     record["seq"] = seq
     record["t"] = t
+    if kind >= en.ACT_PROG_WAGER:
+        record["event"] = PROG_KIND_NAMES[kind - en.ACT_PROG_WAGER]
+        record["game"] = pg.GAMES[arg >> 8]
+        record["count"] = arg & 0xFF
+        return record
     record["event"] = KIND_NAMES[kind]
     if kind == en.ACT_ROLL:
         d1 = arg >> 3

@@ -18,6 +18,7 @@ from micropython import const
 from crapsboard.base import ticks
 from crapsboard.rules import paytables as pt
 from crapsboard.rules.engine import popcount
+from crapsboard.table import progressive as pg
 from crapsboard.table.hold_state import HoldState
 from crapsboard.table.layout import LAMP_NAMES
 
@@ -110,6 +111,7 @@ class Lamps:
         self.feed_count = len(layout.feed_first)
         self.feed_fault = 0  # bit f: feed f is latched off (App sets it)
         self.hold = HoldState()  # the last table event's HOLD (the app keeps it): "verified — pay" once cleared
+        self.progressive = pg.Progressive()  # the progressive wagers keyed and the floor's meter (the app keeps it)
 
     # ---- what to show besides the state --------------------------------
 
@@ -160,6 +162,7 @@ class Lamps:
         for w in range(pt.WAGER_COUNT):
             if table.is_open(w):  # offered and open
                 color[_OPEN_LAMP[w]] = C_GREEN
+        self._progressive(table, now_ms)
         if offered & (1 << pt.FIRE):
             self._fire(table.fire_points)
         self._bonus(table, offered)
@@ -238,6 +241,24 @@ class Lamps:
                 self.color[L_BONUS + i] = C_VIOLET
             elif in_side:
                 self.color[L_BONUS + i] = C_CYAN
+
+    def _progressive(self, table, now_ms):
+        # mea.open / fired.open (docs/lamps.md): blue while keyed wagers are in
+        # action; over green, red while the floor says closed (or went
+        # silent) and violet, slow blink, while its meter is locked or PENDING.
+        # A board that never heard the floor shows the window as before.
+        prog = self.progressive
+        for game in range(2):  # pg.MEA, pg.FUP; a range allocates nothing per frame
+            lamp = _OPEN_LAMP[pg.WAGERS[game]]
+            if prog.wagers(table, game):
+                self.color[lamp] = C_BLUE
+            elif self.color[lamp] == C_GREEN and prog.heard[game] is not None:
+                state = prog.state(game, now_ms)
+                if state == pg.S_CLOSED:
+                    self.color[lamp] = C_RED
+                elif state != pg.S_OPEN:
+                    self.color[lamp] = C_VIOLET
+                    self.blink[lamp] = BLINK_SLOW
 
     def _celebration(self, now_ms):
         for w in range(pt.WAGER_COUNT):

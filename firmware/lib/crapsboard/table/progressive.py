@@ -1,0 +1,119 @@
+# The linked progressive as the board sees it (docs/progressive.md): for each
+# progressive game (MEA Progressive, Fired Up) the count of progressive
+# wagers the dealer keyed for its cycle, and whether the floor lets new ones
+# be taken.
+#
+# A count belongs to the cycle that starts with the next roll after it was
+# keyed: it is kept with the table's roll counter at the keying (`roll`), and
+# is in action while every roll since has carried that cycle on -- the
+# cycle's progress (MEA numbers marked, Fired Up rolls matched) equals the
+# rolls since. So a 7, a repeat, a mismatch or a win ends it with no
+# bookkeeping, an undo puts it back, and the journal's restore needs only the
+# last keying of each game (journal_restore: its count and roll) to rebuild it.
+from micropython import const
+
+from crapsboard.base import ticks
+from crapsboard.rules import paytable as pt
+from crapsboard.rules.engine import popcount
+
+MEA = const(0)
+FUP = const(1)
+GAMES = ("MEA", "FUP")  # the floor's names of the linked games
+WAGERS = (pt.MEA_PROGRESSIVE, pt.FIRED_UP)  # each game's wager index
+MAX_WAGERS = const(99)
+
+# The floor's meter state, as the gateway's `progressive` request says it.
+S_CLOSED = const(0)
+S_OPEN = const(1)
+S_LOCKED = const(2)
+S_PENDING = const(3)
+STATE_NAMES = ("closed", "open", "locked", "pending")
+LINK_MS = const(6000)  # no request for this long: closed (docs/progressive.md, "Times")
+
+
+def payload(game, roll):
+    """The JSON payload of a prog_wager (`roll`: the table's rolls at the
+    keying) or prog_hit record (roll None)."""
+    if roll is None:
+        return b'{"game": "' + GAMES[game].encode() + b'"}'
+    return b'{"game": "' + GAMES[game].encode() + b'", "roll": ' + str(roll).encode() + b"}"
+
+
+def currency(cents):
+    """An amount in cents as the board states it: "$37,790.94"."""
+    whole = str(cents // 100)
+    groups = []
+    while len(whole) > 3:
+        groups.insert(0, whole[-3:])
+        whole = whole[:-3]
+    groups.insert(0, whole)
+    return "$" + ",".join(groups) + "." + ("0" + str(cents % 100))[-2:]
+
+
+def progress(table, game):
+    """How many rolls the game's current cycle has carried on."""
+    if game == MEA:
+        return popcount(table.mea_marks)
+    return table.fired_count
+
+
+class Progressive:
+    def __init__(self):
+        self.count = [0, 0]  # the last keying's count (summed over keyings before one roll)
+        self.roll = [0, 0]  # table.rolls when it was keyed
+        # The floor's word, per game: its state, the meter in cents, and when
+        # it was said (None: never since power-up, so closed).
+        self.said = [S_CLOSED, S_CLOSED]
+        self.amount = [0, 0]
+        self.heard = [None, None]
+
+    def told(self, game, state, amount, now_ms):
+        """The gateway's `progressive` request: the meter's state and amount."""
+        self.said[game] = state
+        self.amount[game] = amount
+        self.heard[game] = now_ms
+
+    def state(self, game, now_ms):
+        """The game's state on the floor now: what it said last, closed once it is LINK_MS old."""
+        heard = self.heard[game]
+        if heard is None or ticks.diff(now_ms, heard) >= LINK_MS:
+            return S_CLOSED
+        return self.said[game]
+
+    def wagers(self, table, game):
+        """The progressive wagers in action on the game's cycle now (0: none)."""
+        if not self.count[game]:
+            return 0
+        since = table.rolls - self.roll[game]
+        if since < 0 or since != progress(table, game):
+            return 0
+        return self.count[game]
+
+    def add(self, table, game, count):
+        """The dealer keyed `count` more wagers; False when the total would pass 99."""
+        total = count + self.wagers(table, game)
+        if total > MAX_WAGERS:
+            return False
+        self.count[game] = total
+        self.roll[game] = table.rolls
+        return True
+
+    def restore(self, found):
+        """What the journal's restore found: per game (count, roll) of its last keyings, or None."""
+        for game in (MEA, FUP):
+            if found[game] is not None:
+                self.count[game] = found[game][0]
+                self.roll[game] = found[game][1]
+
+
+def hits(table, before):
+    """The top awards the roll `table` has just played paid: a list of (game,
+    wagers) with `before`, the wagers in action before the roll, for each game."""
+    found = []
+    for i in range(table.res_count):
+        w = table.res_wager[i]
+        if table.res_outcome[i] == pt.OUT_WIN and table.pays(w, table.res_level[i]) == pt.METER:
+            game = MEA if w == pt.MEA_PROGRESSIVE else FUP
+            if before[game]:
+                found.append((game, before[game]))
+    return found

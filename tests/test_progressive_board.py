@@ -1,0 +1,103 @@
+"""The board's side of the linked progressive (docs/progressive.md, docs/keys.md):
+the dealer's count of progressive wagers (`#`, game, 1-99, `#`), refused while
+seed 003 does not take the wager or the floor's meter is not open, journalled
+as kind 23 and shown on `mea.open` / `fired.open` while in action; a top award
+journalled as kind 24 with the count keyed for that cycle; all restored after a
+power cut. The same hand-worked vectors on CPython and the MicroPython unix port."""
+
+import pytest
+
+from sim.session import Session
+
+RUNTIMES = ("cpython", "micropython")
+# MEA Progressive: the ten numbers once each, no 7 and no repeat (2 3 4 5 6 8 9 10 11 12).
+TEN_NUMBERS = "1 1 1 2 2 2 2 3 3 3 4 4 4 5 5 5 5 6 6 6"
+# Fired Up (PT-BJS-FUP-01): 6-5-4-3-2, the whole sequence.
+FIRED_SEQUENCE = "3 3 2 3 2 2 1 2 1 1"
+
+
+def events(state):
+    return [(e["event"], e.get("reason") or e.get("count")) for e in state["events"]]
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_a_count_is_refused_while_the_floor_was_never_heard_and_nothing_changes(runtime):
+    with Session(runtime) as s:
+        state = s.send("# 1 5 #")
+        assert events(state) == [("error", "prog_closed")]
+        assert state["progressive"]["MEA"] == {"state": "closed", "amount": "$0.00", "cents": 0, "wagers": 0}
+        assert state["lamps"]["mea.open"]["color"] == "#00ff00"  # no floor: the window as before
+        assert events(s.send("3 4")) == [("roll", None)]  # `#` ended it: dice again
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_counts_open_add_up_to_99_and_bad_ones_are_refused(runtime):
+    with Session(runtime) as s:
+        state = s.send("floor:MEA:open:3779094 # 1 5 #")
+        assert events(state) == [("prog_wager", 5)]
+        assert state["progressive"]["MEA"] == {"state": "open", "amount": "$37,790.94", "cents": 3779094, "wagers": 5}
+        assert state["lamps"]["mea.open"] == {"on": True, "color": "#0040ff", "blink": False}  # blue: in action
+        state = s.send("# 1 9 4 # # 1 9 5 #")  # 5 + 94 = 99 taken; 99 + 95 refused
+        assert events(state) == [("prog_wager", 94), ("error", "prog_count")]
+        assert state["progressive"]["MEA"]["wagers"] == 99
+        state = s.send("# 2 0 # # 2 # # # # 1 1 2 3 4 5 6 # # 3 #")
+        assert events(state) == [("error", "prog_count")] * 4 + [("error", "unexpected_key")]
+        assert state["hand"]["rolls"] == 0  # the digits after a cut-short count were dropped, never dice
+        assert state["progressive"]["MEA"]["wagers"] == 99 and state["progressive"]["FUP"]["wagers"] == 0
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_closed_pending_stale_and_a_begun_cycle_refuse_the_count(runtime):
+    with Session(runtime) as s:
+        state = s.send("floor:MEA:pending:100000 # 1 3 #")
+        assert events(state) == [("error", "prog_closed")]
+        assert state["lamps"]["mea.open"] == {"on": True, "color": "#a000ff", "blink": True}
+        state = s.send("floor:MEA:open:100000 wait:5000 # 1 3 #")  # 5 s + the keys: under 6 s
+        assert events(state) == [("prog_wager", 3)]
+        state = s.send("wait:6000")
+        assert state["progressive"]["MEA"]["state"] == "closed"
+        assert state["lamps"]["mea.open"]["color"] == "#0040ff"  # the 3 keyed still in action
+        state = s.send("floor:FUP:open:5000 floor:MEA:open:5000 2 2")  # MEA's cycle has begun (4)
+        assert events(s.send("# 1 2 #")) == [("error", "prog_window")]
+        assert events(s.send("floor:MEA:closed:5000 # 2 2 #")) == [("prog_wager", 2)]  # FUP: 4 starts no sequence yet
+        state = s.send("wait:6200")
+        assert state["lamps"]["mea.open"]["color"] == "#0040ff"
+        state = s.send("3 4")  # a 7: MEA's wagers lose, its window opens; FUP's mismatch ends them
+        assert state["progressive"]["MEA"]["wagers"] == 0 and state["progressive"]["FUP"]["wagers"] == 0
+        assert state["lamps"]["mea.open"] == {"on": True, "color": "#ff0000", "blink": False}  # closed: red
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_a_top_award_journals_the_wagers_keyed_for_that_cycle(runtime):
+    with Session(runtime) as s:
+        s.send("floor:MEA:open:100000 floor:FUP:open:100000 # 1 4 # # 2 7 #")
+        state = s.send(FIRED_SEQUENCE)
+        assert [e for e in events(state) if e[0] != "roll"] == [("prog_hit", 7)]
+        assert state["progressive"]["FUP"]["wagers"] == 0  # the cycle ended with the award
+        state = s.send("3 4 floor:MEA:open:100000 # 1 4 #")  # a 7 ends MEA's cycle (6 5 4 3 2), then 4 keyed afresh
+        assert [e for e in events(state) if e[0] != "roll"] == [("prog_wager", 4)]
+        state = s.send(TEN_NUMBERS)
+        assert [e for e in events(state) if e[0] != "roll"] == [("prog_hit", 4)]
+        # No wagers keyed: a top award journals no hit.
+        state = s.send("3 4 " + TEN_NUMBERS)
+        assert [e for e in events(state) if e[0] != "roll"] == []
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_undo_puts_a_cycle_and_its_wagers_back(runtime):
+    with Session(runtime) as s:
+        state = s.send("floor:MEA:open:100000 # 1 6 # 2 2 3 4")
+        assert state["progressive"]["MEA"]["wagers"] == 0  # the 7 ended them
+        state = s.send("key:on undo key:off")
+        assert state["progressive"]["MEA"]["wagers"] == 6
+
+
+def test_the_count_and_its_records_survive_a_power_cut(tmp_path):
+    image = str(tmp_path / "board.img")
+    with Session("micropython", flash=image) as s:
+        s.send("floor:MEA:open:100000 floor:FUP:open:100000 # 1 5 # # 1 2 # # 2 9 # 2 2")
+    with Session("micropython", flash=image) as s:
+        state = s.send("wait:100")
+        assert state["progressive"]["MEA"]["wagers"] == 7  # 5 + 2 before the roll, in action on 4
+        assert state["progressive"]["FUP"]["wagers"] == 0  # 4 started no Fired Up sequence: lost
+        assert state["progressive"]["MEA"]["state"] == "closed"  # the floor's word is not kept

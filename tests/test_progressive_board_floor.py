@@ -1,0 +1,175 @@
+"""The linked progressive with real parts end to end (docs/progressive.md, "The
+board's side"): a virtual board (the firmware in the MicroPython VM on a pty),
+its gateway, a real mosquitto and the controller's own process. A count keyed
+on the board reaches the meter; a top award makes the meter PENDING and the
+board shows it; the shift manager's acknowledgement opens it again; the
+controller SIGKILLed: the board shows closed and refuses a count; restarted:
+open again, and a count is taken; the broker killed: the gateway tells the
+board closed, and open once it is back. The times are printed (no time asserted)."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from host_tools.floor import floordir, people, topics
+from host_tools.floor.localfloor import Rig, have_mosquitto, publish, shared_template, wait_for, watch, watch_stamped
+from host_tools.floor.progressive import params
+
+pytestmark = pytest.mark.skipif(not have_mosquitto(), reason="needs mosquitto")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# MEA: $1 unit, seed $1,000, 10% to the meter: five wagers add 50 cents.
+PARAMS = {
+    "MEA": {
+        "paytable": "PT-BJS-MEA-01",
+        "base_unit": 100,
+        "seed": 100_000,
+        "increment_ppm": 100_000,
+        "reserve_ppm": 20_000,
+        "cap": 5_000_000,
+        "pay_rule": "shared",
+    },
+    "FUP": {
+        "paytable": "PT-BJS-FUP-01",
+        "base_unit": 100,
+        "seed": 100_000,
+        "increment_ppm": 100_000,
+        "reserve_ppm": 20_000,
+        "cap": 5_000_000,
+        "pay_rule": "shared",
+    },
+}
+SAM = ("sam", "shift_manager", "sam's long password")
+# The ten MEA numbers once each, no 7 (2 3 4 5 6 8 9 10 11 12): the top award.
+TEN_NUMBERS = "1 1 1 2 2 2 2 3 3 3 4 4 4 5 5 5 5 6 6 6"
+
+
+class BoardView:
+    """The board's `status` as its gateway publishes it (retained `state`), stamped on arrival."""
+
+    def __init__(self, rig, table):
+        self.stamped = []
+        self.client = watch_stamped(rig, topics.table(rig.floor["floor"], table, "state"), self.stamped)
+
+    def progressive(self, game="MEA"):
+        for _, text in reversed(self.stamped):
+            status = json.loads(text).get("status") or {}
+            if "progressive" in status:
+                return status["progressive"][game]
+        return {}
+
+    def wait(self, what, predicate, timeout=60.0, since=0.0):
+        """Until predicate(the game's view) holds; the arrival (monotonic) of
+        the first state after `since` that showed it."""
+        wait_for(lambda: predicate(self.progressive()), timeout, what)
+        for t, text in list(self.stamped):
+            status = json.loads(text).get("status") or {}
+            if t >= since and "progressive" in status and predicate(status["progressive"]["MEA"]):
+                return t
+        return time.monotonic()
+
+
+def start_controller(rig):
+    log = open(rig.log("progressive"), "ab")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "host_tools", "floor", "progressive", "--dir", rig.dir, "--broker", rig.url],
+        cwd=ROOT,
+        stdout=log,
+        stderr=log,
+    )
+    log.close()
+    return proc
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory):
+    return shared_template(tmp_path_factory)
+
+
+def test_counts_reach_the_meter_a_hit_shows_pending_and_a_lost_controller_closes_the_board(tmp_path, template):
+    rig = Rig(str(tmp_path), ["T1"], template, keepalive=2)
+    floordir.write_json(params.params_path(rig.dir), PARAMS)
+    people.add_person(rig.dir, SAM[0], SAM[1], SAM[2])
+    floor = rig.floor["floor"]
+    meters = []
+    controller = None
+    try:
+        rig.start_broker()
+        rig.start_board("T1")
+        controller = start_controller(rig)
+        rig.start_gateway("T1")
+        meter_watch = watch(rig, topics.meter(floor, "MEA"), meters)
+        board = BoardView(rig, "T1")
+
+        def meter():
+            return json.loads(meters[-1]) if meters else {}
+
+        board.wait("the board hearing the meter open", lambda p: p.get("state") == "open")
+        assert board.progressive()["amount"] == "$1,000.00"
+
+        # A count keyed on the board reaches the meter: 5 x $1 x 10% = 50 cents.
+        rig.press("T1", "# 1 5 #")
+        wait_for(lambda: meter().get("amount") == 100_050, 60, "the five wagers on the meter")
+        board.wait(
+            "the board showing the wagers and the new amount",
+            lambda p: p.get("wagers") == 5 and p.get("cents") == 100_050,
+        )
+
+        # The top award: the meter PENDING, on the board too.
+        rig.press("T1", TEN_NUMBERS)
+        wait_for(lambda: meter().get("state") == "pending", 120, "the hit PENDING on the meter")
+        pending_at = time.monotonic()
+        hit = meter()["last_hit"]
+        assert (hit["table"], hit["wagers"], hit["meter_at_hit"]) == ("T1", 5, 100_050)
+        shown = board.wait("PENDING on the board", lambda p: p.get("state") == "pending", since=pending_at - 5)
+        print("hit PENDING on the meter -> on the board's published status: %.2f s" % max(0.0, shown - pending_at))
+        rig.press("T1", "# 1 2 #")  # refused while PENDING
+        time.sleep(3)  # the key feed plays it (0.8 s) before the acknowledgement below
+        assert board.progressive()["wagers"] == 0
+        ack = {"v": 1, "alert": "prog-MEA-%d" % hit["n"], "note": "paid", "at": int(time.time())}
+        assert publish(rig, SAM[0], topics.ack(floor, SAM[1], SAM[0]), json.dumps(ack), password=SAM[2])
+        board.wait("the meter open again after the acknowledgement", lambda p: p.get("state") == "open")
+        assert board.progressive()["wagers"] == 0 and meter()["amount"] == 100_000  # reseeded; nothing keyed since
+
+        # The controller killed: closed on the board, and a count refused.
+        controller.kill()
+        controller.wait()
+        killed_at = time.monotonic()
+        closed = board.wait("the board closed", lambda p: p.get("state") == "closed", since=killed_at)
+        print("controller SIGKILLed -> closed on the board's published status: %.2f s" % (closed - killed_at))
+        rig.press("T1", "# 1 3 #")
+        time.sleep(3)
+        assert board.progressive()["wagers"] == 0
+
+        # Back: open again, and a count is taken.
+        controller = start_controller(rig)
+        started_at = time.monotonic()
+        opened = board.wait("the board open again", lambda p: p.get("state") == "open", since=started_at)
+        print("controller restarted -> open on the board's published status: %.2f s" % (opened - started_at))
+        rig.press("T1", "# 1 3 #")
+        wait_for(lambda: meter().get("amount") == 100_030, 60, "three wagers on the meter")
+        board.wait("the three wagers on the board", lambda p: p.get("wagers") == 3)
+        meter_watch.stop()
+        board.client.stop()
+
+        # The broker gone: the gateway tells the board closed at once (its log
+        # says what it sent); back: open again.
+        since = rig.log_size("gateway-T1")
+        rig.broker.kill()
+        lost_at = time.monotonic()
+        rig.wait_log("gateway-T1", "progressive MEA closed on the board", timeout=30, since=since)
+        print("broker killed -> the gateway's closed sent to the board: %.2f s" % (time.monotonic() - lost_at))
+        since = rig.log_size("gateway-T1")
+        rig.broker.start()
+        back_at = time.monotonic()
+        rig.wait_log("gateway-T1", "progressive MEA open on the board", timeout=60, since=since)
+        print("broker restarted -> the gateway's open sent to the board: %.2f s" % (time.monotonic() - back_at))
+    finally:
+        if controller is not None and controller.poll() is None:
+            controller.kill()
+            controller.wait()
+        rig.stop()
