@@ -17,6 +17,11 @@ pytestmark = [
 ]
 
 
+# How long a push may take to reach the browser before the test gives up: a
+# liveness bound on a shared 2-core machine, not a speed (make bench-floor times it).
+ARRIVES_S = 90
+
+
 @pytest.fixture(scope="module")
 def floor(tmp_path_factory):
     f = PitFloor(str(tmp_path_factory.mktemp("pit")), shared_template(tmp_path_factory))
@@ -106,7 +111,7 @@ def test_the_pit_page_in_a_browser(floor, driver):
     assert shows(driver, "ann — surveillance")
     driver.execute_script("window.loadedOnce = true")
     f.roll("T1", TO_FOURTH_POINT)  # keyed on T1's board
-    box = wait_for(lambda: alert_box(driver, "fire_4"), timeout=30)
+    box = wait_for(lambda: alert_box(driver, "fire_4"), timeout=ARRIVES_S)
     assert box is not None and "4th Fire Bet point" in box
     assert driver.execute_script("return window.loadedOnce") is True  # pushed, not reloaded
     shot(driver, "2-fourth-point-alert")
@@ -132,7 +137,7 @@ def test_the_pit_page_in_a_browser(floor, driver):
     driver.find_element(By.CSS_SELECTOR, "form.who button").click()
     log_in(driver, page.url, "bob")
     f.roll("T2", TO_FOURTH_POINT + " " + FIFTH_AND_SIXTH)
-    hold = wait_for(lambda: alert_box(driver, "fire_6"), timeout=40)
+    hold = wait_for(lambda: alert_box(driver, "fire_6"), timeout=ARRIVES_S)
     assert hold is not None and "HOLD" in hold
     shot(driver, "4-hold")
     press(driver, "fire_6")
@@ -148,7 +153,7 @@ def test_the_pit_page_in_a_browser(floor, driver):
     f.roll("T1", FIFTH_AND_SIXTH.rsplit(" ", 4)[0], where="outbox")
     assert alert_box(driver, "fire_5", "T1-") is None
     f.rig.start_broker()
-    assert wait_for(lambda: alert_box(driver, "fire_5", "T1-"), timeout=40) is not None
+    assert wait_for(lambda: alert_box(driver, "fire_5", "T1-"), timeout=ARRIVES_S) is not None
     assert wait_for(lambda: alert_box(driver, "fire_4", "T1-"))
     press(driver, "fire_4", table="T1-")  # bob's part of the 4th point, on his own connection
     assert wait_for(lambda: driver.current_url.rstrip("/") == page.url), text(driver)
@@ -162,15 +167,15 @@ def test_the_pit_page_in_a_browser(floor, driver):
     driver.get(page.url + "/")
     driver.find_element(By.CSS_SELECTOR, "form.who button").click()
     log_in(driver, page.url, "ann")
-    assert wait_for(lambda: alert_box(driver, "fire_6", "T2-"), timeout=30)
+    assert wait_for(lambda: alert_box(driver, "fire_6", "T2-"), timeout=ARRIVES_S)
     press(driver, "fire_6", "payoffs equal wagers", table="T2-")
-    assert shows(driver, "cleared on the board, verified — pay lit", timeout=40), text(driver)
+    assert shows(driver, "cleared on the board, verified — pay lit", timeout=ARRIVES_S), text(driver)
     driver.execute_script("document.querySelector('#tile-T2').scrollIntoView()")
     shot(driver, "8-hold-cleared-on-the-board")
 
     # An expired session: back to the login form.
     driver.get(page.url + "/")
-    assert wait_for(lambda: "/login" in driver.current_url, timeout=40, step=0.5)
+    assert wait_for(lambda: "/login" in driver.current_url, timeout=ARRIVES_S, step=0.5)
     shot(driver, "7-session-expired")
 
 
