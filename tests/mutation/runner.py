@@ -1,7 +1,11 @@
 """`make mutate`: mutation testing of the firmware modules.
 
     python tests/mutation/runner.py [--sample N] [--seed S] [--jobs J] [--modules rules/engine.py,table/lamps.py]
-        [--match TEXT] [--list]
+        [--match TEXT] [--list] [--check]
+
+`--check` runs no mutant: it runs each module's tests on the unmutated copy
+(the clean run every mutation run starts with) and checks that every entry of
+equivalent.txt still names a mutant the generator makes.
 
 Every mutant (tests/mutation/mutants.py: one span of source text changed) is
 written into a scratch copy of the repository, never into the real files, so
@@ -175,6 +179,11 @@ def load_equivalent():
     return listed
 
 
+def stale_entries(listed, modules, everything):
+    """equivalent.txt keys of these modules that name no mutant the generator makes now."""
+    return sorted({k for k in listed if k.split(" | ")[0] in modules} - {m.key for m in everything})
+
+
 def all_mutants(modules):
     out = []
     for module in modules:
@@ -303,6 +312,11 @@ def main(argv=None):
         help="only mutants whose description or key contains one of these (comma-separated, e.g. lamps.py:243)",
     )
     parser.add_argument("--list", action="store_true", help="list the mutants and stop")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="run no mutant: check each module's tests pass unmutated and equivalent.txt names real mutants",
+    )
     args = parser.parse_args(argv)
 
     modules = [m.strip() for m in args.modules.split(",") if m.strip()]
@@ -318,6 +332,8 @@ def main(argv=None):
             print(m.describe())
         print("%d mutants" % len(everything))
         return 0
+    if args.check:
+        return check(modules, everything)
     chosen = everything
     if args.sample and args.sample < len(everything):
         seed = args.seed if args.seed is not None else random.randrange(1 << 30)
@@ -411,13 +427,12 @@ def main(argv=None):
         print("mutate: listed as equivalent but killed (remove from equivalent.txt):")
         for key in killed_listed:
             print("  " + key)
-    if not args.sample and not args.match:
+    stale = [] if args.match else stale_entries(listed, modules, all_mutants(modules))
+    if stale:
         # Entries for the modules run that name no mutant any more (the code moved on).
-        stale = {k for k in listed if k.split(" | ")[0] in modules} - {m.key for m in everything}
-        if stale:
-            print("mutate: %d entries of equivalent.txt match no mutant any more (edit or remove them)" % len(stale))
-            for key in sorted(stale):
-                print("  " + key)
+        print("mutate: %d entries of equivalent.txt match no mutant any more (edit or remove them)" % len(stale))
+        for key in stale:
+            print("  " + key)
     print(
         "mutate: %.0f s for %d mutants on %d jobs; %d killed only under the MicroPython VM"
         % (time.monotonic() - started, n, jobs, by_vm)
@@ -427,7 +442,33 @@ def main(argv=None):
         "mutation: %d killed of %d (%.1f %%), %d equivalent (listed), %d unexplained"
         % (killed, n, pct, len(equivalent), len(unexplained))
     )
-    return 1 if unexplained else 0
+    return 1 if unexplained or stale else 0
+
+
+def check(modules, everything):
+    """--check: the clean run of every module, and equivalent.txt against the mutants made now."""
+    failed = 0
+    stale = stale_entries(load_equivalent(), modules, everything)
+    for key in stale:
+        print("mutate: equivalent.txt names no mutant any more: " + key)
+    scratch = make_scratch()
+    global _scratch
+    _scratch = scratch
+    here = os.getcwd()
+    os.chdir(scratch)
+    try:
+        for module in modules:
+            started = time.monotonic()
+            cp_tests, mp_tests = existing(MODULE_TESTS[module][0]), existing(MODULE_TESTS[module][1])
+            status, _ = _check_clean_run(module, cp_tests, mp_tests)
+            ok = status == SURVIVED
+            failed += not ok
+            print("mutate: %s: its tests %s (%.0f s)" % (module, "pass" if ok else "FAIL", time.monotonic() - started))
+    finally:
+        os.chdir(here)
+        shutil.rmtree(scratch, ignore_errors=True)
+    print("mutate: %d modules checked, %d failing, %d stale entries" % (len(modules), failed, len(stale)))
+    return 1 if failed or stale else 0
 
 
 if __name__ == "__main__":
