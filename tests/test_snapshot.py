@@ -224,3 +224,34 @@ def test_a_fired_up_sequence_in_progress_must_fit_the_paytable_in_force():
         if accepted(with_field(with_field(data, FIRED_SEQUENCE, s), FIRED_COUNT, c))
     }
     assert held == {(s, 0) for s in range(4)} | {(s, c) for s in (0, 1) for c in range(1, 5)}
+
+
+def test_the_format_is_the_one_journals_in_the_field_hold():
+    """A fresh table's snapshot after event 7, field by field as docs/journal.md
+    lists them: version 1 first (a board's journal written by this firmware
+    must stay readable by the next), then the six default paytable ids, each
+    after its length byte."""
+    import struct
+
+    from crapsboard.rules import paytables as pt
+
+    table = Table()
+    # version, seq, rolls, shooter 1, shooter start, point, dice, Fire state and points, marks,
+    # bonus done, MEA, Fired Up sequence and count, the three bonus wagers not yet rolled on (0x0E);
+    # all six wagers offered, rebet, windows
+    fields = (1, 7, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x0E, 63, 1, 0, 0)
+    fixed = struct.pack("<BIIIIBBBBHHHHBHBBBBBBB", *fields)
+    ids = b"".join(bytes((len(p.ident),)) + p.ident.encode() for p in table.config.paytables)
+    assert [p.ident for p in table.config.paytables][pt.FIRE] == "1"
+    assert snapshot.dumps(table, 7) == fixed + ids
+    assert len(fixed + ids) == 81  # docs/journal.md: 81 bytes with the default paytables
+    assert snapshot_read.decode(fixed + ids)[0] == 7
+
+
+def test_the_fixed_fields_alone_are_refused_as_cut_short_in_the_paytables():
+    """The restore's fault names why (journal_restore passes the message on)."""
+    data = fresh_snapshot()
+    with pytest.raises(snapshot_read.SnapshotError, match="cut short in the paytables"):
+        snapshot_read.decode(data[: snapshot.FIXED_SIZE])
+    with pytest.raises(snapshot_read.SnapshotError, match="not a version 1 table snapshot"):
+        snapshot_read.decode(data[: snapshot.FIXED_SIZE - 1])

@@ -225,11 +225,24 @@ def make_scratch():
 # ---- worker side -----------------------------------------------------------
 
 _scratch = None
+_child = 0  # the pytest child a worker waits for, if any
+
+
+def _stop_worker(signum, frame):
+    # pool.terminate() sends SIGTERM to the workers only: without this their
+    # pytest children would play on in a scratch copy being deleted.
+    if _child:
+        try:
+            os.kill(_child, signal.SIGKILL)
+        except OSError:
+            pass
+    os._exit(1)
 
 
 def _init_worker(queue):
     global _scratch
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and cleans up
+    signal.signal(signal.SIGTERM, _stop_worker)
     _scratch = queue.get()
     os.chdir(_scratch)
     import hypothesis  # noqa: F401  (imported once here, not once per mutant)
@@ -238,9 +251,11 @@ def _init_worker(queue):
 
 def _run_pytest(args):
     """Run pytest in a forked child; True when every test passed."""
+    global _child
     pid = os.fork()
     if pid == 0:
         try:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, 1)
             os.dup2(devnull, 2)
@@ -252,16 +267,20 @@ def _run_pytest(args):
             os._exit(int(code))
         except BaseException:
             os._exit(99)
-    deadline = time.monotonic() + MUTANT_LIMIT_S
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return os.waitstatus_to_exitcode(status) == 0
-        if time.monotonic() > deadline:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            return False
-        time.sleep(0.02)
+    _child = pid
+    try:
+        deadline = time.monotonic() + MUTANT_LIMIT_S
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return os.waitstatus_to_exitcode(status) == 0
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return False
+            time.sleep(0.02)
+    finally:
+        _child = 0
 
 
 def _compiles_for_micropython(path):
