@@ -124,7 +124,10 @@ MODULE_TESTS.update(
         ),
         "journal/journal.py": (_JOURNAL_CP, _JOURNAL_MP + ["tests/test_board_journal.py"]),
         "journal/journal_record.py": (_JOURNAL_CP + ["tests/test_host_link.py"], _JOURNAL_MP),
-        "journal/journal_read.py": (_JOURNAL_CP + ["tests/test_host_link.py"], _JOURNAL_MP),
+        "journal/journal_read.py": (
+            ["tests/test_journal_read.py"] + _JOURNAL_CP + ["tests/test_host_link.py"],
+            _JOURNAL_MP,
+        ),
         "journal/journal_restore.py": (_JOURNAL_CP, _JOURNAL_MP + ["tests/test_board_journal.py"]),
         "journal/journal_boot.py": (_JOURNAL_CP, _JOURNAL_MP + ["tests/test_board_journal.py"]),
         "journal/snapshot.py": (["tests/test_snapshot.py", "tests/test_journal_keyed.py"], _JOURNAL_MP),
