@@ -134,6 +134,7 @@ MODULE_TESTS.update(
         "journal/snapshot_read.py": (["tests/test_snapshot.py", "tests/test_journal_keyed.py"], _JOURNAL_MP),
         "rules/config_parse.py": (
             [
+                "tests/test_config_parse.py",
                 "tests/test_engine_checkpoints.py",
                 # test_cli_errors' configuration tests only: its output-file test runs `sim bench`
                 # three times, past the 20 s per test on a shared machine, and reads no configuration.
