@@ -64,6 +64,15 @@ def test_the_smallest_record_alone_is_read_whole(fmt, size):
     assert not jread.crc_ok(rec[:-1], 0)
 
 
+def test_a_record_cut_short_after_other_bytes_is_cut_short_not_a_crash():
+    """What is left from `pos` counts, not the buffer's length: a record cut
+    anywhere in its first 34 bytes is "cut short" (never a struct error)."""
+    rec, _ = jr.encode(PREV, 5, 0, jr.END_HAND, 0, mac=MAC)
+    for before, kept in ((20, 20), (30, 10), (3, 33)):
+        refused(bytes(before) + rec[:kept], "record 5 cut short", pos=before)
+        assert not jread.crc_ok(bytes(before) + rec[:kept], before)
+
+
 def test_state_payload_and_fields_come_back_as_written_after_other_bytes():
     rec, digest = jr.encode(PREV, 70000, 2**32 - 1, jr.CONFIG, 0xFFFF, state=b"STATE", payload=b"pay", mac=MAC)
     buf = b"xyz" + rec + b"tail"
