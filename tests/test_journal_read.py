@@ -94,6 +94,7 @@ def test_a_record_of_max_record_bytes_is_read_and_one_byte_more_is_a_bad_length(
     payload = bytes(jr.MAX_RECORD - 34)
     rec, _ = jr.encode(PREV, 5, 0, jr.DROP, 0, payload=payload, mac=MAC)
     assert len(rec) == 1024 and jread.decode(rec, 0, PREV, 5, 2, MAC).payload == payload
+    assert jread.crc_ok(rec, 0)  # its length field's high byte counts (1024 = 0x0400)
     body = struct.pack(jr.HEADER, 1025, 5, 0, jr.DROP, 0, 0) + bytes(1025 - 14 - 4)
     refused(with_crc(body), "record 5 has a bad length")
 
@@ -126,6 +127,13 @@ def test_crc_link_mac_and_seq_faults_are_told_apart():
     e = refused(rec, "record 5 fails its MAC: not written by this board's key", mac=jr.Mac(bytes(31) + b"\1"))
     assert (e.seq, e.chain) == (5, True)
     assert jread.decode(rec, 0, PREV, 5, jr.FORMAT, None).mac == rec[22:30]  # public chain only
+
+
+def test_crc_ok_of_an_empty_or_one_byte_tail_is_false():
+    # A staging file cut at its creation holds nothing, or a byte.
+    for tail in (b"", b"\x22", b"\x22\x00"):
+        assert jread.crc_ok(tail, 0) is False
+        assert jread.crc_ok(b"xx" + tail, 2) is False
 
 
 def test_crc_ok_refuses_a_length_field_below_the_smallest_record():
