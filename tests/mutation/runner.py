@@ -409,8 +409,9 @@ def main(argv=None):
     unloadable = []  # mpy-cross refuses the mutant: not a test result, left out of N
     survivors = []
     try:
-        for module in modules:
-            status, _ = pool.apply(_check_clean_run, (module, *tests[module]))
+        # The clean runs on every worker at once (a minute or more each for the journal's modules).
+        clean = pool.starmap(_check_clean_run, [(module, *tests[module]) for module in modules], chunksize=1)
+        for module, (status, _) in zip(modules, clean):
             if status != SURVIVED:
                 raise SystemExit("mutate: the tests of %s fail without any mutant; fix them first" % module)
         work = [(m.module, m.apply(sources[m.module]), *tests[m.module]) for m in chosen]
