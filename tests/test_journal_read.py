@@ -187,3 +187,21 @@ def test_the_journal_key_and_the_signed_head_text_are_the_documented_ones():
     assert jread.journal_key(None) == hmac.new(b"", b"crapsboard journal v2", hashlib.sha256).digest()
     # docs/link.md: `crapsboard head BOARD JOURNAL SEQ HASH`
     assert jread.signed_head_text("ab12", 3, 41, "cd" * 32) == b"crapsboard head ab12 3 41 " + b"cd" * 32
+
+
+def test_the_writer_s_kind_codes_are_the_documented_ones():
+    kinds = documented_kinds()
+    written = {
+        "roll": jr.ROLL,
+        "undo": jr.UNDO,
+        "end_hand": jr.END_HAND,
+        "error": jr.ERROR,
+        "supervisor_on": jr.SUPERVISOR_ON,
+        "config": jr.CONFIG,
+        "restart": jr.RESTART,
+        "journal_start": jr.JOURNAL_START,
+        "snapshot": jr.SNAPSHOT,
+        "drop": jr.DROP,
+        "time": jr.TIME,
+    }
+    assert {name: kinds_code for kinds_code, name in kinds.items() if name in written} == written

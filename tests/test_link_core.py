@@ -277,3 +277,40 @@ def test_the_link_serves_floods_in_the_esp32_like_heap_and_keeps_nothing():
     memory = json.loads(out.stdout)
     assert LINE_MAX < memory["held_bytes"] < 4 * LINE_MAX  # the line buffer and the command table
     assert memory["held_after_serving_bytes"] - memory["held_bytes"] < 2 * LINE_MAX  # (the GC is conservative)
+
+
+def documented_commands():
+    """docs/link.md's command table: cmd -> ([(argument, type word, required)], signed)."""
+    import os
+    import re
+
+    from conftest import ROOT
+
+    out = {}
+    with open(os.path.join(ROOT, "docs", "link.md"), encoding="utf-8") as f:
+        for line in f:
+            cells = [c.strip() for c in line.split("|")[1:-1]]
+            if len(cells) != 5 or not re.fullmatch(r"`\w+`", cells[0]) or cells[2] not in ("yes", "no"):
+                continue
+            args = cells[1].split(":")[0]
+            found = [(m.group(1), m.group(2) or "") for m in re.finditer(r"`(\w+)`(?: \(([^)]*)\))?", args)]
+            typed = []
+            for i, (name, words) in enumerate(found):
+                # "`journal`, `seq` (integers)": an argument without words takes the next one's type
+                words = words or next(w for _, w in found[i:] if w)
+                typed.append((name, words.split(",")[0].split(" ")[0], "optional" not in words))
+            out[cells[0].strip("`")] = (typed, cells[2] == "yes")
+    return out
+
+
+def test_every_command_takes_the_arguments_docs_link_md_lists_and_is_signed_as_it_says():
+    from crapsboard.link import link
+
+    words = {"integer": link.T_INT, "integers": link.T_INT, "string": link.T_STR, "true/false": link.T_BOOL}
+    words["object"] = link.T_OBJ
+    documented = documented_commands()
+    assert len(documented) == 11 and documented["time"] == ([("unix", "integer", True)], True)
+    assert documented["events"] == ([("since", "integer", True), ("limit", "integer", False)], False)
+    assert sorted(documented) == sorted(link.SPECS)
+    for cmd, (args, signed) in documented.items():
+        assert link.SPECS[cmd] == (tuple((name, words[w], req) for name, w, req in args), signed), cmd

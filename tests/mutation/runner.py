@@ -122,8 +122,14 @@ MODULE_TESTS.update(
             ["tests/test_link_core.py", "tests/test_link_auth.py", "tests/test_host_link.py"],
             ["tests/test_link_fuzz.py", "tests/test_link_task.py"],
         ),
-        "journal/journal.py": (_JOURNAL_CP, _JOURNAL_MP + ["tests/test_board_journal.py"]),
-        "journal/journal_record.py": (_JOURNAL_CP + ["tests/test_host_link.py"], _JOURNAL_MP),
+        "journal/journal.py": (
+            ["tests/test_journal_staging.py"] + _JOURNAL_CP,
+            _JOURNAL_MP + ["tests/test_board_journal.py"],
+        ),
+        "journal/journal_record.py": (
+            ["tests/test_journal_read.py"] + _JOURNAL_CP + ["tests/test_host_link.py"],
+            _JOURNAL_MP,
+        ),
         "journal/journal_read.py": (
             ["tests/test_journal_read.py"] + _JOURNAL_CP + ["tests/test_host_link.py"],
             _JOURNAL_MP,
