@@ -35,3 +35,41 @@ def test_a_record_of_128_bytes_is_staged_and_one_of_129_goes_into_the_segment(tm
     # the segment header, the journal start, the 128-byte record and the 129-byte one
     assert sizes(journal.dir)[segment] == jr.SEGMENT_HEADER_SIZE + sizes(journal.dir)["s0"] + 128 + 129
     assert journal.seq == 3
+
+
+def test_a_segment_created_empty_by_a_power_cut_is_removed_once_the_rest_verifies(tmp_path):
+    """A cut between creating the next segment and its first flush leaves an
+    empty file after the last segment: not data; the restore goes on from
+    the staged records and removes it (journal_restore), so it never sits
+    on the flash as a segment without a header."""
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=2, segment_bytes=64)
+    journal.mount(table)
+    journal.start_new(table, 0, 1, 0)
+    for t in (10, 20):
+        journal.append(jr.END_HAND, 0, t, table)
+        journal.maintain(table, t)  # each flush rotates (64-byte segments): g1, g3
+    assert (journal.seq, journal.staged) == (5, 1)
+    files = sorted(sizes(journal.dir))
+    open(journal.dir + "/g5", "wb").close()  # the next segment, cut before its first flush
+    again = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=2, segment_bytes=64)
+    assert again.mount(Table()) == jn.RESTORED and again.seq == 5
+    assert sorted(sizes(journal.dir)) == files
+
+
+def test_a_segment_whose_header_disagrees_with_its_name_is_the_fault_corrupt_naming_both(tmp_path):
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=2, segment_bytes=64)
+    journal.mount(table)
+    journal.start_new(table, 0, 1, 0)
+    for t in (10, 20):
+        journal.append(jr.END_HAND, 0, t, table)
+        journal.maintain(table, t)
+    os.rename(journal.dir + "/g3", journal.dir + "/g4")
+    again = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=2, segment_bytes=64)
+    try:
+        again.mount(Table())
+    except jn.JournalError as e:
+        assert str(e) == "corrupt: segment g4 starts at 3"
+    else:
+        raise AssertionError("mounted a journal whose segment g4 starts at 3")

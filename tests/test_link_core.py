@@ -95,7 +95,9 @@ def test_a_huge_line_costs_one_reply_and_no_memory():
     out = b"".join(link.feed(b"x" * 4096) for _ in range(256))  # 1 MiB without a newline
     assert out.count(b"\n") == 1 and b"longer than 1024" in out
     assert link.length == 0 and len(link.buf) == LINE_MAX
+    assert (link.lines, link.refused) == (1, 1)  # counted once, as one refused line
     assert link.feed(b'\n{"id": 1, "cmd": "ping"}\n') == b'{"id": 1, "ok": true, "data": ""}\n'
+    assert (link.lines, link.refused) == (2, 1)
 
 
 GARBAGE = [

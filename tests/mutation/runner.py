@@ -134,7 +134,10 @@ MODULE_TESTS.update(
             ["tests/test_journal_read.py"] + _JOURNAL_CP + ["tests/test_host_link.py"],
             _JOURNAL_MP,
         ),
-        "journal/journal_restore.py": (_JOURNAL_CP, _JOURNAL_MP + ["tests/test_board_journal.py"]),
+        "journal/journal_restore.py": (
+            ["tests/test_journal_staging.py"] + _JOURNAL_CP,
+            _JOURNAL_MP + ["tests/test_board_journal.py"],
+        ),
         "journal/journal_boot.py": (_JOURNAL_CP, _JOURNAL_MP + ["tests/test_board_journal.py"]),
         "journal/snapshot.py": (["tests/test_snapshot.py", "tests/test_journal_keyed.py"], _JOURNAL_MP),
         "journal/snapshot_read.py": (["tests/test_snapshot.py", "tests/test_journal_keyed.py"], _JOURNAL_MP),
