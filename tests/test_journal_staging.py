@@ -73,3 +73,22 @@ def test_a_segment_whose_header_disagrees_with_its_name_is_the_fault_corrupt_nam
         assert str(e) == "corrupt: segment g4 starts at 3"
     else:
         raise AssertionError("mounted a journal whose segment g4 starts at 3")
+
+
+def test_dropping_the_oldest_segment_is_recorded_with_its_range(tmp_path):
+    """docs/journal.md: past max_segments the oldest segment is dropped, and
+    that is recorded (a drop record, payload u32 first, u32 last seq)."""
+    import struct
+
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=2, segment_bytes=64, max_segments=2)
+    journal.mount(table)
+    journal.start_new(table, 0, 1, 0)
+    appended = []
+    journal.on_append = lambda record, prev: appended.append(record)
+    for t in (10, 20, 30):
+        journal.append(jr.END_HAND, 0, t, table)
+        journal.maintain(table, t)
+    drops = [r for r in appended if r[10] == jr.DROP]
+    assert [struct.unpack_from("<II", r, jr.HEADER_SIZE) for r in drops] == [(1, 2)]
+    assert "g1" not in sizes(journal.dir) and "g3" in sizes(journal.dir)
