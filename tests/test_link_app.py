@@ -387,6 +387,21 @@ def test_the_clock_floor_survives_a_restart_through_the_journal(tmp_path):
     assert json.loads(again[1][0])["ok"]
 
 
+def test_a_clock_set_after_a_restart_is_stamped_with_the_journal_clock_not_the_boot_clock(tmp_path):
+    # docs/link.md: `t` is the journal clock at the set, the time record's t;
+    # the journal clock carries on across a restart while the boot clock starts at 0.
+    board = tmp_path / "cpython"
+    board.mkdir()
+    first = session("cpython", board, ["wait 5000", signed(1, "time", 1, unix=1763900000)])
+    assert json.loads(first[1][0])["t"] == 5000
+    again = session(
+        "cpython", board, ["wait 3000", signed(2, "time", 2, unix=1763900010), request(3, "events", since=1)]
+    )
+    set_ = json.loads(again[1][0])
+    times = [e for e in json.loads(again[2][0])["events"] if e["kind"] == "time"]
+    assert set_["t"] == times[-1]["t"] == 8000  # 5000 before the restart, 3000 since
+
+
 def test_maintenance_writes_the_once_marker_then_resets(tmp_path):
     replies = both(tmp_path, [request(1, "maintenance"), "settle", signed(2, "maintenance", 1), "settle"])
     assert one(replies[0])["error"] == "signed command: needs ctr (a counter) and tag"
