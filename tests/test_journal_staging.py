@@ -92,3 +92,33 @@ def test_dropping_the_oldest_segment_is_recorded_with_its_range(tmp_path):
     drops = [r for r in appended if r[10] == jr.DROP]
     assert [struct.unpack_from("<II", r, jr.HEADER_SIZE) for r in drops] == [(1, 2)]
     assert "g1" not in sizes(journal.dir) and "g3" in sizes(journal.dir)
+
+
+def segments_after(tmp_path, restart_at):
+    """The segment files after 160 end-hand records, the journal remounted
+    (a power cycle) after `restart_at` of them (None: never)."""
+    table = Table()
+    tmp_path.mkdir()
+
+    def opened():
+        journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=8, segment_bytes=4096)
+        journal.mount(table)
+        return journal
+
+    journal = opened()
+    journal.start_new(table, 0, 1, 0)
+    for i in range(160):
+        if i == restart_at:
+            journal = opened()
+        journal.append(jr.END_HAND, 0, i, table)
+        journal.maintain(table, i)
+    return {name: size for name, size in sizes(journal.dir).items() if name.startswith("g")}
+
+
+def test_a_restart_does_not_move_where_segments_rotate(tmp_path):
+    """The restore counts a segment's bytes however many reads it takes (a
+    segment over 2 KiB takes more than one), so a remounted journal rotates
+    at 4 KiB exactly where one never restarted does."""
+    straight = segments_after(tmp_path / "straight", None)
+    restarted = segments_after(tmp_path / "restarted", 100)  # g1 holds ~3.4 KiB by then
+    assert len(straight) >= 2 and restarted == straight
