@@ -122,3 +122,19 @@ def test_a_restart_does_not_move_where_segments_rotate(tmp_path):
     straight = segments_after(tmp_path / "straight", None)
     restarted = segments_after(tmp_path / "restarted", 100)  # g1 holds ~3.4 KiB by then
     assert len(straight) >= 2 and restarted == straight
+
+
+def test_a_restart_is_recorded_with_the_reset_cause_as_its_arg(tmp_path):
+    """docs/journal.md: a journal that verifies restores the table and
+    appends RESTART (kind 17, arg = machine.reset_cause()); causes 1-5."""
+    from crapsboard.journal import journal_boot
+
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
+    journal_boot.open_table_journal(table, journal, 1, 0)  # first use: a journal started
+    for cause in (1, 2, 3, 4, 5):
+        again = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
+        appended = []
+        again.on_append = lambda record, prev, out=appended: out.append(record)
+        assert journal_boot.open_table_journal(Table(), again, cause, 0) == jn.RESTORED
+        assert [(r[10], r[11] | r[12] << 8) for r in appended] == [(jr.RESTART, cause)]

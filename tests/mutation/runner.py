@@ -119,7 +119,13 @@ MODULE_TESTS.update(
         "link/link_auth.py": (["tests/test_link_auth.py", "tests/test_host_link.py"], ["tests/test_link_app.py"]),
         "base/hmac256.py": (["tests/test_link_auth.py", "tests/test_pin_hash.py", "tests/test_journal_keyed.py"], []),
         "link/link.py": (
-            ["tests/test_link_core.py", "tests/test_link_auth.py", "tests/test_host_link.py"],
+            [
+                "tests/test_link_core.py",
+                "tests/test_link_auth.py",
+                "tests/test_host_link.py",
+                "tests/test_link_out_of_memory.py::test_a_reply_too_large_to_build_is_refused_with_its_own_id_and_the_next_is_served",
+                "tests/test_link_out_of_memory.py::test_a_handler_that_runs_out_of_memory_is_refused_with_its_own_id",
+            ],
             ["tests/test_link_fuzz.py", "tests/test_link_task.py"],
         ),
         "journal/journal.py": (
@@ -138,7 +144,10 @@ MODULE_TESTS.update(
             ["tests/test_journal_staging.py"] + _JOURNAL_CP,
             _JOURNAL_MP + ["tests/test_board_journal.py"],
         ),
-        "journal/journal_boot.py": (_JOURNAL_CP, _JOURNAL_MP + ["tests/test_board_journal.py"]),
+        "journal/journal_boot.py": (
+            ["tests/test_journal_staging.py"] + _JOURNAL_CP,
+            _JOURNAL_MP + ["tests/test_board_journal.py"],
+        ),
         "journal/snapshot.py": (["tests/test_snapshot.py", "tests/test_journal_keyed.py"], _JOURNAL_MP),
         "journal/snapshot_read.py": (["tests/test_snapshot.py", "tests/test_journal_keyed.py"], _JOURNAL_MP),
         "rules/config_parse.py": (
