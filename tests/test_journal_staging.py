@@ -138,3 +138,21 @@ def test_a_restart_is_recorded_with_the_reset_cause_as_its_arg(tmp_path):
         again.on_append = lambda record, prev, out=appended: out.append(record)
         assert journal_boot.open_table_journal(Table(), again, cause, 0) == jn.RESTORED
         assert [(r[10], r[11] | r[12] << 8) for r in appended] == [(jr.RESTART, cause)]
+
+
+def test_the_pin_rule_restored_counts_wrong_pins_afresh_after_a_lockout(tmp_path):
+    """docs/keys.md: three wrong PINs in a row lock the PIN key for 60 s and
+    the count starts again; the restore reads the same from the journal's
+    error records (wrong PINs before a restart count towards the three)."""
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
+    journal.mount(table)
+    journal.start_new(table, 0, 1, 0)
+    restored = []
+    for t in (100, 200, 300, 400):
+        journal.append(jr.ERROR, jr.ERR_WRONG_PIN, t, table)
+        again = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
+        again.mount(Table())
+        restored.append((again.pin_fails, again.pin_lock_ms))
+    # 1 and 2 wrong; the third locks (60 s still to run) and counts from 0; the fourth is 1 again
+    assert restored == [(1, 0), (2, 0), (0, 60000), (1, 60000 - 100)]
