@@ -156,3 +156,34 @@ def test_the_pin_rule_restored_counts_wrong_pins_afresh_after_a_lockout(tmp_path
         restored.append((again.pin_fails, again.pin_lock_ms))
     # 1 and 2 wrong; the third locks (60 s still to run) and counts from 0; the fourth is 1 again
     assert restored == [(1, 0), (2, 0), (0, 60000), (1, 60000 - 100)]
+
+
+def test_a_segment_ending_in_a_record_over_255_bytes_restores(tmp_path):
+    """A record's length is two bytes, low first: a 300-byte record at the
+    end of a segment is read whole (not "ends inside record")."""
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
+    journal.mount(table)
+    journal.start_new(table, 0, 1, 0)
+    journal.append(jr.DROP, 0, 10, table, bytes(300 - EMPTY_RECORD))  # over 128 B: into the segment
+    assert journal.staged == 0
+    again = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
+    assert again.mount(Table()) == jn.RESTORED and again.seq == 2
+
+
+def test_a_missing_segment_is_the_fault_chain_naming_the_records_lost(tmp_path):
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=2, segment_bytes=64)
+    journal.mount(table)
+    journal.start_new(table, 0, 1, 0)
+    for t in (10, 20, 30):
+        journal.append(jr.END_HAND, 0, t, table)
+        journal.maintain(table, t)  # g1, g3, g5
+    os.remove(journal.dir + "/g3")
+    again = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=2, segment_bytes=64)
+    try:
+        again.mount(Table())
+    except jn.JournalError as e:
+        assert str(e) == "chain: records 3 to 4 missing"
+    else:
+        raise AssertionError("mounted a journal without segment g3")

@@ -316,3 +316,12 @@ def test_every_command_takes_the_arguments_docs_link_md_lists_and_is_signed_as_i
     assert sorted(documented) == sorted(link.SPECS)
     for cmd, (args, signed) in documented.items():
         assert link.SPECS[cmd] == (tuple((name, words[w], req) for name, w, req in args), signed), cmd
+
+
+def test_a_counter_never_saved_reads_0_every_time(tmp_path):
+    """A freshly provisioned board: no counter file, the last counter is 0
+    (so ctr 1 is the first accepted), however often it is read."""
+    from crapsboard.link.link import CounterFile
+
+    counter = CounterFile(str(tmp_path / "link_ctr"))
+    assert [counter.load(), counter.load()] == [0, 0]
