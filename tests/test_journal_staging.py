@@ -187,3 +187,36 @@ def test_a_missing_segment_is_the_fault_chain_naming_the_records_lost(tmp_path):
         assert str(e) == "chain: records 3 to 4 missing"
     else:
         raise AssertionError("mounted a journal without segment g3")
+
+
+def test_a_drop_whose_remove_failed_is_recorded_once_when_it_is_retried(tmp_path):
+    """The drop record goes first, then the file is removed; when the remove
+    fails (here: a directory stands where the file was, so the real
+    filesystem refuses), the next maintain retries the remove without a
+    second drop record for the same segment."""
+    import shutil
+    import struct
+
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=2, segment_bytes=64, max_segments=2)
+    journal.mount(table)
+    journal.start_new(table, 0, 1, 0)
+    appended = []
+    journal.on_append = lambda record, prev: appended.append(record)
+    for t in (10, 20):
+        journal.append(jr.END_HAND, 0, t, table)
+        journal.maintain(table, t)  # g1, g3
+    os.remove(journal.dir + "/g1")
+    os.makedirs(journal.dir + "/g1/in-the-way")
+    journal.append(jr.END_HAND, 0, 30, table)
+    try:
+        journal.maintain(table, 30)  # g5: one segment too many, g1 cannot be removed
+    except OSError:
+        pass
+    else:
+        raise AssertionError("removed a directory as a segment file")
+    shutil.rmtree(journal.dir + "/g1")
+    open(journal.dir + "/g1", "wb").close()
+    journal.maintain(table, 40)
+    drops = [struct.unpack_from("<II", r, jr.HEADER_SIZE) for r in appended if r[10] == jr.DROP]
+    assert drops == [(1, 2)] and "g1" not in sizes(journal.dir)
