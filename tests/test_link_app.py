@@ -350,6 +350,31 @@ def test_time_refused_backwards_or_implausible_is_journaled_and_changes_nothing(
     assert times == [(0, set_at), (2, set_at - 51), (0, set_at - 50), (1, 4102444801), (1, 1704067199)]
 
 
+def test_a_board_without_a_journal_refuses_a_clock_set_backwards_by_its_own_clock(tmp_path):
+    # No journal to hold the wall clock: the clock set this boot is the floor.
+    set_at = 1763900000
+    commands = [
+        signed(1, "time", 1, unix=set_at),
+        "wait 10000",
+        signed(2, "time", 2, unix=set_at + 10 - 61),
+        signed(3, "time", 3, unix=set_at + 10 - 60),
+    ]
+    sent = {}
+    for which in RUNTIMES:
+        (tmp_path / which).mkdir()
+        text = "".join(c + "\n" for c in commands)
+        out = vm_program.run(which, SCRIPT, [str(tmp_path / which), "nojournal"], "1M", input=text, cwd=ROOT)
+        assert out.returncode == 0, out.stdout + out.stderr
+        sent[which] = out.stdout
+    assert sent["cpython"] == sent["micropython"]
+    replies = [json.loads(line) for line in sent["cpython"].splitlines() if line.startswith("{")]
+    assert replies[0]["ok"] and replies[0]["unix"] == set_at and replies[0]["journal"] is None
+    assert replies[1]["error"] == (
+        "time refused: 1763899949 is 61 s before the board's clock 1763900010 (at most 60 s back)"
+    )
+    assert replies[2]["ok"] and replies[2]["unix"] == set_at - 50
+
+
 def test_the_clock_floor_survives_a_restart_through_the_journal(tmp_path):
     board = tmp_path / "cpython"
     board.mkdir()
@@ -360,6 +385,21 @@ def test_the_clock_floor_survives_a_restart_through_the_journal(tmp_path):
     refused = json.loads(again[0][0])
     assert refused["error"].startswith("time refused: 1763800000 is 100000 s before the board's clock 176390000")
     assert json.loads(again[1][0])["ok"]
+
+
+def test_a_clock_set_after_a_restart_is_stamped_with_the_journal_clock_not_the_boot_clock(tmp_path):
+    # docs/link.md: `t` is the journal clock at the set, the time record's t;
+    # the journal clock carries on across a restart while the boot clock starts at 0.
+    board = tmp_path / "cpython"
+    board.mkdir()
+    first = session("cpython", board, ["wait 5000", signed(1, "time", 1, unix=1763900000)])
+    assert json.loads(first[1][0])["t"] == 5000
+    again = session(
+        "cpython", board, ["wait 3000", signed(2, "time", 2, unix=1763900010), request(3, "events", since=1)]
+    )
+    set_ = json.loads(again[1][0])
+    times = [e for e in json.loads(again[2][0])["events"] if e["kind"] == "time"]
+    assert set_["t"] == times[-1]["t"] == 8000  # 5000 before the restart, 3000 since
 
 
 def test_maintenance_writes_the_once_marker_then_resets(tmp_path):

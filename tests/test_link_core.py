@@ -95,7 +95,9 @@ def test_a_huge_line_costs_one_reply_and_no_memory():
     out = b"".join(link.feed(b"x" * 4096) for _ in range(256))  # 1 MiB without a newline
     assert out.count(b"\n") == 1 and b"longer than 1024" in out
     assert link.length == 0 and len(link.buf) == LINE_MAX
+    assert (link.lines, link.refused) == (1, 1)  # counted once, as one refused line
     assert link.feed(b'\n{"id": 1, "cmd": "ping"}\n') == b'{"id": 1, "ok": true, "data": ""}\n'
+    assert (link.lines, link.refused) == (2, 1)
 
 
 GARBAGE = [
@@ -277,3 +279,49 @@ def test_the_link_serves_floods_in_the_esp32_like_heap_and_keeps_nothing():
     memory = json.loads(out.stdout)
     assert LINE_MAX < memory["held_bytes"] < 4 * LINE_MAX  # the line buffer and the command table
     assert memory["held_after_serving_bytes"] - memory["held_bytes"] < 2 * LINE_MAX  # (the GC is conservative)
+
+
+def documented_commands():
+    """docs/link.md's command table: cmd -> ([(argument, type word, required)], signed)."""
+    import os
+    import re
+
+    from conftest import ROOT
+
+    out = {}
+    with open(os.path.join(ROOT, "docs", "link.md"), encoding="utf-8") as f:
+        for line in f:
+            cells = [c.strip() for c in line.split("|")[1:-1]]
+            if len(cells) != 5 or not re.fullmatch(r"`\w+`", cells[0]) or cells[2] not in ("yes", "no"):
+                continue
+            args = cells[1].split(":")[0]
+            found = [(m.group(1), m.group(2) or "") for m in re.finditer(r"`(\w+)`(?: \(([^)]*)\))?", args)]
+            typed = []
+            for i, (name, words) in enumerate(found):
+                # "`journal`, `seq` (integers)": an argument without words takes the next one's type
+                words = words or next(w for _, w in found[i:] if w)
+                typed.append((name, words.split(",")[0].split(" ")[0], "optional" not in words))
+            out[cells[0].strip("`")] = (typed, cells[2] == "yes")
+    return out
+
+
+def test_every_command_takes_the_arguments_docs_link_md_lists_and_is_signed_as_it_says():
+    from crapsboard.link import link
+
+    words = {"integer": link.T_INT, "integers": link.T_INT, "string": link.T_STR, "true/false": link.T_BOOL}
+    words["object"] = link.T_OBJ
+    documented = documented_commands()
+    assert len(documented) == 11 and documented["time"] == ([("unix", "integer", True)], True)
+    assert documented["events"] == ([("since", "integer", True), ("limit", "integer", False)], False)
+    assert sorted(documented) == sorted(link.SPECS)
+    for cmd, (args, signed) in documented.items():
+        assert link.SPECS[cmd] == (tuple((name, words[w], req) for name, w, req in args), signed), cmd
+
+
+def test_a_counter_never_saved_reads_0_every_time(tmp_path):
+    """A freshly provisioned board: no counter file, the last counter is 0
+    (so ctr 1 is the first accepted), however often it is read."""
+    from crapsboard.link.link import CounterFile
+
+    counter = CounterFile(str(tmp_path / "link_ctr"))
+    assert [counter.load(), counter.load()] == [0, 0]

@@ -147,3 +147,111 @@ def with_field(data, index, value):
     offset = struct.calcsize("<" + codes[:index])
     size = struct.calcsize("<" + codes[index])
     return data[:offset] + value.to_bytes(size, "little") + data[offset + size :]
+
+
+def accepted(data):
+    try:
+        snapshot_read.decode(data)
+    except snapshot_read.SnapshotError:
+        return False
+    return True
+
+
+def fresh_snapshot():
+    return snapshot.dumps(Table(), 0)
+
+
+# Field indexes of snapshot.FORMAT (snapshot.py's list of fields).
+ROLLS, SHOOTER_START, POINT, DIE1, DIE2, FIRE_STATE = 2, 4, 5, 6, 7, 8
+FIRE_POINTS, SMALL, TALL, ALL, BONUS_DONE, MEA = 9, 10, 11, 12, 13, 14
+FIRED_SEQUENCE, FIRED_COUNT, BONUS_FRESH, OFFERED, REBET, FIRE_WINDOW, BONUS_WINDOW = 15, 16, 17, 18, 19, 20, 21
+
+
+@pytest.mark.parametrize(
+    "field, good",
+    [
+        (POINT, {0, 4, 5, 6, 8, 9, 10}),  # no point, or a point number (docs/rules.md)
+        (DIE1, set(range(7))),  # 0 before the first roll, else a die's face
+        (DIE2, set(range(7))),
+        (FIRE_STATE, {0, 1, 2}),  # the engine's three Fire Bet states
+        (OFFERED, set(range(1 << 6))),  # a mask of the six wagers
+        (REBET, {0, 1}),
+        (FIRE_WINDOW, {0, 1}),  # two names each in docs/rules.md
+        (BONUS_WINDOW, {0, 1}),
+    ],
+)
+def test_a_byte_field_is_accepted_exactly_on_the_values_the_table_can_hold(field, good):
+    """Every value of the byte: the ones the engine can hold restore, every
+    other one is refused (the edges of issue 19's snapshot_read mutants)."""
+    data = fresh_snapshot()
+    assert {v for v in range(256) if accepted(with_field(data, field, v))} == good
+
+
+@pytest.mark.parametrize("field", [FIRE_POINTS, SMALL, TALL, ALL, MEA])
+def test_marks_are_accepted_exactly_on_the_totals_that_can_be_marked(field):
+    """A mark mask's bit n is the total n: 2-6 and 8-12 can be marked, 7 and
+    the bits outside 2-12 cannot (each of the 16 bits alone, and all the good
+    ones at once)."""
+    data = fresh_snapshot()
+    good = [2, 3, 4, 5, 6, 8, 9, 10, 11, 12]
+    assert [n for n in range(16) if accepted(with_field(data, field, 1 << n))] == good
+    assert accepted(with_field(data, field, sum(1 << n for n in good)))
+
+
+@pytest.mark.parametrize("field", [BONUS_DONE, BONUS_FRESH])
+def test_bonus_flags_are_accepted_exactly_on_the_three_bonus_wagers(field):
+    """Bits 1-3 are All Small, All Tall and Make 'Em All (pt.WAGER_NAMES);
+    Fire (bit 0), MEA, Fired Up and the bits beyond are refused."""
+    data = fresh_snapshot()
+    assert [n for n in range(8) if accepted(with_field(data, field, 1 << n))] == [1, 2, 3]
+    assert accepted(with_field(data, field, 0x0E))
+
+
+def test_the_shooter_start_is_accepted_up_to_the_rolls_and_not_beyond():
+    data = with_field(fresh_snapshot(), ROLLS, 5)
+    assert [s for s in range(8) if accepted(with_field(data, SHOOTER_START, s))] == [0, 1, 2, 3, 4, 5]
+
+
+def test_a_fired_up_sequence_in_progress_must_fit_the_paytable_in_force():
+    """The default Fired Up paytable has two sequences of five numbers: with a
+    count of 1-4 the sequence is 0 or 1 and a count of 5 or more is refused;
+    with no count (nothing in progress) any index is kept."""
+    data = fresh_snapshot()
+    held = {
+        (s, c)
+        for s in range(4)
+        for c in range(8)
+        if accepted(with_field(with_field(data, FIRED_SEQUENCE, s), FIRED_COUNT, c))
+    }
+    assert held == {(s, 0) for s in range(4)} | {(s, c) for s in (0, 1) for c in range(1, 5)}
+
+
+def test_the_format_is_the_one_journals_in_the_field_hold():
+    """A fresh table's snapshot after event 7, field by field as docs/journal.md
+    lists them: version 1 first (a board's journal written by this firmware
+    must stay readable by the next), then the six default paytable ids, each
+    after its length byte."""
+    import struct
+
+    from crapsboard.rules import paytables as pt
+
+    table = Table()
+    # version, seq, rolls, shooter 1, shooter start, point, dice, Fire state and points, marks,
+    # bonus done, MEA, Fired Up sequence and count, the three bonus wagers not yet rolled on (0x0E);
+    # all six wagers offered, rebet, windows
+    fields = (1, 7, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x0E, 63, 1, 0, 0)
+    fixed = struct.pack("<BIIIIBBBBHHHHBHBBBBBBB", *fields)
+    ids = b"".join(bytes((len(p.ident),)) + p.ident.encode() for p in table.config.paytables)
+    assert [p.ident for p in table.config.paytables][pt.FIRE] == "1"
+    assert snapshot.dumps(table, 7) == fixed + ids
+    assert len(fixed + ids) == 81  # docs/journal.md: 81 bytes with the default paytables
+    assert snapshot_read.decode(fixed + ids)[0] == 7
+
+
+def test_the_fixed_fields_alone_are_refused_as_cut_short_in_the_paytables():
+    """The restore's fault names why (journal_restore passes the message on)."""
+    data = fresh_snapshot()
+    with pytest.raises(snapshot_read.SnapshotError, match="cut short in the paytables"):
+        snapshot_read.decode(data[: snapshot.FIXED_SIZE])
+    with pytest.raises(snapshot_read.SnapshotError, match="not a version 1 table snapshot"):
+        snapshot_read.decode(data[: snapshot.FIXED_SIZE - 1])

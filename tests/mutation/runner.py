@@ -1,7 +1,11 @@
 """`make mutate`: mutation testing of the firmware modules.
 
     python tests/mutation/runner.py [--sample N] [--seed S] [--jobs J] [--modules rules/engine.py,table/lamps.py]
-        [--match TEXT] [--list]
+        [--match TEXT] [--list] [--check]
+
+`--check` runs no mutant: it runs each module's tests on the unmutated copy
+(the clean run every mutation run starts with) and checks that every entry of
+equivalent.txt still names a mutant the generator makes.
 
 Every mutant (tests/mutation/mutants.py: one span of source text changed) is
 written into a scratch copy of the repository, never into the real files, so
@@ -115,20 +119,60 @@ MODULE_TESTS.update(
         "link/link_auth.py": (["tests/test_link_auth.py", "tests/test_host_link.py"], ["tests/test_link_app.py"]),
         "base/hmac256.py": (["tests/test_link_auth.py", "tests/test_pin_hash.py", "tests/test_journal_keyed.py"], []),
         "link/link.py": (
-            ["tests/test_link_core.py", "tests/test_link_auth.py", "tests/test_host_link.py"],
+            [
+                "tests/test_link_core.py",
+                "tests/test_link_auth.py",
+                "tests/test_host_link.py",
+                "tests/test_link_out_of_memory.py::test_a_reply_too_large_to_build_is_refused_with_its_own_id_and_the_next_is_served",
+                "tests/test_link_out_of_memory.py::test_a_handler_that_runs_out_of_memory_is_refused_with_its_own_id",
+            ],
             ["tests/test_link_fuzz.py", "tests/test_link_task.py"],
         ),
-        "journal/journal.py": (_JOURNAL_CP, _JOURNAL_MP + ["tests/test_board_journal.py"]),
-        "journal/journal_record.py": (_JOURNAL_CP + ["tests/test_host_link.py"], _JOURNAL_MP),
-        "journal/journal_read.py": (_JOURNAL_CP + ["tests/test_host_link.py"], _JOURNAL_MP),
-        "journal/journal_restore.py": (_JOURNAL_CP, _JOURNAL_MP + ["tests/test_board_journal.py"]),
-        "journal/journal_boot.py": (_JOURNAL_CP, _JOURNAL_MP + ["tests/test_board_journal.py"]),
+        "journal/journal.py": (
+            ["tests/test_journal_staging.py"] + _JOURNAL_CP,
+            _JOURNAL_MP + ["tests/test_board_journal.py"],
+        ),
+        "journal/journal_record.py": (
+            ["tests/test_journal_read.py"] + _JOURNAL_CP + ["tests/test_host_link.py"],
+            _JOURNAL_MP,
+        ),
+        "journal/journal_read.py": (
+            ["tests/test_journal_read.py"] + _JOURNAL_CP + ["tests/test_host_link.py"],
+            _JOURNAL_MP,
+        ),
+        "journal/journal_restore.py": (
+            ["tests/test_journal_staging.py"] + _JOURNAL_CP,
+            _JOURNAL_MP + ["tests/test_board_journal.py"],
+        ),
+        "journal/journal_boot.py": (
+            ["tests/test_journal_staging.py"] + _JOURNAL_CP,
+            _JOURNAL_MP + ["tests/test_board_journal.py"],
+        ),
         "journal/snapshot.py": (["tests/test_snapshot.py", "tests/test_journal_keyed.py"], _JOURNAL_MP),
         "journal/snapshot_read.py": (["tests/test_snapshot.py", "tests/test_journal_keyed.py"], _JOURNAL_MP),
         "rules/config_parse.py": (
-            ["tests/test_engine_checkpoints.py", "tests/test_cli_errors.py", "tests/test_pin_hash.py"],
-            ["tests/test_vm_inputs.py", "tests/test_link_app.py"],
+            [
+                "tests/test_config_parse.py",
+                "tests/test_engine_checkpoints.py",
+                # test_cli_errors' configuration tests only: its output-file test runs `sim bench`
+                # three times, past the 20 s per test on a shared machine, and reads no configuration.
+                "tests/test_cli_errors.py::test_a_bad_config_file_is_one_line",
+                "tests/test_cli_errors.py::test_messages_spell_values_as_json_with_correct_grammar",
+                "tests/test_pin_hash.py",
+            ],
+            [
+                # test_vm_inputs' configuration tests: its 20,000-roll script takes ~110 s on both
+                # runtimes, over a mutant's MUTANT_LIMIT_S, and is about scripts, not configurations.
+                "tests/test_vm_inputs.py::test_replay_takes_a_full_config_on_both_runtimes",
+                "tests/test_vm_inputs.py::test_run_and_the_board_take_a_full_config_on_the_vm",
+                "tests/test_vm_inputs.py::test_a_300_kb_config_is_refused_in_one_line",
+                "tests/test_link_app.py",
+            ],
         ),
+        # The signed board commands (time, maintenance, journal_reset) and the firmware's
+        # measured identity: both run only on the VM (link_app's session, main.py's power-up).
+        "link/link_admin.py": ([], ["tests/test_link_app.py"]),
+        "boot/measure.py": ([], ["tests/test_board_main_link.py::test_the_link_answers_beside_the_running_app"]),
     }
 )
 SECURITY_MODULES = [
@@ -143,6 +187,8 @@ SECURITY_MODULES = [
     "journal/snapshot.py",
     "journal/snapshot_read.py",
     "rules/config_parse.py",
+    "link/link_admin.py",
+    "boot/measure.py",
 ]
 # Modules mutated by a plain `make mutate`.
 DEFAULT_MODULES = ["rules/engine.py", "table/entry.py", "table/keypad.py", "table/lamps.py"] + SECURITY_MODULES
@@ -175,6 +221,11 @@ def load_equivalent():
     return listed
 
 
+def stale_entries(listed, modules, everything):
+    """equivalent.txt keys of these modules that name no mutant the generator makes now."""
+    return sorted({k for k in listed if k.split(" | ")[0] in modules} - {m.key for m in everything})
+
+
 def all_mutants(modules):
     out = []
     for module in modules:
@@ -202,11 +253,24 @@ def make_scratch():
 # ---- worker side -----------------------------------------------------------
 
 _scratch = None
+_child = 0  # the pytest child a worker waits for, if any
+
+
+def _stop_worker(signum, frame):
+    # pool.terminate() sends SIGTERM to the workers only: without this their
+    # pytest children would play on in a scratch copy being deleted.
+    if _child:
+        try:
+            os.kill(_child, signal.SIGKILL)
+        except OSError:
+            pass
+    os._exit(1)
 
 
 def _init_worker(queue):
     global _scratch
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and cleans up
+    signal.signal(signal.SIGTERM, _stop_worker)
     _scratch = queue.get()
     os.chdir(_scratch)
     import hypothesis  # noqa: F401  (imported once here, not once per mutant)
@@ -215,9 +279,11 @@ def _init_worker(queue):
 
 def _run_pytest(args):
     """Run pytest in a forked child; True when every test passed."""
+    global _child
     pid = os.fork()
     if pid == 0:
         try:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, 1)
             os.dup2(devnull, 2)
@@ -229,16 +295,20 @@ def _run_pytest(args):
             os._exit(int(code))
         except BaseException:
             os._exit(99)
-    deadline = time.monotonic() + MUTANT_LIMIT_S
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return os.waitstatus_to_exitcode(status) == 0
-        if time.monotonic() > deadline:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            return False
-        time.sleep(0.02)
+    _child = pid
+    try:
+        deadline = time.monotonic() + MUTANT_LIMIT_S
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return os.waitstatus_to_exitcode(status) == 0
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return False
+            time.sleep(0.02)
+    finally:
+        _child = 0
 
 
 def _compiles_for_micropython(path):
@@ -303,6 +373,11 @@ def main(argv=None):
         help="only mutants whose description or key contains one of these (comma-separated, e.g. lamps.py:243)",
     )
     parser.add_argument("--list", action="store_true", help="list the mutants and stop")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="run no mutant: check each module's tests pass unmutated and equivalent.txt names real mutants",
+    )
     args = parser.parse_args(argv)
 
     modules = [m.strip() for m in args.modules.split(",") if m.strip()]
@@ -318,6 +393,8 @@ def main(argv=None):
             print(m.describe())
         print("%d mutants" % len(everything))
         return 0
+    if args.check:
+        return check(modules, everything)
     chosen = everything
     if args.sample and args.sample < len(everything):
         seed = args.seed if args.seed is not None else random.randrange(1 << 30)
@@ -350,6 +427,7 @@ def main(argv=None):
     unloadable = []  # mpy-cross refuses the mutant: not a test result, left out of N
     survivors = []
     try:
+        # One module at a time: two clean runs at once failed link_auth's once (not understood yet).
         for module in modules:
             status, _ = pool.apply(_check_clean_run, (module, *tests[module]))
             if status != SURVIVED:
@@ -411,13 +489,12 @@ def main(argv=None):
         print("mutate: listed as equivalent but killed (remove from equivalent.txt):")
         for key in killed_listed:
             print("  " + key)
-    if not args.sample and not args.match:
+    stale = [] if args.match else stale_entries(listed, modules, all_mutants(modules))
+    if stale:
         # Entries for the modules run that name no mutant any more (the code moved on).
-        stale = {k for k in listed if k.split(" | ")[0] in modules} - {m.key for m in everything}
-        if stale:
-            print("mutate: %d entries of equivalent.txt match no mutant any more (edit or remove them)" % len(stale))
-            for key in sorted(stale):
-                print("  " + key)
+        print("mutate: %d entries of equivalent.txt match no mutant any more (edit or remove them)" % len(stale))
+        for key in stale:
+            print("  " + key)
     print(
         "mutate: %.0f s for %d mutants on %d jobs; %d killed only under the MicroPython VM"
         % (time.monotonic() - started, n, jobs, by_vm)
@@ -427,7 +504,34 @@ def main(argv=None):
         "mutation: %d killed of %d (%.1f %%), %d equivalent (listed), %d unexplained"
         % (killed, n, pct, len(equivalent), len(unexplained))
     )
-    return 1 if unexplained else 0
+    return 1 if unexplained or stale else 0
+
+
+def check(modules, everything):
+    """--check: the clean run of every module, and equivalent.txt against the mutants made now."""
+    failed = 0
+    stale = stale_entries(load_equivalent(), modules, everything)
+    for key in stale:
+        print("mutate: equivalent.txt names no mutant any more: " + key)
+    scratch = make_scratch()
+    global _scratch
+    _scratch = scratch
+    here = os.getcwd()
+    os.chdir(scratch)
+    try:
+        for module in modules:
+            started = time.monotonic()
+            cp_tests, mp_tests = existing(MODULE_TESTS[module][0]), existing(MODULE_TESTS[module][1])
+            status, where = _check_clean_run(module, cp_tests, mp_tests)
+            ok = status == SURVIVED
+            failed += not ok
+            verdict = "pass" if ok else "FAIL (%s tests, or past %d s)" % (where, MUTANT_LIMIT_S)
+            print("mutate: %s: its tests %s (%.0f s)" % (module, verdict, time.monotonic() - started))
+    finally:
+        os.chdir(here)
+        shutil.rmtree(scratch, ignore_errors=True)
+    print("mutate: %d modules checked, %d failing, %d stale entries" % (len(modules), failed, len(stale)))
+    return 1 if failed or stale else 0
 
 
 if __name__ == "__main__":

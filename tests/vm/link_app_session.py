@@ -1,6 +1,7 @@
 # The link's handlers on a running app, under either runtime: the firmware App
 # on a SimBoard with its journal in a directory (argv[1], also where config.json,
-# link_ctr, maintenance and firmware.json live), the Link that
+# link_ctr, maintenance and firmware.json live; argv[2] "nojournal": a board
+# keeping no journal), the Link that
 # crapsboard.link.link_app builds, and a LinkTask whose output is standard output.
 #
 # Reads commands on standard input, one a line, and prints what the board sends:
@@ -52,8 +53,9 @@ class Session:
         self.nc = KEYSWITCH_NC_BIT if self.layout.button_pins[-1] is not None else 0
         self.held = self.nc  # the keyswitch off: a changeover switch closes its NC contact
         self.resets = 0
-        journal = jn.Journal(FILES, BOARD_ID, key=KEY)
-        journal_boot.open_journal(self.app, journal, 1, 0)
+        if sys.argv[2:] != ["nojournal"]:
+            journal = jn.Journal(FILES, BOARD_ID, key=KEY)
+            journal_boot.open_journal(self.app, journal, 1, 0)
         diag = {"boots": 4, "cause": 1, "error": "MemoryError: test", "failed": 0}
         self.link, self.handlers = link_app.build(
             self.app, diag, "73696d626f617264", self.reset, KEY, CounterFile(FILES + "/link_ctr"), FILES

@@ -1,0 +1,222 @@
+"""docs/journal.md: a staging file holds one record of at most 128 bytes; a
+record over 128 bytes goes straight into the segment with the staged batch.
+The journal on a real directory under CPython, at the edge (issue 19's
+mutant of journal.append's size test)."""
+
+import os
+
+from crapsboard.journal import journal as jn
+from crapsboard.journal import journal_record as jr
+from crapsboard.rules.engine import Table
+
+EMPTY_RECORD = 14 + 20  # header + link, MAC and CRC: a record without state or payload
+
+
+def sizes(directory):
+    out = {}
+    for folder, _, names in os.walk(directory):
+        for name in names:
+            out[os.path.relpath(os.path.join(folder, name), directory)] = os.path.getsize(os.path.join(folder, name))
+    return out
+
+
+def test_a_record_of_128_bytes_is_staged_and_one_of_129_goes_into_the_segment(tmp_path):
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
+    assert journal.mount(table) == 0  # no journal yet: first use
+    journal.start_new(table, 0, 1, 0)
+    assert journal.staged == 1 and "s0" in sizes(journal.dir)
+    journal.append(jr.DROP, 0, 10, table, bytes(128 - EMPTY_RECORD))
+    assert journal.staged == 2 and sizes(journal.dir)["odd/s1"] == 128
+    assert not [name for name in sizes(journal.dir) if name.startswith("g")]  # no segment yet
+    journal.append(jr.DROP, 0, 20, table, bytes(129 - EMPTY_RECORD))
+    assert journal.staged == 0  # the batch and the big record flushed together
+    (segment,) = [name for name in sizes(journal.dir) if name.startswith("g")]
+    # the segment header, the journal start, the 128-byte record and the 129-byte one
+    assert sizes(journal.dir)[segment] == jr.SEGMENT_HEADER_SIZE + sizes(journal.dir)["s0"] + 128 + 129
+    assert journal.seq == 3
+
+
+def test_a_segment_created_empty_by_a_power_cut_is_removed_once_the_rest_verifies(tmp_path):
+    """A cut between creating the next segment and its first flush leaves an
+    empty file after the last segment: not data; the restore goes on from
+    the staged records and removes it (journal_restore), so it never sits
+    on the flash as a segment without a header."""
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=2, segment_bytes=64)
+    journal.mount(table)
+    journal.start_new(table, 0, 1, 0)
+    for t in (10, 20):
+        journal.append(jr.END_HAND, 0, t, table)
+        journal.maintain(table, t)  # each flush rotates (64-byte segments): g1, g3
+    assert (journal.seq, journal.staged) == (5, 1)
+    files = sorted(sizes(journal.dir))
+    open(journal.dir + "/g5", "wb").close()  # the next segment, cut before its first flush
+    again = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=2, segment_bytes=64)
+    assert again.mount(Table()) == jn.RESTORED and again.seq == 5
+    assert sorted(sizes(journal.dir)) == files
+
+
+def test_a_segment_whose_header_disagrees_with_its_name_is_the_fault_corrupt_naming_both(tmp_path):
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=2, segment_bytes=64)
+    journal.mount(table)
+    journal.start_new(table, 0, 1, 0)
+    for t in (10, 20):
+        journal.append(jr.END_HAND, 0, t, table)
+        journal.maintain(table, t)
+    os.rename(journal.dir + "/g3", journal.dir + "/g4")
+    again = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=2, segment_bytes=64)
+    try:
+        again.mount(Table())
+    except jn.JournalError as e:
+        assert str(e) == "corrupt: segment g4 starts at 3"
+    else:
+        raise AssertionError("mounted a journal whose segment g4 starts at 3")
+
+
+def test_dropping_the_oldest_segment_is_recorded_with_its_range(tmp_path):
+    """docs/journal.md: past max_segments the oldest segment is dropped, and
+    that is recorded (a drop record, payload u32 first, u32 last seq)."""
+    import struct
+
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=2, segment_bytes=64, max_segments=2)
+    journal.mount(table)
+    journal.start_new(table, 0, 1, 0)
+    appended = []
+    journal.on_append = lambda record, prev: appended.append(record)
+    for t in (10, 20, 30):
+        journal.append(jr.END_HAND, 0, t, table)
+        journal.maintain(table, t)
+    drops = [r for r in appended if r[10] == jr.DROP]
+    assert [struct.unpack_from("<II", r, jr.HEADER_SIZE) for r in drops] == [(1, 2)]
+    assert "g1" not in sizes(journal.dir) and "g3" in sizes(journal.dir)
+
+
+def segments_after(tmp_path, restart_at):
+    """The segment files after 160 end-hand records, the journal remounted
+    (a power cycle) after `restart_at` of them (None: never)."""
+    table = Table()
+    tmp_path.mkdir()
+
+    def opened():
+        journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=8, segment_bytes=4096)
+        journal.mount(table)
+        return journal
+
+    journal = opened()
+    journal.start_new(table, 0, 1, 0)
+    for i in range(160):
+        if i == restart_at:
+            journal = opened()
+        journal.append(jr.END_HAND, 0, i, table)
+        journal.maintain(table, i)
+    return {name: size for name, size in sizes(journal.dir).items() if name.startswith("g")}
+
+
+def test_a_restart_does_not_move_where_segments_rotate(tmp_path):
+    """The restore counts a segment's bytes however many reads it takes (a
+    segment over 2 KiB takes more than one), so a remounted journal rotates
+    at 4 KiB exactly where one never restarted does."""
+    straight = segments_after(tmp_path / "straight", None)
+    restarted = segments_after(tmp_path / "restarted", 100)  # g1 holds ~3.4 KiB by then
+    assert len(straight) >= 2 and restarted == straight
+
+
+def test_a_restart_is_recorded_with_the_reset_cause_as_its_arg(tmp_path):
+    """docs/journal.md: a journal that verifies restores the table and
+    appends RESTART (kind 17, arg = machine.reset_cause()); causes 1-5."""
+    from crapsboard.journal import journal_boot
+
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
+    journal_boot.open_table_journal(table, journal, 1, 0)  # first use: a journal started
+    for cause in (1, 2, 3, 4, 5):
+        again = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
+        appended = []
+        again.on_append = lambda record, prev, out=appended: out.append(record)
+        assert journal_boot.open_table_journal(Table(), again, cause, 0) == jn.RESTORED
+        assert [(r[10], r[11] | r[12] << 8) for r in appended] == [(jr.RESTART, cause)]
+
+
+def test_the_pin_rule_restored_counts_wrong_pins_afresh_after_a_lockout(tmp_path):
+    """docs/keys.md: three wrong PINs in a row lock the PIN key for 60 s and
+    the count starts again; the restore reads the same from the journal's
+    error records (wrong PINs before a restart count towards the three)."""
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
+    journal.mount(table)
+    journal.start_new(table, 0, 1, 0)
+    restored = []
+    for t in (100, 200, 300, 400):
+        journal.append(jr.ERROR, jr.ERR_WRONG_PIN, t, table)
+        again = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
+        again.mount(Table())
+        restored.append((again.pin_fails, again.pin_lock_ms))
+    # 1 and 2 wrong; the third locks (60 s still to run) and counts from 0; the fourth is 1 again
+    assert restored == [(1, 0), (2, 0), (0, 60000), (1, 60000 - 100)]
+
+
+def test_a_segment_ending_in_a_record_over_255_bytes_restores(tmp_path):
+    """A record's length is two bytes, low first: a 300-byte record at the
+    end of a segment is read whole (not "ends inside record")."""
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
+    journal.mount(table)
+    journal.start_new(table, 0, 1, 0)
+    journal.append(jr.DROP, 0, 10, table, bytes(300 - EMPTY_RECORD))  # over 128 B: into the segment
+    assert journal.staged == 0
+    again = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
+    assert again.mount(Table()) == jn.RESTORED and again.seq == 2
+
+
+def test_a_missing_segment_is_the_fault_chain_naming_the_records_lost(tmp_path):
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=2, segment_bytes=64)
+    journal.mount(table)
+    journal.start_new(table, 0, 1, 0)
+    for t in (10, 20, 30):
+        journal.append(jr.END_HAND, 0, t, table)
+        journal.maintain(table, t)  # g1, g3, g5
+    os.remove(journal.dir + "/g3")
+    again = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=2, segment_bytes=64)
+    try:
+        again.mount(Table())
+    except jn.JournalError as e:
+        assert str(e) == "chain: records 3 to 4 missing"
+    else:
+        raise AssertionError("mounted a journal without segment g3")
+
+
+def test_a_drop_whose_remove_failed_is_recorded_once_when_it_is_retried(tmp_path):
+    """The drop record goes first, then the file is removed; when the remove
+    fails (here: a directory stands where the file was, so the real
+    filesystem refuses), the next maintain retries the remove without a
+    second drop record for the same segment."""
+    import shutil
+    import struct
+
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=2, segment_bytes=64, max_segments=2)
+    journal.mount(table)
+    journal.start_new(table, 0, 1, 0)
+    appended = []
+    journal.on_append = lambda record, prev: appended.append(record)
+    for t in (10, 20):
+        journal.append(jr.END_HAND, 0, t, table)
+        journal.maintain(table, t)  # g1, g3
+    os.remove(journal.dir + "/g1")
+    os.makedirs(journal.dir + "/g1/in-the-way")
+    journal.append(jr.END_HAND, 0, 30, table)
+    try:
+        journal.maintain(table, 30)  # g5: one segment too many, g1 cannot be removed
+    except OSError:
+        pass
+    else:
+        raise AssertionError("removed a directory as a segment file")
+    shutil.rmtree(journal.dir + "/g1")
+    open(journal.dir + "/g1", "wb").close()
+    journal.maintain(table, 40)
+    drops = [struct.unpack_from("<II", r, jr.HEADER_SIZE) for r in appended if r[10] == jr.DROP]
+    assert drops == [(1, 2)] and "g1" not in sizes(journal.dir)
