@@ -311,7 +311,12 @@ def test_every_command_takes_the_arguments_docs_link_md_lists_and_is_signed_as_i
     words = {"integer": link.T_INT, "integers": link.T_INT, "string": link.T_STR, "true/false": link.T_BOOL}
     words["object"] = link.T_OBJ
     documented = documented_commands()
-    assert len(documented) == 11 and documented["time"] == ([("unix", "integer", True)], True)
+    assert (
+        len(documented) == 13
+        and "verified" in documented
+        and "progressive" in documented
+        and documented["time"] == ([("unix", "integer", True)], True)
+    )
     assert documented["events"] == ([("since", "integer", True), ("limit", "integer", False)], False)
     assert sorted(documented) == sorted(link.SPECS)
     for cmd, (args, signed) in documented.items():
