@@ -308,7 +308,8 @@ def documented_commands():
 def test_every_command_takes_the_arguments_docs_link_md_lists_and_is_signed_as_it_says():
     from crapsboard.link import link
 
-    words = {"integer": link.T_INT, "integers": link.T_INT, "string": link.T_STR, "true/false": link.T_BOOL}
+    words = {"integer": link.T_INT, "integers": link.T_INT, "string": link.T_STR, "strings": link.T_STR}
+    words["true/false"] = link.T_BOOL
     words["object"] = link.T_OBJ
     documented = documented_commands()
     assert (
