@@ -5,10 +5,9 @@ import csv
 import json
 import os
 import sys
-import time
 
 from host_tools import EXIT_USAGE, HostToolError
-from host_tools.floor import EXIT_NO_BROKER, floordir, mqtt, pit_cli, topics
+from host_tools.floor import floordir, mqtt, pit_cli, retained, topics
 from host_tools.floor.presence import shown
 
 
@@ -233,28 +232,13 @@ def status(directory, broker_url=None, wait=1.0):
     (presence.shown); `judged_by` "recorder" where there is a verdict."""
     floor = floordir.read_floor(directory)
     url = broker_url or "mqtt://127.0.0.1:%d" % floor["port"]
+    root = topics.floor_root(floor["floor"])
+    filters = [root + "/table/+/" + leaf for leaf in ("availability", "presence", "state", "recorded")]
     got = {}
-
-    def on_message(topic, payload, retained):
+    for topic, payload in retained.read(directory, url, filters, wait):
         where = topics.parse_table_topic(floor["floor"], topic)
         if where:
             got.setdefault(where[0], {})[where[1]] = payload
-
-    root = topics.floor_root(floor["floor"])
-
-    def subscribe():
-        for leaf in ("availability", "presence", "state", "recorded"):
-            client.subscribe(root + "/table/+/" + leaf)
-
-    password = floordir.password(directory, "floorctl")
-    client = mqtt.Client(url, "floorctl", password, "", on_message=on_message, on_connect=subscribe)
-    client.start()
-    try:
-        if not client.wait_connected(5.0):
-            raise HostToolError("no broker at %s" % url, EXIT_NO_BROKER)
-        time.sleep(wait)
-    finally:
-        client.stop()
     rows = []
     for t in sorted(set(floor["tables"]) | set(got)):
         msgs = got.get(t, {})

@@ -9,7 +9,7 @@ import os
 import time
 
 from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError
-from host_tools.floor import EXIT_NO_BROKER, floordir, mqtt, topics
+from host_tools.floor import floordir, retained, topics
 from host_tools.floor.progressive import messages, params, rtp
 
 
@@ -79,32 +79,15 @@ def meters(directory, broker_url=None, wait=1.0, now=None):
     url = broker_url or "mqtt://127.0.0.1:%d" % floor["port"]
     got, presence = {}, []
     meter_prefix = topics.floor_root(floor["floor"]) + "/progressive/"
-
-    def on_message(topic, payload, retained):
+    for topic, payload in retained.read(directory, url, [meter_prefix + "#"], wait):
         if topic == messages.presence_topic(floor["floor"]):
             presence.append(payload.decode("ascii", "replace"))
         elif topic.startswith(meter_prefix) and topic.endswith("/meter"):
             try:
                 obj = topics.decode(payload)
             except ValueError:
-                return
+                continue
             got[obj.get("game")] = obj
-
-    client = mqtt.Client(
-        url,
-        "floorctl",
-        floordir.password(directory, "floorctl"),
-        "",
-        on_message=on_message,
-        on_connect=lambda: client.subscribe(meter_prefix + "#"),
-    )
-    client.start()
-    try:
-        if not client.wait_connected(5.0):
-            raise HostToolError("no broker at %s" % url, EXIT_NO_BROKER)
-        time.sleep(wait)
-    finally:
-        client.stop()
     now = time.time() if now is None else now
     online = bool(presence) and presence[-1] == topics.ONLINE
     rows = []

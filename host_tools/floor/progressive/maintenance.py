@@ -14,10 +14,9 @@ refusal.
 import getpass
 import os
 import sys
-import time
 
 from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError
-from host_tools.floor import EXIT_NO_BROKER, floordir, mqtt, people, topics
+from host_tools.floor import floordir, people, retained, topics
 from host_tools.floor.progressive import params
 
 
@@ -37,31 +36,13 @@ def read_passwords(technician, manager, stdin=None):
 def live_tables(directory, floor, broker_url=None, wait=0.5):
     """Tables whose gateway's retained presence is `online`; HostToolError when no broker answers."""
     url = broker_url or "mqtt://127.0.0.1:%d" % floor["port"]
+    root = topics.floor_root(floor["floor"])
+    unreachable = "no broker at %s: cannot tell whether tables are live; nothing changed"
     seen = {}
-
-    def on_message(topic, payload, retained):
+    for topic, payload in retained.read(directory, url, [root + "/table/+/presence"], wait, unreachable):
         where = topics.parse_table_topic(floor["floor"], topic)
         if where and where[1] == "presence":
             seen[where[0]] = payload.decode("ascii", "replace")
-
-    root = topics.floor_root(floor["floor"])
-    client = mqtt.Client(
-        url,
-        "floorctl",
-        floordir.password(directory, "floorctl"),
-        "",
-        on_message=on_message,
-        on_connect=lambda: client.subscribe(root + "/table/+/presence"),
-    )
-    client.start()
-    try:
-        if not client.wait_connected(5.0):
-            raise HostToolError(
-                "no broker at %s: cannot tell whether tables are live; nothing changed" % url, EXIT_NO_BROKER
-            )
-        time.sleep(wait)
-    finally:
-        client.stop()
     return sorted(t for t, word in seen.items() if word == topics.ONLINE)
 
 

@@ -1,0 +1,37 @@
+"""What the broker holds for a topic filter now, read once by the floor's
+command-line tools (`floor status`, `floor meter`, the progressive's
+maintenance) as the `floorctl` account: connect, subscribe, let the retained
+messages arrive for `wait` s, disconnect."""
+
+import time
+
+from host_tools import HostToolError
+from host_tools.floor import EXIT_NO_BROKER, floordir, mqtt
+
+
+def read(directory, url, filters, wait, unreachable="no broker at %s"):
+    """[(topic, payload)] the broker sent within `wait` s of subscribing to
+    each of `filters`, in arrival order; HostToolError(unreachable % url,
+    EXIT_NO_BROKER) when no broker answers within 5 s."""
+    got = []
+
+    def subscribe():
+        for topic_filter in filters:
+            client.subscribe(topic_filter)
+
+    client = mqtt.Client(
+        url,
+        "floorctl",
+        floordir.password(directory, "floorctl"),
+        "",
+        on_message=lambda topic, payload, retained: got.append((topic, payload)),
+        on_connect=subscribe,
+    )
+    client.start()
+    try:
+        if not client.wait_connected(5.0):
+            raise HostToolError(unreachable % url, EXIT_NO_BROKER)
+        time.sleep(wait)
+    finally:
+        client.stop()
+    return list(got)
