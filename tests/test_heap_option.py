@@ -1,6 +1,7 @@
 """`--heap SIZE` for `sim run` and the terminal board: the MicroPython VM's heap,
 checked before anything starts; every refusal is one line."""
 
+import os
 import subprocess
 import sys
 
@@ -60,9 +61,41 @@ def test_the_board_checks_it_too():
 
 
 def test_the_heap_is_the_vms():
-    same = sim("run", "--keys", "3 3", "--runtime", "micropython", "--heap", "192K")
+    same = sim("run", "--keys", "3 3", "--runtime", "micropython", "--heap", "256K")
     default = sim("run", "--keys", "3 3", "--runtime", "micropython")
     assert same.returncode == 0 and same.stdout == default.stdout
     small = sim("run", "--keys", "3 3", "--runtime", "micropython", "--heap", "48K")
     assert small.returncode == 2 and small.stdout == ""
-    assert small.stderr == "sim run: micropython stopped: out of memory in a 49152-byte heap (the default is 192K)\n"
+    assert small.stderr == "sim run: micropython stopped: out of memory in a 49152-byte heap (the default is 256K)\n"
+
+
+def test_where_the_clone_lives_is_nothing_the_vm_holds():
+    """The VM names the repository relatively (a clone at a longer path once
+    needed 199K where ours needed 160K: every module's file name is on the heap)."""
+    done = runtime.run("tests/vm/paths_seen.py", ["arg"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    seen = done.stdout.splitlines()
+    assert seen[1] == "firmware/lib/crapsboard/rules/engine.py"
+    assert seen[2] == "tests/vm/paths_seen.py"
+    assert ROOT not in done.stdout and "/" + "tests/vm" not in seen[0]
+    assert seen[3].endswith("'arg']")
+
+
+def test_a_relative_config_is_the_callers_not_the_vms(tmp_path):
+    """The VM runs in the repository root; a path the user gives is still theirs."""
+    (tmp_path / "house.json").write_text('{"paytables": {"fire": "3"}}')
+    dice = "4 4\n"
+    done = [
+        subprocess.run(
+            [sys.executable, "-m", "sim", "replay", "--runtime", runtime_name, "--config", "house.json"],
+            cwd=tmp_path,
+            env=dict(os.environ, PYTHONPATH=ROOT),
+            input=dice,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        for runtime_name in ("cpython", "micropython")
+    ]
+    assert done[0].returncode == done[1].returncode == 0, done[1].stderr
+    assert done[0].stdout == done[1].stdout != ""
