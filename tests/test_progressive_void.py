@@ -61,10 +61,24 @@ def test_a_pending_hit_voided_is_reversed_to_the_cent_and_survives_sigkills(floo
     floor.send("T1", WAGER, 5)  # 50 cents to the meter, 10 to the reserve
     assert floor.wait(lambda: floor.meters["MEA"]["amount"] == 100_050 and floor.meters["MEA"]["reserve"] == 10)
     before_hit = money(floor)
-    assert before_hit == {"amount": 100_050, "amount_frac": 0, "reserve": 10, "reserve_frac": 0, "house": 100_000, "paid": 0}
+    assert before_hit == {
+        "amount": 100_050,
+        "amount_frac": 0,
+        "reserve": 10,
+        "reserve_frac": 0,
+        "house": 100_000,
+        "paid": 0,
+    }
     floor.send("T1", HIT, 2)  # record 2: 50,025 each; the reseed 10 from the reserve, 99,990 from the house
     assert floor.wait(lambda: floor.meters["MEA"]["pending"] == [1])
-    assert money(floor) == {"amount": 100_000, "amount_frac": 0, "reserve": 0, "reserve_frac": 0, "house": 199_990, "paid": 100_050}
+    assert money(floor) == {
+        "amount": 100_000,
+        "amount_frac": 0,
+        "reserve": 0,
+        "reserve_frac": 0,
+        "house": 199_990,
+        "paid": 100_050,
+    }
     assert page_alerts(floor)["prog-MEA-1"].kind == "progressive_pending"
 
     # The controller is away when the void comes: the broker queues it for its session.
@@ -151,8 +165,9 @@ def test_voids_of_no_known_hit_another_count_or_malformed_are_refused_and_change
     void(floor, "T3", 3, 2, game="FUP")  # T3's record 2 names a later record
     time.sleep(1.5)
     log = floor.controller_log()
-    assert "refused: prog_void MEA x2 from T1 journal 1 record 3 (of record 1): no hit on the MEA meter is table T1 journal 1 record 1" in log
-    assert "refused: prog_void MEA x3 from T1 journal 1 record 4 (of record 2): the void counts 3 winning wagers; hit 1 had 1" in log
+    refused = "refused: prog_void MEA x%d from T1 journal 1 record %d (of record %d): "
+    assert refused % (2, 3, 1) + "no hit on the MEA meter is table T1 journal 1 record 1" in log
+    assert refused % (3, 4, 2) + "the void counts 3 winning wagers; hit 1 had 1" in log
     assert "record 5 (of record 2): no hit on the FUP meter is table T1 journal 1 record 2" in log
     assert "record 1 of journal 1: a void of record 2, not an earlier record" in log
     assert "record 2 of journal 1: a void of record 3, not an earlier record" in log

@@ -40,7 +40,14 @@ def test_a_pending_positional_hit_voided_gives_back_both_reseeds_and_keeps_wager
 
     assert m.void("T1", "bT1", 1, 3, 2, 2) == (1, True)
     # As if the hit never happened: 7 wagers on the seed, no seed from the house but the first.
-    assert money(m) == {"amount": 500_175, "amount_frac": 0, "reserve": 35, "reserve_frac": 0, "house": 500_000, "paid": 0}
+    assert money(m) == {
+        "amount": 500_175,
+        "amount_frac": 0,
+        "reserve": 35,
+        "reserve_frac": 0,
+        "house": 500_000,
+        "paid": 0,
+    }
     assert m.wagers == 7 and m.state == PENDING and m.pending() == [1]
     money_in, held = m.balance()
     assert money_in == held
@@ -69,7 +76,14 @@ def test_a_void_carries_the_fractions_and_the_cap_as_if_the_hit_never_was():
     assert (m.amount, m.amount_frac) == (1034, 333_200)
     m.void("T1", "bT1", 1, 4, 2, 1)
     # 4 wagers on the seed: 1133.3332 cents, capped at 1100, 33.3332 to the reserve.
-    assert money(m) == {"amount": 1100, "amount_frac": 0, "reserve": 33, "reserve_frac": 333_200, "house": 1000, "paid": 0}
+    assert money(m) == {
+        "amount": 1100,
+        "amount_frac": 0,
+        "reserve": 33,
+        "reserve_frac": 333_200,
+        "house": 1000,
+        "paid": 0,
+    }
     money_in, held = m.balance()
     assert money_in == held
 
@@ -90,7 +104,14 @@ def test_voids_newest_first_go_back_hit_by_hit_and_an_older_one_first_moves_noth
     assert m.void("T2", "bT2", 1, 2, 1, 1) == (2, True)
     assert (m.amount, m.reserve, m.house, m.paid) == (100_000, 0, 199_990, 100_050)
     assert m.void("T1", "bT1", 1, 3, 2, 1) == (1, True)  # now nothing rests on it
-    assert money(m) == {"amount": 100_050, "amount_frac": 0, "reserve": 10, "reserve_frac": 0, "house": 100_000, "paid": 0}
+    assert money(m) == {
+        "amount": 100_050,
+        "amount_frac": 0,
+        "reserve": 10,
+        "reserve_frac": 0,
+        "house": 100_000,
+        "paid": 0,
+    }
     assert m.view()["voided"] == [1, 2] and m.view()["state"] == "pending"
 
 

@@ -77,7 +77,6 @@ class Meter:
         """`wagers` progressive wagers placed at `table` (the dealer's count)."""
         if isinstance(wagers, bool) or not isinstance(wagers, int) or wagers < 1:
             raise Refused("a contribution of %r wagers: give a count of at least 1" % (wagers,))
-        p = self.params
         self.contributed += self._share(wagers)
         self.wagers += wagers
         self.rev += 1
@@ -188,7 +187,9 @@ class Meter:
         void. Otherwise no money moves: the void is recorded on the hit."""
         hit = next((h for h in self.hits if h["key"] == [table, board, journal, hit_seq]), None)
         if hit is None:
-            raise Refused("no hit on the %s meter is table %s journal %s record %s" % (self.params.game, table, journal, hit_seq))
+            raise Refused(
+                "no hit on the %s meter is table %s journal %s record %s" % (self.params.game, table, journal, hit_seq)
+            )
         if isinstance(wagers, bool) or wagers != hit["wagers"]:
             raise Refused("the void counts %r winning wagers; hit %d had %d" % (wagers, hit["n"], hit["wagers"]))
         if hit.get("void"):
@@ -196,11 +197,7 @@ class Meter:
         if hit["paid"] is None:
             raise Refused("hit %d is not paid yet" % hit["n"])
         later = self.hits[hit["n"] :]
-        reverse = (
-            hit["acked_by"] is None
-            and "before" in hit
-            and all(_reversed(h) for h in later)
-        )
+        reverse = hit["acked_by"] is None and "before" in hit and all(_reversed(h) for h in later)
         if reverse:
             before = hit["before"]
             for k in self._MONEY:
