@@ -12,15 +12,16 @@ every step, in micro-cents:
     contributed + house × 10⁶ == meter + reserve + paid × 10⁶
 
 (`meter` and `reserve` with their fractions). The meter never drops except
-on a paid, recorded win: `lock` and `settle` are the only steps that lower it.
+on a paid, recorded win: `lock` and `settle` are the only steps that lower it
+(a `void` puts back the meter at the hit, never below the reseeded one).
 
 A hit: `lock(hit)` records it in the ordered list of hits with the meter
 locked; `settle()` pays every locked hit in order by the pay rule and
 reseeds from the reserve, and the meter is then `pending` until a shift
 manager acknowledges each hit (`acknowledge`). A hit whose roll a
 supervisor undid at the table is voided (`void`): reversed to the cent while
-it is PENDING and nothing later rests on it, otherwise recorded only. A hit identity (table, board,
-journal, seq) claimed twice is refused (`Refused`). The count of winning
+it is PENDING and nothing later rests on it, otherwise recorded only. A hit
+identity (table, board, journal, seq) claimed twice is refused (`Refused`). The count of winning
 wagers is the board's (the wagers keyed for that cycle): the controller does
 not hold it against the table's last contribution, since a record the broker
 lost and the gateway published again may arrive after the table's later ones,
