@@ -49,6 +49,13 @@ KINDS = {
     "restart": ("board restored after a restart or power cut", (FLOOR_SUPERVISOR,), (TECHNICIAN,), False),
     "bad_record": ("record the floor cannot read", (FLOOR_SUPERVISOR,), (TECHNICIAN,), False),
     "progressive_pending": ("progressive PENDING", (SHIFT_MANAGER,), (), False),
+    "progressive_voided": ("progressive hit VOIDED at the table: reversed, PENDING", (SHIFT_MANAGER,), (), False),
+    "progressive_void_kept": (
+        "progressive hit voided at the table but NOT reversed: check the pay-out",
+        (SHIFT_MANAGER, SURVEILLANCE),
+        (),
+        False,
+    ),
 }
 FINDINGS = ("gap", "chain_broken", "journal_differs", "bad_record")
 
@@ -175,16 +182,22 @@ class AlertBook:
         tag = None if ref is None else "r%s" % ref
         return self._raise(table, kind, now, seq, detail, (table, "finding", kind, seq, ref), tag)
 
-    def progressive(self, game, n, table, now, detail=""):
+    def progressive(self, game, n, table, now, detail="", kind="progressive_pending", ident=None):
         """A hit the progressive controller holds PENDING (its meter's `pending`): the
         alert's id is the controller's own, prog-<game>-<n>, so the shift manager's
-        acknowledgement of it reaches the controller too (docs/progressive.md)."""
-        ident = "prog-%s-%d" % (game, n)
-        if ident in self.alerts:
+        acknowledgement of it reaches the controller too (docs/progressive.md). The
+        same id of another kind replaces it (a hit voided at its table while PENDING),
+        keeping its acknowledgements; `ident` names an alert of the page's own (a void
+        the controller could not reverse)."""
+        ident = ident or "prog-%s-%d" % (game, n)
+        old = self.alerts.get(ident)
+        if old is not None and old.kind == kind:
             return []
-        alert = Alert(ident, table, "progressive_pending", now, None, detail)
+        alert = Alert(ident, table, kind, now, None, detail)
         self.alerts[ident] = alert
-        self._log(now, "raised", alert, detail=detail)
+        if old is not None:
+            alert.acks = old.acks
+        self._log(now, "raised" if old is None else "replaced", alert, detail=detail)
         return [alert]
 
     # ---- people --------------------------------------------------------------------

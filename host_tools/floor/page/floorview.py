@@ -91,17 +91,29 @@ class FloorView:
         except ValueError:
             return None
         game, last = meter.get("game"), meter.get("last_hit") or {}
+        if not isinstance(game, str):
+            return None
+        voided = meter.get("voided") or []
         raised = []
         for n in meter.get("pending") or []:
-            if not isinstance(n, int) or not isinstance(game, str):
+            if not isinstance(n, int):
                 continue
             table, detail = "floor", "%s hit %d: PENDING until a shift manager acknowledges" % (game, n)
             if last.get("n") == n:
                 table = str(last.get("table"))
                 detail = _hit_detail(game, n, table, last)
-            for alert in self.book.progressive(game, n, table, now, detail):
-                self._restore_acks(alert)
-                raised.append(alert)
+            kind = "progressive_pending"
+            if n in voided:
+                kind, detail = "progressive_voided", _void_detail(game, n, table, last if last.get("n") == n else {})
+            raised += self.book.progressive(game, n, table, now, detail, kind)
+        for hit in meter.get("voids_not_reversed") or []:
+            n = hit.get("n") if isinstance(hit, dict) else None
+            if isinstance(n, int):
+                table, ident = str(hit.get("table")), "prog-%s-%d-void" % (game, n)
+                detail = _kept_detail(game, n, table, hit)
+                raised += self.book.progressive(game, n, table, now, detail, "progressive_void_kept", ident)
+        for alert in raised:
+            self._restore_acks(alert)
         return raised or None  # the controller's heartbeat (every 2 s) changes nothing on the page
 
     def _table_message(self, table, leaf, payload, now):
@@ -255,6 +267,29 @@ def _hit_detail(game, n, table, hit):
     paid = ", ".join(money(p) for p in pays)
     wagers = "1 winning wager" if len(pays) == 1 else "%d winning wagers" % len(pays)
     return "%s hit %d at %s: %s paid %s from a meter of %s" % (game, n, table, wagers, paid, money(meter))
+
+
+def _void_detail(game, n, table, hit):
+    from host_tools.floor.progressive.params import money
+
+    meter = hit.get("meter_at_hit")
+    back = "to its amount at the hit, %s" % money(meter) if isinstance(meter, int) else "to its amount at the hit"
+    return (
+        "%s hit %d at %s VOIDED at the table: a supervisor's undo reversed its roll, nothing is owed on it "
+        "and the meter is back %s. PENDING until a shift manager acknowledges" % (game, n, table, back)
+    )
+
+
+def _kept_detail(game, n, table, hit):
+    from host_tools.floor.progressive.params import money
+
+    pays = hit.get("pays") if isinstance(hit.get("pays"), list) else []
+    paid = money(sum(p for p in pays if isinstance(p, int)))
+    why = "it was acknowledged (paid) by %s" % hit["acked_by"] if hit.get("acked_by") else "later hits rest on it"
+    return (
+        "%s hit %d at %s was voided at the table after %s: no money moved; its %s stays paid "
+        "and the meter stands. Check the pay-out against the undone roll" % (game, n, table, why, paid)
+    )
 
 
 def _tile(table):

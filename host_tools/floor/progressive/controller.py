@@ -39,6 +39,26 @@ def parse_alert_id(text):
     return (game, int(n)) if n.isdigit() else None
 
 
+def _void_line(meter, body):
+    hit = meter.hits[body["n"] - 1]
+    what = "%s hit %d at %s voided by its table (record %d undid the roll)" % (
+        meter.params.game,
+        hit["n"],
+        body["table"],
+        body["seq"],
+    )
+    if body["reversed"]:
+        return what + ": reversed, meter %d cents, reserve %d cents; PENDING until a shift manager acknowledges" % (
+            meter.amount,
+            meter.reserve,
+        )
+    why = "acknowledged (paid) by %s" % hit["acked_by"] if hit["acked_by"] else "later hits rest on it"
+    return what + ": NOT reversed, %s; %s cents stay paid; alert to the shift manager and surveillance" % (
+        why,
+        hit["paid"],
+    )
+
+
 class Controller:
     def __init__(self, ledger_path, initial_params, publish=None, clock=time.time):
         self.ledger = Ledger(ledger_path)
@@ -104,6 +124,10 @@ class Controller:
                     raise Refused("%s is not linked on this floor" % inp.game)
                 if inp.kind == messages.PROG_WAGER:
                     meter.contribute(inp.table, inp.count)
+                elif inp.kind == messages.PROG_VOID:
+                    body["hit"] = inp.hit
+                    n, reversed_ = meter.void(inp.table, inp.board, inp.journal, inp.seq, inp.hit, inp.count)
+                    body.update(n=n, reversed=reversed_)
                 else:
                     body["arrival"] = self._next_arrival()
                     body["positions"] = inp.positions
@@ -114,6 +138,8 @@ class Controller:
                 self.ledger.commit(self.clock(), "input", inp.game, body, "refused: %s" % e, key=inp.key())
                 return "refused: %s" % e
             self._commit(meter, "input", body, key=inp.key())
+            if inp.kind == messages.PROG_VOID:
+                log(_void_line(meter, body))
             if meter.state == LOCKED:
                 self._settle(meter)
             return "applied"

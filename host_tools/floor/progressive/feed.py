@@ -22,8 +22,15 @@ class TableJournal:
 
     def record(self, kind, count, game, positions=None):
         """(the record's event payload for the bus, the record)."""
+        return self._append(kind, count, messages.payload_bytes(game, positions))
+
+    def void(self, hit_seq, count, game):
+        """A kind 25 prog_void of this journal's prog_hit record `hit_seq` (`count` its
+        winning wagers): (the event payload for the bus, the record)."""
+        return self._append(messages.PROG_VOID, count, messages.payload_bytes(game, hit=hit_seq))
+
+    def _append(self, kind, count, payload):
         self.seq += 1
-        payload = messages.payload_bytes(game, positions)
         prev = self.hash
         _, digest = jr.encode(prev, self.seq, self.seq * 1000, kind, count, b"", payload)
         rec = {"seq": self.seq, "t": self.seq * 1000, "kind": str(kind), "arg": count, "payload": payload.hex()}

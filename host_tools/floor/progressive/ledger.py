@@ -4,7 +4,7 @@
     meters(game, body)          each meter as Meter.dump() after the last change
     seen(tbl, board, journal, seq, n)   every table record taken (a copy is dropped)
     log(n, at, what, game, body, outcome)  every input in the controller's order:
-        what = "input" (a table's record), "settle", "ack", "params"
+        what = "input" (a table's record: a wager, hit or void), "settle", "ack", "params"
 
 One transaction per change: the log row, the record's identity and the meter
 after it commit together, and the controller publishes only after the commit
@@ -129,6 +129,8 @@ def replay(rows):
         m = meters[game]
         if what == "input" and obj["kind"] == "prog_wager":
             m.contribute(obj["table"], obj["count"])
+        elif what == "input" and obj["kind"] == "prog_void":
+            m.void(obj["table"], obj["board"], obj["journal"], obj["seq"], obj["hit"], obj["count"])
         elif what == "input":
             m.lock(obj["table"], obj["board"], obj["journal"], obj["seq"], obj["count"], obj["arrival"])
         elif what == "settle":

@@ -1,6 +1,6 @@
 """The progressive's messages on the floor's bus (docs/progressive.md).
 
-Up, from the tables: two **board journal records** that the table's gateway
+Up, from the tables: three **board journal records** that the table's gateway
 carries on `table/<t>/event` like every other record, so they are in the
 board's hash chain and the floor's recorder holds them:
 
@@ -9,9 +9,13 @@ board's hash chain and the floor's recorder holds them:
     kind 24 `prog_hit`:   arg = the count of winning wagers of a top award,
                           payload = JSON {"game": "MEA"} (optionally
                           "positions": the betting positions, ascending)
+    kind 25 `prog_void`:  arg = the voided hit's count of winning wagers,
+                          payload = JSON {"game": "MEA", "hit": N}, N the seq of
+                          the prog_hit record (same table, board, journal) whose
+                          roll a supervisor's undo reversed
 
 Until the firmware names these kinds, a board's link sends them by number
-("23", "24"); both spellings are taken.
+("23", "24", "25"); both spellings are taken.
 
 Down, from the controller (the only account the broker lets write them):
 `progressive/<game>/meter` (retained, the meter's view: amount, reserve,
@@ -25,8 +29,8 @@ from host_tools import sync
 from host_tools.floor import topics
 from host_tools.floor.progressive.params import GAMES
 
-PROG_WAGER, PROG_HIT = 23, 24
-KINDS = {PROG_WAGER: "prog_wager", PROG_HIT: "prog_hit"}
+PROG_WAGER, PROG_HIT, PROG_VOID = 23, 24, 25
+KINDS = {PROG_WAGER: "prog_wager", PROG_HIT: "prog_hit", PROG_VOID: "prog_void"}
 _BY_NAME = {name: code for code, name in KINDS.items()}
 MAX_WAGERS = 99  # positions on a craps layout are far fewer; a larger count is a keying error
 
@@ -49,10 +53,11 @@ def kind_code(kind):
 
 
 class Input:
-    """One progressive record from a table: kind (PROG_WAGER or PROG_HIT), game,
-    count, and its identity on the floor (table, board, journal, seq)."""
+    """One progressive record from a table: kind (PROG_WAGER, PROG_HIT or PROG_VOID),
+    game, count, its identity on the floor (table, board, journal, seq), and for a
+    void the seq of the hit record it voids."""
 
-    def __init__(self, kind, game, count, table, board, journal, seq, positions=None):
+    def __init__(self, kind, game, count, table, board, journal, seq, positions=None, hit=None):
         self.kind = kind
         self.game = game
         self.count = count
@@ -61,18 +66,20 @@ class Input:
         self.journal = journal
         self.seq = seq
         self.positions = positions
+        self.hit = hit
 
     def key(self):
         return (self.table, self.board, self.journal, self.seq)
 
     def __repr__(self):
-        return "%s %s x%d from %s journal %s record %s" % (
+        return "%s %s x%d from %s journal %s record %s%s" % (
             KINDS[self.kind],
             self.game,
             self.count,
             self.table,
             self.journal,
             self.seq,
+            "" if self.hit is None else " (of record %d)" % self.hit,
         )
 
 
@@ -120,12 +127,17 @@ def from_record(table, board, jid, record):
     positions = body.get("positions")
     if positions is not None and (not isinstance(positions, list) or len(positions) != count):
         raise ValueError("record %s of journal %s: positions do not match the count" % (seq, jid))
-    return Input(code, game, count, table, board, jid, seq, positions)
+    hit = body.get("hit")
+    if code == PROG_VOID and (isinstance(hit, bool) or not isinstance(hit, int) or not 1 <= hit < seq):
+        raise ValueError("record %s of journal %s: a void of record %r, not an earlier record" % (seq, jid, hit))
+    return Input(code, game, count, table, board, jid, seq, positions, hit if code == PROG_VOID else None)
 
 
-def payload_bytes(game, positions=None):
+def payload_bytes(game, positions=None, hit=None):
     """A progressive record's payload as the board writes it (the tests' gateway uses it)."""
     body = {"game": game}
     if positions is not None:
         body["positions"] = positions
+    if hit is not None:
+        body["hit"] = hit
     return json.dumps(body, separators=(",", ":"), sort_keys=True).encode()

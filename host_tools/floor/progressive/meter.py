@@ -12,13 +12,16 @@ every step, in micro-cents:
     contributed + house × 10⁶ == meter + reserve + paid × 10⁶
 
 (`meter` and `reserve` with their fractions). The meter never drops except
-on a paid, recorded win: `lock` and `settle` are the only steps that lower it.
+on a paid, recorded win: `lock` and `settle` are the only steps that lower it
+(a `void` puts back the meter at the hit, never below the reseeded one).
 
 A hit: `lock(hit)` records it in the ordered list of hits with the meter
 locked; `settle()` pays every locked hit in order by the pay rule and
 reseeds from the reserve, and the meter is then `pending` until a shift
-manager acknowledges each hit (`acknowledge`). A hit identity (table, board,
-journal, seq) claimed twice is refused (`Refused`). The count of winning
+manager acknowledges each hit (`acknowledge`). A hit whose roll a
+supervisor undid at the table is voided (`void`): reversed to the cent while
+it is PENDING and nothing later rests on it, otherwise recorded only. A hit
+identity (table, board, journal, seq) claimed twice is refused (`Refused`). The count of winning
 wagers is the board's (the wagers keyed for that cycle): the controller does
 not hold it against the table's last contribution, since a record the broker
 lost and the gateway published again may arrive after the table's later ones,
@@ -75,19 +78,25 @@ class Meter:
         """`wagers` progressive wagers placed at `table` (the dealer's count)."""
         if isinstance(wagers, bool) or not isinstance(wagers, int) or wagers < 1:
             raise Refused("a contribution of %r wagers: give a count of at least 1" % (wagers,))
+        self.contributed += self._share(wagers)
+        self.wagers += wagers
+        self.rev += 1
+
+    def _share(self, wagers):
+        """Put `wagers` wagers' shares in the meter and the reserve; returns the micro-cents
+        put in. Shares add up: `_share(a); _share(b)` leaves what `_share(a + b)` does
+        (the cap takes the same overflow either way), which `void` relies on."""
         p = self.params
         stake = wagers * p.base_unit
         to_meter = stake * p.increment_ppm
         to_reserve = stake * p.reserve_ppm
-        self.contributed += to_meter + to_reserve
         meter = self.amount * PPM + self.amount_frac + to_meter
         if meter > p.cap * PPM:  # the cap: the rest funds the next reseed
             to_reserve += meter - p.cap * PPM
             meter = p.cap * PPM
         self.amount, self.amount_frac = divmod(meter, PPM)
         self.reserve, self.reserve_frac = divmod(self.reserve * PPM + self.reserve_frac + to_reserve, PPM)
-        self.wagers += wagers
-        self.rev += 1
+        return stake * (p.increment_ppm + p.reserve_ppm)
 
     # ---- hits ------------------------------------------------------------------------
 
@@ -103,7 +112,8 @@ class Meter:
             raise Refused("a hit of %r winning wagers: give a count of at least 1" % (wagers,))
         n = len(self.hits) + 1
         hit = {"n": n, "key": list(key), "table": table, "wagers": wagers, "arrival": arrival}
-        hit.update(meter_at_hit=None, pays=None, paid=None, reseeds=None, acked_by=None)
+        hit.update(meter_at_hit=None, pays=None, paid=None, reseeds=None, acked_by=None, void=None)
+        hit["before"] = {k: getattr(self, k) for k in self._BEFORE}  # what a void returns to
         self.hits.append(hit)
         self.claimed.add(key)
         self.rev += 1
@@ -159,6 +169,51 @@ class Meter:
         hit["acked_by"] = by
         self.rev += 1
 
+    # ---- corrections -------------------------------------------------------------------
+
+    _MONEY = ("amount", "amount_frac", "reserve", "reserve_frac", "house", "paid")
+    _BEFORE = _MONEY + ("wagers",)
+
+    def void(self, table, board, journal, seq, hit_seq, wagers):
+        """A supervisor's undo at `table` reversed the roll of the hit that is record
+        `hit_seq` of the same journal (the void itself is record `seq`), with `wagers`
+        winning wagers. Returns (the hit's number, whether its money was reversed).
+
+        Reversed only while nothing was paid out or built on it: the hit is still
+        PENDING (a shift manager's acknowledgement is the pay-out) and every later hit
+        on this meter was itself voided and reversed. Then meter, reserve, house
+        seeds and paid go back to what they were at its lock, and the wagers
+        contributed since are put in again, so the meter is what it would be had the
+        hit never happened. It stays PENDING until a shift manager acknowledges the
+        void. Otherwise no money moves: the void is recorded on the hit."""
+        hit = next((h for h in self.hits if h["key"] == [table, board, journal, hit_seq]), None)
+        if hit is None:
+            raise Refused(
+                "no hit on the %s meter is table %s journal %s record %s" % (self.params.game, table, journal, hit_seq)
+            )
+        if isinstance(wagers, bool) or wagers != hit["wagers"]:
+            raise Refused("the void counts %r winning wagers; hit %d had %d" % (wagers, hit["n"], hit["wagers"]))
+        if hit.get("void"):
+            raise Refused("hit %d was voided already, by record %d" % (hit["n"], hit["void"]["seq"]))
+        if hit["paid"] is None:
+            raise Refused("hit %d is not paid yet" % hit["n"])
+        later = self.hits[hit["n"] :]
+        reverse = hit["acked_by"] is None and "before" in hit and all(_reversed(h) for h in later)
+        if reverse:
+            before = hit["before"]
+            for k in self._MONEY:
+                setattr(self, k, before[k])
+            since = self.wagers - before["wagers"]  # counted while PENDING: the chips were on the layout
+            if since:
+                self._share(since)
+        hit["void"] = {"seq": seq, "reversed": reverse}
+        self.rev += 1
+        return hit["n"], reverse
+
+    def voided_unreversed(self):
+        """The hits voided at their table whose money could not be reversed."""
+        return [h for h in self.hits if h.get("void") and not h["void"]["reversed"]]
+
     # ---- parameters ------------------------------------------------------------------
 
     def change_params(self, new):
@@ -209,7 +264,17 @@ class Meter:
             "cap": self.params.cap,
             "paytable": self.params.paytable,
             "pending": self.pending(),
-            "last_hit": None
-            if last is None
-            else {k: last[k] for k in ("n", "table", "wagers", "pays", "meter_at_hit")},
+            "last_hit": None if last is None else _hit_view(last),
+            "voided": [h["n"] for h in self.hits if h["acked_by"] is None and _reversed(h)],
+            "voids_not_reversed": [_hit_view(h) for h in self.voided_unreversed()],
         }
+
+
+def _reversed(hit):
+    return bool(hit.get("void") and hit["void"]["reversed"])
+
+
+def _hit_view(hit):
+    out = {k: hit[k] for k in ("n", "table", "wagers", "pays", "meter_at_hit", "acked_by")}
+    out["void"] = hit.get("void")
+    return out
