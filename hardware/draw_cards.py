@@ -15,7 +15,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 # Each key role in plain dealer words: (short word on the key, fill colour).
 ROLE_WORDS = {
     "die": ("DIE", "#e8f5e9"),
-    "digit": ("PIN only", "#eeeeee"),
+    "digit": ("PIN · COUNT", "#eeeeee"),
     "clear": ("CLEAR", "#fff9c4"),
     "enter": ("ENTER", "#fff9c4"),
     "undo": ("UNDO ★", "#ffcdd2"),
@@ -58,15 +58,14 @@ def procedures(board):
     return [
         (
             "ENTER A ROLL",
-            "Two presses, one per die: first die, then second die (%s–%s). "
-            "Example: %s then %s for a 7. Between the presses the status lamp shows "
-            "'roll half-entered'." % (dice[0], dice[-1], dice[2], dice[3]),
+            "Two presses, one per die (%s–%s): %s then %s for a 7. Between them the status "
+            "lamp shows 'roll half-entered'." % (dice[0], dice[-1], dice[2], dice[3]),
         ),
         ("CLEAR", "%s drops a half-entered roll (or a PIN being typed). Start again." % k["clear"]),
         (
             "REFUSED",
-            "%s as a die, two keys at once, or a half roll left for about 10 s: the "
-            "status lamp shows ERROR and nothing else changes. Enter the roll again." % " ".join(digits),
+            "%s as a die, two keys at once, a half roll left about 10 s: status lamp ERROR, "
+            "nothing else changes. Enter the roll again." % " ".join(digits),
         ),
         (
             "UNDO ★ / END HAND ★",
@@ -74,6 +73,12 @@ def procedures(board):
             "or press %s, type the PIN, press %s (status lamp: supervisor mode). Then press %s or UNDO to undo "
             "the last roll, or %s or END HAND when the shooter leaves. Both are recorded."
             % (k["supervisor_pin"], k["enter"], k["undo"], k["end_hand"]),
+        ),
+        (
+            "PROGRESSIVE COUNT",
+            "Open lamp green (meter open, cycle not begun): %s, game (1 MEA Progressive, 2 Fired Up), "
+            "wagers 1–99, %s. %s 1 1 2 %s = twelve MEA wagers; the lamp turns blue."
+            % (k["enter"], k["enter"], k["enter"], k["enter"]),
         ),
         (
             "LAMP TEST",
@@ -87,15 +92,15 @@ def draw_keymap(board):
     s.rect(3, 3, 204, 142, rx=3, stroke="#222", stroke_width=0.5)
     s.text(8, 13, "DEALER KEY CARD", size=6.5, weight="bold")
     s.text(8, 18.5, "Craps side-bet marker board · ★ = needs supervisor key or PIN", size=3.2, fill="#333")
-    kw, kh, gap, x0, y0 = 21, 17, 2.5, 8, 24
+    kw, kh, gap, x0, y0 = 21, 14, 2.5, 8, 24
     for r, row in enumerate(board["keypad"]["labels"]):
         for c, lab in enumerate(row):
             role = board["keys"][lab]
             word, fill = ROLE_WORDS[role]
             x, y = x0 + c * (kw + gap), y0 + r * (kh + gap)
             s.rect(x, y, kw, kh, rx=2, fill=fill, stroke="#333", stroke_width=0.45)
-            s.text(x + kw / 2, y + 9, lab, size=8, anchor="middle", weight="bold")
-            s.text(x + kw / 2, y + 14.3, word, size=2.9, anchor="middle", fill="#222")
+            s.text(x + kw / 2, y + 7.6, lab, size=7, anchor="middle", weight="bold")
+            s.text(x + kw / 2, y + 11.8, word, size=2.9, anchor="middle", fill="#222")
     yb = y0 + 4 * (kh + gap) + 4
     s.text(x0, yb, "BUTTONS AND KEYSWITCH", size=3.4, weight="bold")
     names = list(board["buttons"])
@@ -112,13 +117,15 @@ def draw_keymap(board):
     for n, (head, body) in enumerate(procedures(board), 1):
         s.text(px, py, "%d  %s" % (n, head), size=3.8, weight="bold")
         py = s.lines(px + 5, py + 4.6, wrap(body, 92, 3.2), size=3.2, gap=1.3) + 1.8
+    # The status lamp's legend under the buttons: the procedures fill the right column.
     legend = status_legend() + [feed_fault_legend()]
     rows = (len(legend) + 1) // 2
-    s.rect(px - 2, py - 1, 98, 8.6 + 3.6 * rows, rx=2, fill="#f5f5f5", stroke="#999", stroke_width=0.3)
-    s.text(px + 1, py + 4.5, "STATUS LAMP  (check it before every entry)", size=3.6, weight="bold")
+    lx, ly = x0 + 2, yb + 26.5
+    s.rect(lx - 2, ly - 1, 98, 8.6 + 3.6 * rows, rx=2, fill="#f5f5f5", stroke="#999", stroke_width=0.3)
+    s.text(lx + 1, ly + 4.5, "STATUS LAMP  (check it before every entry)", size=3.6, weight="bold")
     for i, (meaning, rgb, looks) in enumerate(legend):
-        x = px + 1 + 48 * (i // rows)
-        y = py + 8.8 + 3.6 * (i % rows)
+        x = lx + 1 + 44 * (i // rows)
+        y = ly + 8.8 + 3.6 * (i % rows)
         s.circle(x + 1.5, y - 1.0, 1.4, fill=rgb, stroke="#333", stroke_width=0.3)
         s.text(x + 4.0, y, looks + " · " + meaning, size=2.8)
     return s.render()

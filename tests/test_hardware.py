@@ -605,3 +605,15 @@ def test_the_carrier_netlist_wires_every_gpio_and_every_line_to_its_connector():
         assert net in nets
     assert nets["KEY_OFF"][0] == "X3-5" and "R24 to U2 J2-4 (GPIO39)" in nets["KEY_OFF"]
     assert nets["FLT1"] == ["EF1 FAULT", "R25", "U2 J2-5 (GPIO34)"]
+
+
+def test_the_key_card_teaches_the_progressive_count():
+    """The digit keys also key a progressive count (docs/keys.md): the card says so
+    and shows the sequence with the board's own enter key."""
+    root = ET.parse(os.path.join(HW, "keymap.svg")).getroot()
+    text = " ".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
+    board = load_board()
+    enter = next(k for k, role in board["keys"].items() if role == "enter")
+    assert "PIN only" not in text and text.count("PIN · COUNT") == 4
+    assert "PROGRESSIVE COUNT" in text
+    assert "%s 1 1 2 %s = twelve MEA wagers" % (enter, enter) in text
