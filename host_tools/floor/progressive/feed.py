@@ -20,10 +20,13 @@ class TableJournal:
         self.seq = 0
         self.hash = jr.genesis(jr.encode_head(self.board.encode(), journal_id, 0))
 
-    def record(self, kind, count, game, positions=None):
-        """(the record's event payload for the bus, the record)."""
+    def record(self, kind, count, game, positions=None, payload=None):
+        """(the record's event payload for the bus, the record). `payload`: the
+        record's payload bytes as a board wrote them (the firmware's
+        progressive.payload, with its "roll"), instead of the bare game."""
         self.seq += 1
-        payload = messages.payload_bytes(game, positions)
+        if payload is None:
+            payload = messages.payload_bytes(game, positions)
         prev = self.hash
         _, digest = jr.encode(prev, self.seq, self.seq * 1000, kind, count, b"", payload)
         rec = {"seq": self.seq, "t": self.seq * 1000, "kind": str(kind), "arg": count, "payload": payload.hex()}
