@@ -178,9 +178,12 @@ class LogTail:
     def _run(self):
         while not self.stop.wait(LOG_POLL_S):
             for t, offset in self.offsets.items():
-                with open(self.rig.log("gateway-" + t), "rb") as f:
-                    f.seek(offset)
-                    data = f.read()
+                try:
+                    with open(self.rig.log("gateway-" + t), "rb") as f:
+                        f.seek(offset)
+                        data = f.read()
+                except FileNotFoundError:  # its gateway not started yet
+                    continue
                 end = data.rfind(b"\n") + 1
                 if not end:
                     continue
