@@ -228,6 +228,14 @@ class BoardsBench:
         self.proc = None
         self.watchers = []
         self.tail = None
+        try:
+            self._start()
+        except BaseException:
+            self.close()  # what started is stopped: the caller's `finally` has no bench yet
+            raise
+
+    def _start(self):
+        rig = self.rig
         rig.start_broker()
         for t in TABLES:
             rig.start_board(t)
