@@ -30,8 +30,10 @@ def test_the_bench_writes_its_figures(tmp_path, capsys):
     assert set(boards["notes"]) == {
         "hit_to_meter_pending_ms",
         "hit_to_pending_on_every_board_ms",
+        "keyed_again",
         "contributions_per_s",
     }
+    assert set(boards) == {"hit_to_meter_pending_ms", "hit_to_pending_on_every_board_ms", "keyed_again", "notes"}
     assert json.loads(capsys.readouterr().out) == got
 
 
