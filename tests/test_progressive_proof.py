@@ -259,7 +259,7 @@ class Proof:
         self.gateways = {t: TableGateway(floor, t) for t in TABLES}
         self.boards = {t: BoardTable(self.gateways[t], random.Random(rng.random())) for t in TABLES}
         self.orders = []  # the hit order the ledger held at each controller SIGKILL
-        self.spreads = []  # ms between the first and the last hit of a forced round handed to the broker
+        self.spreads = []  # ms between the first and the last hit of a forced round published by its gateway
         self.faults = collections.Counter()
 
     def total(self):
@@ -273,7 +273,7 @@ class Proof:
             self.gateways[t].send()
 
     def forced_hits(self):
-        """Two or three tables' top awards, their hits handed to the broker together."""
+        """Two or three tables' top awards, their hits published together."""
         wait_for(lambda: all(g.drained() for g in self.gateways.values()), 120, "gateway publishing all it had")
         chosen = self.rng.sample(TABLES, self.rng.choice((2, 3)))
         same = self.rng.choice((pg.MEA, pg.FUP)) if self.rng.random() < 0.5 else None
@@ -283,7 +283,7 @@ class Proof:
             seqs[t] = len(self.boards[t].records)  # the hit is the table's last record
         self.send(chosen)
         gateways = self.gateways
-        wait_for(lambda: all(seqs[t] in gateways[t].handed for t in chosen), 30, "hit handed to the broker")
+        wait_for(lambda: all(seqs[t] in gateways[t].handed for t in chosen), 30, "hit published")
         times = [gateways[t].handed[seqs[t]] for t in chosen]
         self.spreads.append((max(times) - min(times)) * 1000)
         return chosen
@@ -338,7 +338,7 @@ def test_the_meters_are_the_replay_of_the_tables_records_through_faults(tmp_path
             wait_for(lambda: proof.taken() == proof.total(), 300, "controller taking every record")
             proof.acknowledge()
             print(
-                "round %d/%d: %s; hits at %s handed to the broker within %.1f ms; %d hands, %d records taken, %.0f s"
+                "round %d/%d: %s; hits at %s published within %.1f ms; %d hands, %d records taken, %.0f s"
                 % (
                     r + 1,
                     rounds,
@@ -406,7 +406,7 @@ def test_the_meters_are_the_replay_of_the_tables_records_through_faults(tmp_path
         assert sum(b.hands for b in proof.boards.values()) >= HANDS
         assert forced >= 2 * rounds and set(proof.faults) == set(FAULTS)
         print(
-            "%d hands, %d records, %d hits (%s); faults %s; forced hits handed within %.1f ms at most; %.0f s"
+            "%d hands, %d records, %d hits (%s); faults %s; forced hits published within %.1f ms at most; %.0f s"
             % (
                 sum(b.hands for b in proof.boards.values()),
                 len(sent),
