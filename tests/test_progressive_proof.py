@@ -406,7 +406,8 @@ def test_the_meters_are_the_replay_of_the_tables_records_through_faults(tmp_path
         assert sum(b.hands for b in proof.boards.values()) >= HANDS
         assert forced >= 2 * rounds and set(proof.faults) == set(FAULTS)
         print(
-            "%d hands, %d records, %d hits (%s); faults %s; forced hits published within %.1f ms at most; %.0f s"
+            "%d hands, %d records, %d hits (%s); faults %s; forced hits published within %.1f ms at most; "
+            "the controller took records from the recorder's copy %d times; %.0f s"
             % (
                 sum(b.hands for b in proof.boards.values()),
                 len(sent),
@@ -414,6 +415,7 @@ def test_the_meters_are_the_replay_of_the_tables_records_through_faults(tmp_path
                 ", ".join("%s %d" % (g, len(m.hits)) for g, m in sorted(meters.items())),
                 dict(proof.faults),
                 max(proof.spreads),
+                floor.controller_log().count("from the recorder's copy"),
                 time.monotonic() - started,
             )
         )
