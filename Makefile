@@ -7,7 +7,7 @@ STUBS  := $(VENV)/esp32-stubs
 STUBS_STAMP := $(STUBS)/.installed
 JOBS   ?= 2
 
-.PHONY: all venv system-deps sim test check bench bench-link bench-host bench-heap bench-floor mutate proof proof-journal proof-link proof-floor deploy floor mosquitto browser clean
+.PHONY: all venv system-deps sim test check bench bench-link bench-host bench-heap bench-floor mutate proof proof-journal proof-link proof-floor proof-progressive deploy floor mosquitto browser clean
 
 all: test
 
@@ -62,7 +62,7 @@ test: venv system-deps
 
 # Long proofs, beyond `make test`'s samples; .ci/run calls this after `make test`.
 # They run long by design: a test may take up to 30 min here (120 s in make test).
-proof: proof-journal proof-link proof-keys proof-floor
+proof: proof-journal proof-link proof-keys proof-floor proof-progressive
 
 # The journal cut at every flash write of its scripted session (`make test` runs a sample).
 proof-journal: venv
@@ -108,6 +108,12 @@ bench-floor: venv mosquitto browser
 # >= 10,000 events across 3 tables through broker, gateway and board faults (`make test` runs a sample).
 proof-floor: venv mosquitto
 	FLOOR_PROOF=all $(PY) -m pytest -q -s --timeout=3600 tests/test_floor_proof.py
+
+# The linked progressive: >= 10,000 hands of random dice at 3 tables with forced
+# near-simultaneous hits, through controller, broker and gateway faults; the
+# meters equal the tables' records' replay to the cent (`make test` plays 300 hands).
+proof-progressive: venv mosquitto
+	HANDS=10000 $(PY) -m pytest -q -s --timeout=3600 tests/test_progressive_proof.py
 
 # A whole floor on this machine: broker, TABLES virtual boards, a gateway each,
 # the recorder (docs/floor.md). Ctrl-C stops it all. A second one says so and exits.

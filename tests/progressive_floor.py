@@ -3,10 +3,13 @@ configuration, the controller as its own process (`python -m host_tools floor
 progressive`, so it can be SIGKILLed), tables' gateway identities that publish
 progressive journal records with their real chain links (feed.TableJournal:
 the firmware's journal_record.encode), as a gateway carries a board's
-records, and a read-only watcher of the meters."""
+records, and a read-only watcher of the meters. TableGateway plays a table's
+gateway on the broker's side as host_tools/floor/gateway.py does (its real
+outbox and MQTT client), so a gateway can be killed and restarted."""
 
 import json
 import os
+import queue
 import signal
 import subprocess
 import sys
@@ -17,6 +20,8 @@ import paho.mqtt.client as mqtt
 
 import host_tools  # noqa: F401  (firmware/lib on the path)
 from host_tools.floor import broker, floordir, people, topics
+from host_tools.floor.mqtt import Client
+from host_tools.floor.outbox import Outbox
 from host_tools.floor.progressive import params
 from host_tools.floor.progressive.feed import TableJournal
 
@@ -186,3 +191,137 @@ class Floor:
             c.disconnect()
             c.loop_stop()
         self.broker.stop()
+
+
+GATEWAY_WINDOW = 200  # records published and not yet acknowledged, at most (gateway.WINDOW)
+RECORDED_WAIT_S = 0.5  # gateway.RECORDED_WAIT_S
+
+
+class TableGateway:
+    """A table's gateway on the broker's side, as host_tools/floor/gateway.py
+    runs it, over a board whose journal is `floor.journals[table]`: its own
+    thread fetches the board's records into the gateway's real outbox
+    (outbox.Outbox, SQLite), publishes them at QoS 1 on the floor's MQTT
+    client (host_tools.floor.mqtt.Client, the gateway's account and last
+    will), marks each sent on the broker's PUBACK, and on every connection
+    publishes again what the recorder's retained `recorded` lacks. `kill()`
+    drops it as a SIGKILL does: no DISCONNECT, its unacknowledged publishes
+    gone, the outbox as it was; `start()` runs another on the same outbox.
+    The board's side (the link) is not played: `append` is a record the
+    board journalled."""
+
+    def __init__(self, floor, table):
+        self.floor, self.table = floor, table
+        self.journal = floor.journals[table]
+        self.board = []  # the board's journal: (seq, event payload, chain hex after it)
+        self.outbox_path = os.path.join(floor.dir, "gateways", table + ".sqlite")
+        os.makedirs(os.path.dirname(self.outbox_path), exist_ok=True)
+        self.topic_event = topics.table("main", table, "event")
+        self.topic_recorded = topics.table("main", table, "recorded")
+        self.wake = threading.Event()
+        self.handed = {}  # seq -> monotonic time its payload was first handed to the client
+        self.acked = 0  # the board's records up to here are all acknowledged by the broker
+        self.thread = None
+        self.start()
+
+    def append(self, kind, count, game, payload=None):
+        """A record the board journalled (its payload bytes as the board wrote
+        them, or the bare game); the gateway fetches it on its next turn."""
+        event, rec = self.journal.record(kind, count, game, payload=payload)
+        self.board.append((rec["seq"], event, self.journal.hash.hex()))
+        return rec
+
+    def drained(self):
+        return self.acked == len(self.board)
+
+    def send(self):
+        """Wake the gateway now (it also looks every 20 ms)."""
+        self.wake.set()
+
+    def start(self):
+        self.stopping = threading.Event()
+        self.recorded = queue.Queue()
+        self.thread = threading.Thread(target=self._run, name="gateway-" + self.table, daemon=True)
+        self.thread.start()
+
+    def kill(self):
+        self.stopping.set()
+        self.wake.set()
+        self.thread.join(30)
+        assert not self.thread.is_alive(), "the gateway of %s did not stop" % self.table
+
+    def _message(self, topic, payload, retained):  # paho's thread
+        if topic == self.topic_recorded:
+            obj = topics.decode(payload)
+            self.recorded.put((int(obj["journal"]["id"]), int(obj["seq"])))
+
+    def _run(self):
+        user = floordir.gateway_user(self.table)
+        client = Client(
+            self.floor.url,
+            user,
+            floordir.password(self.floor.dir, user),
+            "gateway-main-" + self.table,
+            keepalive=2,
+            will=(topics.table("main", self.table, "presence"), topics.OFFLINE),
+            on_message=self._message,
+        ).start()
+        outbox = Outbox(self.outbox_path)
+        inflight = {}  # seq -> paho's MQTTMessageInfo
+        connection = 0
+        try:
+            while not self.stopping.is_set():
+                if client.connected.is_set() and client.connections != connection:
+                    connection = client.connections
+                    self._catch_up(client, outbox)
+                self._fetch(outbox)
+                self._publish(client, outbox, inflight)
+                self.wake.wait(0.02)
+                self.wake.clear()
+        finally:
+            client.client.loop_stop()
+            sock = client.client.socket()
+            if sock is not None:
+                sock.close()  # gone without a DISCONNECT: the broker publishes the will
+            outbox.close()
+
+    def _catch_up(self, client, outbox):
+        """A new connection: the records after the recorder's `recorded` are published again."""
+        while not self.recorded.empty():
+            self.recorded.get_nowait()
+        client.subscribe(self.topic_recorded)
+        try:
+            recorded = self.recorded.get(timeout=RECORDED_WAIT_S)
+        except queue.Empty:
+            return
+        if outbox.resend_after(*recorded):
+            self.acked = recorded[1]
+
+    def _fetch(self, outbox):
+        cursor = outbox.cursor()
+        top = cursor[2] if cursor else 0
+        rows = self.board[top:]
+        if rows:
+            seq, _, chain = rows[-1]
+            outbox.add(self.journal.board, self.journal.journal_id, [(s, p) for s, p, _ in rows], seq, chain)
+
+    def _publish(self, client, outbox, inflight):
+        done = [seq for seq, info in inflight.items() if info.is_published()]
+        if done:
+            outbox.mark_sent([(self.journal.journal_id, seq) for seq in done])
+            for seq in done:
+                del inflight[seq]
+        if not client.connected.is_set():
+            return
+        room = GATEWAY_WINDOW - len(inflight)
+        for _, seq, payload in outbox.unsent(room + len(inflight)):
+            if room <= 0:
+                break
+            if seq in inflight:
+                continue
+            inflight[seq] = client.publish(self.topic_event, payload)
+            self.handed.setdefault(seq, time.monotonic())
+            room -= 1
+        if not inflight and not outbox.unsent(1):
+            cursor = outbox.cursor()
+            self.acked = cursor[2] if cursor else 0

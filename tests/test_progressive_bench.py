@@ -12,7 +12,7 @@ pytestmark = pytest.mark.timeout(180)
 
 def test_the_bench_writes_its_figures(tmp_path, capsys):
     out = tmp_path / "progressive_bench.json"
-    bench.main(["--contributions", "30", "--hits", "3", "--out", str(out)])
+    bench.main(["--contributions", "30", "--hits", "3", "--board-hits", "2", "--out", str(out)])
     got = json.loads(out.read_text())
     assert got["contributions_per_s"] > 0
     assert got["hit_to_pending_ms"]["samples"] == 3
@@ -21,6 +21,19 @@ def test_the_bench_writes_its_figures(tmp_path, capsys):
     loss = got["controller_presence"]
     assert set(loss) == {"silent_to_offline_s", "resumed_to_online_s", "killed_to_offline_s", "restarted_to_online_s"}
     assert all(v >= 0 for v in loss.values())
+    boards = got["with_boards"]
+    for figure in ("hit_to_meter_pending_ms", "hit_to_pending_on_every_board_ms"):
+        assert boards[figure]["samples"] == 2
+        assert 0 < boards[figure]["p50"] <= boards[figure]["p99"]
+    # each sample's boards took PENDING after its meter said it, so the medians are in that order too
+    assert boards["hit_to_meter_pending_ms"]["p50"] < boards["hit_to_pending_on_every_board_ms"]["p50"]
+    assert set(boards["notes"]) == {
+        "hit_to_meter_pending_ms",
+        "hit_to_pending_on_every_board_ms",
+        "keyed_again",
+        "contributions_per_s",
+    }
+    assert set(boards) == {"hit_to_meter_pending_ms", "hit_to_pending_on_every_board_ms", "keyed_again", "notes"}
     assert json.loads(capsys.readouterr().out) == got
 
 

@@ -2,14 +2,24 @@
 the meter topic, and contributions per second through broker, controller and
 ledger (every one a synced SQLite commit). Figures, not limits.
 
-    python -m host_tools.floor.progressive.bench [--contributions 400] [--hits 20] [--out FILE]
+    python -m host_tools.floor.progressive.bench [--contributions 400] [--hits 20] [--board-hits 20] [--out FILE]
 
 A floor of its own in a temporary directory: the project's mosquitto, the
 controller as its own process, three tables' gateway accounts publishing
 progressive records (feed.TableJournal) and a read-only subscriber timing the
-meter topic. "PENDING on every table" waits for the board's side; the
-meter topic is what each table's gateway will read, so this is the floor's
-part of it.
+meter topic. The meter topic is what each table's gateway reads, so this
+is the floor's part of "hit -> PENDING on every table".
+
+With boards (`--board-hits N`, 0 to skip): three virtual boards (the
+firmware in the MicroPython VM, localfloor.Rig), each with its gateway
+process, the broker and the controller. One board is keyed a wager and the
+ten MEA numbers; timed from its prog_hit record at a subscriber (where the
+controller gets it; the board's gateway reading the record is before that)
+to each gateway's log saying its board took `pending`; then the shift
+manager's acknowledgement, and `open` on every board before the next.
+Contributions per second are not measured through boards: a board's count
+is four key presses (the key feed plays one per 0.2 s), so it would measure
+the key feed.
 """
 
 import argparse
@@ -24,12 +34,20 @@ import time
 
 import paho.mqtt.client as mqtt
 
-from host_tools.floor import broker, floordir, topics
+from host_tools.floor import broker, floordir, localfloor, people, topics
 from host_tools.floor.progressive import messages, params
 from host_tools.floor.progressive.feed import TableJournal
 from host_tools.floor.progressive.service import KEEPALIVE_S
 
 TABLES = ("T1", "T2", "T3")
+# The top award of MEA Progressive keyed on a board: a half-entered roll
+# dropped (`*`), a 7 (so MEA's cycle is open whatever a missed key left),
+# one wager, then the ten numbers once each with no 7.
+KEYED_HIT = "* 3 4 # 1 1 # 1 1 1 2 2 2 2 3 3 3 4 4 4 5 5 5 5 6 6 6 *"
+HIT_WAIT_S = localfloor.script_seconds(KEYED_HIT) + 20.0
+KEY_ATTEMPTS = 3
+MANAGER = ("sam", "shift_manager", "the bench's shift manager")
+LOG_POLL_S = 0.01  # the gateways' logs are read this often: the board figures' resolution
 
 
 class Bench:
@@ -149,6 +167,167 @@ class Bench:
         self.broker.stop()
 
 
+class LogTail:
+    """Lines of the gateways' logs about the board's MEA state, stamped (monotonic) as they appear."""
+
+    def __init__(self, rig):
+        self.rig = rig
+        self.offsets = {t: rig.log_size("gateway-" + t) for t in rig.tables}
+        self.lines = []  # (monotonic, table, line)
+        self.cond = threading.Condition()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while not self.stop.wait(LOG_POLL_S):
+            for t, offset in self.offsets.items():
+                try:
+                    with open(self.rig.log("gateway-" + t), "rb") as f:
+                        f.seek(offset)
+                        data = f.read()
+                except FileNotFoundError:  # its gateway not started yet
+                    continue
+                end = data.rfind(b"\n") + 1
+                if not end:
+                    continue
+                self.offsets[t] = offset + end
+                now = time.monotonic()
+                with self.cond:
+                    for line in data[:end].decode("utf-8", "replace").splitlines():
+                        if "progressive MEA" in line:
+                            self.lines.append((now, t, line))
+                    self.cond.notify_all()
+
+    def on_every_board(self, state, since, timeout=60.0):
+        """{table: when its gateway said the board took `state`}, each the first after `since`."""
+        text = "progressive MEA %s on the board" % state
+        end = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                found = {}
+                for at, t, line in self.lines:
+                    if at >= since and text in line and t not in found:
+                        found[t] = at
+                if len(found) == len(self.offsets):
+                    return found
+                if time.monotonic() >= end:
+                    raise RuntimeError("no %r from %s" % (text, sorted(set(self.offsets) - set(found))))
+                self.cond.wait(0.1)
+
+    def close(self):
+        self.stop.set()
+        self.thread.join(5)
+
+
+class BoardsBench:
+    """Three virtual boards, their gateways, the broker and the controller (localfloor.Rig)."""
+
+    def __init__(self, folder):
+        template = localfloor.make_template(os.path.join(folder, "template"))
+        self.rig = rig = localfloor.Rig(folder, TABLES, template, keepalive=2)
+        self.floor = rig.floor["floor"]
+        floordir.write_json(params.params_path(rig.dir), params.default_params())
+        people.add_person(rig.dir, *MANAGER)
+        self.proc = None
+        self.watchers = []
+        self.tail = None
+        self.missed = 0  # hits keyed again because the board missed a key
+        try:
+            self._start()
+        except BaseException:
+            self.close()  # what started is stopped: the caller's `finally` has no bench yet
+            raise
+
+    def _start(self):
+        rig = self.rig
+        rig.start_broker()
+        for t in TABLES:
+            rig.start_board(t)
+        log = open(rig.log("progressive"), "ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "host_tools", "floor", "progressive", "--dir", rig.dir, "--broker", rig.url],
+            cwd=localfloor.ROOT,
+            stdout=log,
+            stderr=log,
+        )
+        log.close()
+        self.events, self.meters = [], []  # (monotonic, text) as a subscriber gets them
+        self.watchers.append(localfloor.watch_stamped(rig, topics.table(self.floor, "+", "event"), self.events))
+        self.watchers.append(localfloor.watch_stamped(rig, topics.meter(self.floor, "MEA"), self.meters))
+        self.tail = LogTail(rig)
+        for t in TABLES:
+            rig.start_gateway(t)
+        self.tail.on_every_board("open", 0.0, timeout=120.0)
+
+    def _first(self, stamped, since, predicate, what, timeout=60.0):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            for at, text in list(stamped):
+                if at >= since and predicate(json.loads(text)):
+                    return at, json.loads(text)
+            time.sleep(LOG_POLL_S)
+        raise RuntimeError("no %s in %.0f s" % (what, timeout))
+
+    def hit(self, table):
+        """(hit on the bus -> the meter topic pending, -> pending on every board), seconds."""
+
+        def its_hit(obj):
+            return obj.get("table") == table and messages.kind_code(obj["record"]["kind"]) == messages.PROG_HIT
+
+        for attempt in range(KEY_ATTEMPTS):
+            since = time.monotonic()
+            self.rig.press(table, KEYED_HIT)
+            try:
+                at_hit, _ = self._first(self.events, since, its_hit, "prog_hit record from " + table, HIT_WAIT_S)
+                break
+            except RuntimeError:
+                if attempt == KEY_ATTEMPTS - 1:
+                    raise
+                self.missed += 1  # a key the loaded board missed shifted the dice: keyed again
+        at_meter, meter = self._first(self.meters, at_hit, lambda m: m["state"] == "pending", "pending meter")
+        boards = self.tail.on_every_board("pending", at_hit)
+        acked = time.monotonic()
+        body = {"v": 1, "alert": "prog-MEA-%d" % meter["last_hit"]["n"], "note": "bench", "at": int(time.time())}
+        topic = topics.ack(self.floor, MANAGER[1], MANAGER[0])
+        localfloor.publish(self.rig, MANAGER[0], topic, json.dumps(body), password=MANAGER[2])
+        self.tail.on_every_board("open", acked)
+        return at_meter - at_hit, max(boards.values()) - at_hit
+
+    def close(self):
+        if self.tail is not None:
+            self.tail.close()
+        for w in self.watchers:
+            w.stop()
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(15)
+        self.rig.stop()
+
+
+def boards_figures(samples):
+    with tempfile.TemporaryDirectory() as d:
+        bench = BoardsBench(d)
+        try:
+            runs = [bench.hit(TABLES[i % len(TABLES)]) for i in range(samples)]
+        finally:
+            bench.close()
+    meter, boards = [r[0] for r in runs], [r[1] for r in runs]
+    return {
+        "hit_to_meter_pending_ms": milliseconds(meter),
+        "hit_to_pending_on_every_board_ms": milliseconds(boards),
+        "keyed_again": bench.missed,
+    }
+
+
+def milliseconds(seconds):
+    return {
+        "p50": round(percentile(seconds, 50) * 1000, 1),
+        "p99": round(percentile(seconds, 99) * 1000, 1),
+        "samples": len(seconds),
+    }
+
+
 def percentile(values, p):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
@@ -158,6 +337,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m host_tools.floor.progressive.bench")
     ap.add_argument("--contributions", type=int, default=400)
     ap.add_argument("--hits", type=int, default=20)
+    ap.add_argument("--board-hits", type=int, default=20, help="hits keyed on virtual boards (0: none)")
     ap.add_argument("--out", default=os.path.join("build", "progressive_bench.json"))
     args = ap.parse_args(argv)
     load = os.getloadavg()[0]
@@ -169,14 +349,11 @@ def main(argv=None):
             loss = bench.link_loss()
         finally:
             bench.close()
+    with_boards = boards_figures(args.board_hits) if args.board_hits else None
     result = {
         "load_average_at_start": round(load, 1),
         "contributions_per_s": round(per_s, 1),
-        "hit_to_pending_ms": {
-            "p50": round(percentile(latencies, 50) * 1000, 1),
-            "p99": round(percentile(latencies, 99) * 1000, 1),
-            "samples": len(latencies),
-        },
+        "hit_to_pending_ms": milliseconds(latencies),
         "controller_presence": loss,
         "notes": {
             "controller_presence": "its retained presence at a subscriber: SIGSTOP (silent; the broker's "
@@ -189,6 +366,18 @@ def main(argv=None):
             "slowest when there are fewer than 100 samples",
         },
     }
+    if with_boards is not None:
+        with_boards["notes"] = {
+            "hit_to_meter_pending_ms": "as hit_to_pending_ms, from a hit keyed on a virtual board (its "
+            "prog_hit record at a subscriber, as the controller gets it)",
+            "hit_to_pending_on_every_board_ms": "from that record at a subscriber to the last of the three "
+            "gateways logging that its board took `pending` (the signed `progressive` request answered); "
+            "the logs are read every %d ms" % (LOG_POLL_S * 1000),
+            "keyed_again": "hits keyed a second time because the loaded board missed a key (no hit came)",
+            "contributions_per_s": "not through boards: a count is four key presses at the key feed's 0.2 s, "
+            "so boards would measure the key feed; see contributions_per_s",
+        }
+        result["with_boards"] = with_boards
     os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(result, f, indent=1, sort_keys=True)

@@ -20,9 +20,13 @@ class TableJournal:
         self.seq = 0
         self.hash = jr.genesis(jr.encode_head(self.board.encode(), journal_id, 0))
 
-    def record(self, kind, count, game, positions=None):
-        """(the record's event payload for the bus, the record)."""
-        return self._append(kind, count, messages.payload_bytes(game, positions))
+    def record(self, kind, count, game, positions=None, payload=None):
+        """(the record's event payload for the bus, the record). `payload`: the
+        record's payload bytes as a board wrote them (the firmware's
+        progressive.payload, with its "roll"), instead of the bare game."""
+        if payload is None:
+            payload = messages.payload_bytes(game, positions)
+        return self._append(kind, count, payload)
 
     def void(self, hit_seq, count, game):
         """A kind 25 prog_void of this journal's prog_hit record `hit_seq` (`count` its
