@@ -18,12 +18,12 @@ import tempfile
 import threading
 
 from crapsboard.table import layout as lay
-from sim import runtime
+from sim import runtime as vm
 from sim.paths import BOARD_JSON
 from sim.portable import keyscript
 
 RUNTIMES = ("cpython", "micropython")
-# The firmware app alone runs in runtime.HEAPSIZE (tests/test_board_memory.py).
+# The firmware app alone runs in sim.runtime.HEAPSIZE (tests/test_board_memory.py).
 # Here the VM also compiles the firmware from source (a board loads .mpy) and
 # holds the simulator's key scripts, board and JSON: sessions start from 160K
 # but fail at some sizes up to 197K, where the compiler's large blocks no
@@ -53,7 +53,7 @@ class Session:
         cut_after=0,
         new_journal=False,
     ):
-        """`heapsize` (micropython only): the VM's heap, as runtime.heap_size
+        """`heapsize` (micropython only): the VM's heap, as sim.runtime.heap_size
         spells it. `flash`: a file keeping the board's flash image (created
         and formatted on first use), so each session is a boot of one board
         with its journal; `cut_after` K cuts the power after the K-th block
@@ -96,7 +96,7 @@ class Session:
         extra = []
         if flash is not None:
             _checked(lambda path, cut: None, flash, cut_after)
-            extra = ["--flash", runtime.vm_path(flash), "--cut-after-writes", str(cut_after)]
+            extra = ["--flash", vm.vm_path(flash), "--cut-after-writes", str(cut_after)]
             extra += ["--fresh"] if not os.path.exists(flash) else []
             extra += ["--new-journal"] if new_journal else []
         self._start_micropython(board_path, config_text, start_ms, extra)
@@ -106,13 +106,13 @@ class Session:
             self._driver.flash.save(self.flash_path)
 
     def _start_micropython(self, board_path, config_text, start_ms, extra=()):
-        args = [runtime.vm_path(board_path), "--start", str(start_ms), *extra]
+        args = [vm.vm_path(board_path), "--start", str(start_ms), *extra]
         if config_text:
             fd, self._config_file = tempfile.mkstemp(prefix="sim-config-", suffix=".json")
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 f.write(config_text)
             args += ["--config", self._config_file]
-        self._proc = runtime.start(
+        self._proc = vm.start(
             "sim/portable/mp_run.py",
             args,
             self._heapsize if self._heapsize_given or "--flash" not in args else FLASH_HEAPSIZE,
