@@ -62,6 +62,7 @@ def mount(journal, table, base=None):
     journal.wall = replay.wall
     journal.hold = replay.last_event()
     journal.prog = replay.prog
+    journal.hits_after = replay.hits_after
     journal.pin_lock_ms = 0
     if replay.pin_lock_t is not None:
         locked_for = (replay.t - replay.pin_lock_t) & 0xFFFFFFFF
@@ -237,6 +238,10 @@ class _Replay:
         self.before = None
         # Per progressive game, (count, roll) of its last keyings at one roll.
         self.prog = [None, None]  # type: list[tuple[int, int] | None]
+        # The games of the prog_hit records after the last table event: a
+        # power cut can fall between a roll and its hits (the app appends
+        # the missing ones at power-up).
+        self.hits_after = []
 
     def add(self, r):
         self.t = r.t
@@ -246,12 +251,15 @@ class _Replay:
             self.event_kind = kind
             self.before = None
             self.verified = False
+            self.hits_after = []
         elif kind == jr.VERIFIED:
             self.verified = r.arg == self.event_seq & 0xFFFF
         elif r.state and self.codes and self.codes[-1] and self.state is not None:
             self.before = (self.state, bytes(self.codes))
         if kind == jr.PROG_WAGER:
             self._prog_wager(r)
+        elif kind == jr.PROG_HIT:
+            self.hits_after.append(_game(r, "prog_hit"))
         if r.kind == jr.TIME and r.arg == 0 and len(r.payload) == 8:
             self.wall = (int.from_bytes(r.payload, "little"), r.t)
         if r.kind == jr.ERROR and r.arg == jr.ERR_WRONG_PIN:
@@ -319,6 +327,16 @@ class _Replay:
             return None
         held = self.held if self.event_kind == jr.ROLL else 0
         return (self.event_seq, held, self.marks, bool(held) and self.verified)
+
+
+def _game(r, kind):
+    # A progressive record's game, from its JSON payload (table/progressive.payload).
+    text = r.payload.decode()
+    if '"MEA"' in text:
+        return 0
+    if '"FUP"' in text:
+        return 1
+    raise ValueError("a " + kind + " record without its game")
 
 
 def _hex(data):

@@ -101,11 +101,15 @@ class App:
         self._flags_raw = 0
         self._flags_since = 0
         self._collected_seq = 0  # the event count at the last idle collection
+        self._first_scan = True  # the records a power cut left out are journalled before it
 
     # ---- one scan -------------------------------------------------------------
 
     def step(self, now_ms):
         """Read the inputs once, feed entry, apply what it decides."""
+        if self._first_scan:
+            self._first_scan = False
+            self._complete_restored(now_ms)
         raw = self.matrix.scan() | self.buttons.read()
         debouncer = self.debouncer
         pressed = debouncer.update(raw, now_ms)
@@ -290,9 +294,24 @@ class App:
         # it: journal each hit (kind 24) with its count of winning wagers, for
         # the floor's controller (docs/progressive.md).
         for game, wagers in pg.hits(self.table, (mea, fup)):
-            if self.journal is not None:
-                self._append(en.ACT_PROG_HIT, wagers, now_ms, pg.payload(game, None))
-            self._log(en.ACT_PROG_HIT, game << 8 | wagers, now_ms)
+            self._prog_hit(game, wagers, now_ms)
+
+    def _prog_hit(self, game, wagers, now_ms):
+        if self.journal is not None:
+            self._append(en.ACT_PROG_HIT, wagers, now_ms, pg.payload(game, None))
+        self._log(en.ACT_PROG_HIT, game << 8 | wagers, now_ms)
+
+    def _complete_restored(self, now_ms):
+        # A power cut after a roll's record and before all its prog_hit
+        # records restores the roll without the hits it paid: the ones the
+        # journal lacks are journalled now, before any input, so the floor
+        # hears of each exactly once (docs/progressive.md, "A power cut").
+        journal = self.journal
+        if journal is None or not self.restored:
+            return  # a journal started afresh holds no roll of its own yet
+        for game, wagers in self.progressive.hits_restored(self.table, self.hold):
+            if game not in journal.hits_after:
+                self._prog_hit(game, wagers, now_ms)
 
     def configure(self, config, now_ms):
         """A configuration change while running (for the serial link): applied

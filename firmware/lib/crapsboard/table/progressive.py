@@ -98,6 +98,22 @@ class Progressive:
         self.roll[game] = table.rolls
         return True
 
+    def hits_restored(self, table, hold):
+        """The hits of the roll the journal restored last, a list of (game,
+        wagers): the top awards its HOLD shows (hold_state.HoldState, restored)
+        with the wagers keyed for the cycle each ended. A cycle that wins the
+        top award marked one number (MEA) or matched one sequence lamp (Fired
+        Up) at every roll, so its wagers were keyed that many rolls before."""
+        found = []
+        for game in (MEA, FUP):
+            w = WAGERS[game]
+            if hold.wagers & (1 << w) and self.count[game]:
+                marks = hold.marks[w]  # MEA: the numbers' mask; Fired Up: the lamps' count
+                rolls = popcount(marks) if game == MEA else marks
+                if table.rolls - self.roll[game] == rolls:
+                    found.append((game, self.count[game]))
+        return found
+
     def restore(self, found):
         """What the journal's restore found: per game (count, roll) of its last keyings, or None."""
         for game in (MEA, FUP):
