@@ -31,12 +31,13 @@ STATE_NAMES = ("closed", "open", "locked", "pending")
 LINK_MS = const(6000)  # no request for this long: closed (docs/progressive.md, "Times")
 
 
-def payload(game, roll):
-    """The JSON payload of a prog_wager (`roll`: the table's rolls at the
-    keying) or prog_hit record (roll None)."""
-    if roll is None:
+def payload(game, field=None, value=0):
+    """The JSON payload of a progressive record: {"game": "MEA"} for a
+    prog_hit; with `field` b"roll" for a prog_wager (`value`: the table's
+    rolls at the keying), b"hit" for a prog_void (the seq of the hit voided)."""
+    if field is None:
         return b'{"game": "' + GAMES[game].encode() + b'"}'
-    return b'{"game": "' + GAMES[game].encode() + b'", "roll": ' + str(roll).encode() + b"}"
+    return b'{"game": "' + GAMES[game].encode() + b'", "' + field + b'": ' + str(value).encode() + b"}"
 
 
 def currency(cents):
