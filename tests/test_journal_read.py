@@ -25,8 +25,8 @@ def documented_kinds():
 
 def test_every_record_kind_has_the_name_docs_journal_md_gives_it():
     kinds = documented_kinds()
-    assert sorted(kinds) == [1, 2, 3, 4, 5, 6, 7, 8, 16, 17, 18, 19, 20, 21, 22, 23, 24]
-    assert kinds[4] == "lamp_test" and kinds[21] == "time" and kinds[24] == "prog_hit"
+    assert sorted(kinds) == [1, 2, 3, 4, 5, 6, 7, 8, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25]
+    assert kinds[4] == "lamp_test" and kinds[21] == "time" and kinds[24] == "prog_hit" and kinds[25] == "prog_void"
     assert jread.KIND_NAMES == kinds
 
 

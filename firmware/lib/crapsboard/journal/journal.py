@@ -86,6 +86,11 @@ class Journal:
         self.hold = None
         # Per progressive game, (count, roll) of the wagers last keyed (table/progressive.py), or None.
         self.prog = [None, None]  # type: list[tuple[int, int] | None]
+        # Set by mount: the games of the prog_hit records after the last table
+        # event, and when it is an undo, the hits it took back that no
+        # prog_void names yet, (seq, game, count) each (table/app.py journals them).
+        self.hits_after = []
+        self.voids_due = []
 
     def mount(self, table, base=None):
         """Verify the journal and restore `table` to the state after its last

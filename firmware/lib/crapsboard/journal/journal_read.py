@@ -38,6 +38,7 @@ KIND_NAMES = {
     22: "verified",
     23: "prog_wager",
     24: "prog_hit",
+    25: "prog_void",
 }
 
 

@@ -41,6 +41,7 @@ TIME = const(21)  # the wall clock set over the link; payload: u64 unix seconds 
 VERIFIED = const(22)  # a HOLD cleared (the link's `verified`); arg: the HOLD's seq; payload: JSON alert, by, seq
 PROG_WAGER = const(23)  # progressive wagers keyed; arg: their count; payload: JSON game, roll (docs/progressive.md)
 PROG_HIT = const(24)  # a progressive top award; arg: the winning wagers; payload: JSON game
+PROG_VOID = const(25)  # an undo took a prog_hit back; arg: its wagers; payload: JSON game, hit (its seq)
 
 # entry.Entry's PIN rule, which the restore rebuilds (tests/test_journal_pin_lockout.py ties them).
 ERR_WRONG_PIN = const(7)  # entry.ERR_WRONG_PIN

@@ -9,6 +9,8 @@
 # nothing; the journal then refuses appends until a new one is started.
 import os
 
+from micropython import const
+
 from crapsboard.base import files
 from crapsboard.journal import journal_read as jread
 from crapsboard.journal import journal_record as jr
@@ -16,6 +18,8 @@ from crapsboard.journal import snapshot_read
 from crapsboard.journal.journal_codes import CHAIN, CORRUPT, FOREIGN, HEAD, NONE, RESTORED, STATE_KINDS, JournalError
 from crapsboard.rules import hold
 from crapsboard.rules import paytable as pt
+
+_UNDO_REACH = const(32)  # no undo reaches further back (rules/engine.py keeps at most 32 events)
 
 
 def mount(journal, table, base=None):
@@ -62,6 +66,8 @@ def mount(journal, table, base=None):
     journal.wall = replay.wall
     journal.hold = replay.last_event()
     journal.prog = replay.prog
+    journal.hits_after = [hit[2] for hit in replay.hits if hit[1] > replay.event_seq]
+    journal.voids_due = replay.voids_due
     journal.pin_lock_ms = 0
     if replay.pin_lock_t is not None:
         locked_for = (replay.t - replay.pin_lock_t) & 0xFFFFFFFF
@@ -237,6 +243,14 @@ class _Replay:
         self.before = None
         # Per progressive game, (count, roll) of its last keyings at one roll.
         self.prog = [None, None]  # type: list[tuple[int, int] | None]
+        # A power cut can fall between a roll and its prog_hit records, or an
+        # undo of it and its prog_void records; the app journals the missing
+        # ones at power-up. The hits an undo may still reach: (depth, seq,
+        # game, count), depth counting rolls and hand ends less undos; and the
+        # hits the last undo took back that no prog_void names yet (seq, game, count).
+        self.depth = 0
+        self.hits = []
+        self.voids_due = []
 
     def add(self, r):
         self.t = r.t
@@ -246,12 +260,18 @@ class _Replay:
             self.event_kind = kind
             self.before = None
             self.verified = False
+            self._undo_depth(kind)
         elif kind == jr.VERIFIED:
             self.verified = r.arg == self.event_seq & 0xFFFF
         elif r.state and self.codes and self.codes[-1] and self.state is not None:
             self.before = (self.state, bytes(self.codes))
         if kind == jr.PROG_WAGER:
             self._prog_wager(r)
+        elif kind == jr.PROG_HIT:
+            self.hits.append((self.depth, r.seq, _game(r, "prog_hit"), r.arg))
+        elif kind == jr.PROG_VOID:
+            hit = _voided_seq(r)
+            self.voids_due = [due for due in self.voids_due if due[0] != hit]
         if r.kind == jr.TIME and r.arg == 0 and len(r.payload) == 8:
             self.wall = (int.from_bytes(r.payload, "little"), r.t)
         if r.kind == jr.ERROR and r.arg == jr.ERR_WRONG_PIN:
@@ -273,6 +293,19 @@ class _Replay:
             self.codes.append(0)
         elif r.kind in STATE_KINDS:
             raise ValueError("a " + jread.KIND_NAMES[r.kind] + " record without the table state")
+
+    def _undo_depth(self, kind):
+        hits = self.hits
+        if kind == jr.UNDO:
+            # It took back the event at this depth, and the hits that followed it.
+            self.voids_due = [hit[1:] for hit in hits if hit[0] == self.depth]
+            self.hits = [hit for hit in hits if hit[0] != self.depth]
+            self.depth -= 1
+            return
+        self.depth += 1
+        self.voids_due = []
+        while hits and hits[0][0] <= self.depth - _UNDO_REACH:
+            hits.pop(0)
 
     def _prog_wager(self, r):
         # Its payload, as table/progressive.payload writes it: {"game": "MEA", "roll": N}.
@@ -319,6 +352,25 @@ class _Replay:
             return None
         held = self.held if self.event_kind == jr.ROLL else 0
         return (self.event_seq, held, self.marks, bool(held) and self.verified)
+
+
+def _game(r, kind):
+    # A progressive record's game, from its JSON payload (table/progressive.payload).
+    text = r.payload.decode()
+    if '"MEA"' in text:
+        return 0
+    if '"FUP"' in text:
+        return 1
+    raise ValueError("a " + kind + " record without its game")
+
+
+def _voided_seq(r):
+    # The seq of the prog_hit a prog_void names: {"game": "MEA", "hit": N}.
+    text = r.payload.decode()
+    at = text.find('"hit": ')
+    if at < 0 or not text.endswith("}"):
+        raise ValueError("a prog_void record without its hit")
+    return int(text[at + 7 : -1])
 
 
 def _hex(data):

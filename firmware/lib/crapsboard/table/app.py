@@ -69,6 +69,9 @@ class App:
         self._table_seqs = [0] * _TABLE_SEQS
         self._table_events = 0
         self.undone_seq = 0
+        # The progressive hits an undo may take back: (the roll's place in
+        # _table_events, the prog_hit's journal seq, game, wagers), oldest first.
+        self._hits = []
         # The event log: a ring of the last LOG_SIZE events, seq counts them all.
         self.seq = 0
         self.log_kind = bytearray(LOG_SIZE)
@@ -101,11 +104,15 @@ class App:
         self._flags_raw = 0
         self._flags_since = 0
         self._collected_seq = 0  # the event count at the last idle collection
+        self._first_scan = True  # the records a power cut left out are journalled before it
 
     # ---- one scan -------------------------------------------------------------
 
     def step(self, now_ms):
         """Read the inputs once, feed entry, apply what it decides."""
+        if self._first_scan:
+            self._first_scan = False
+            self._complete_restored(now_ms)
         raw = self.matrix.scan() | self.buttons.read()
         debouncer = self.debouncer
         pressed = debouncer.update(raw, now_ms)
@@ -225,6 +232,10 @@ class App:
                 arg = entry.via
                 self._table_events -= 1
                 self.undone_seq = self._table_seqs[self._table_events % _TABLE_SEQS]
+                if self._hits and self._hits[-1][0] == self._table_events:
+                    self._log(action, arg, now_ms)
+                    self._void_hits(now_ms)
+                    return
             else:
                 action = entry.fail(en.ERR_NOTHING_TO_UNDO, now_ms)
                 arg = entry.error
@@ -279,7 +290,7 @@ class App:
             return 0
         if self.journal is not None:
             if self.journal_error is not None or not self._append(
-                en.ACT_PROG_WAGER, count, now_ms, pg.payload(game, self.table.rolls)
+                en.ACT_PROG_WAGER, count, now_ms, pg.payload(game, b"roll", self.table.rolls)
             ):
                 prog.count[game], prog.roll[game] = before  # not durable: not taken
                 return 0
@@ -290,9 +301,46 @@ class App:
         # it: journal each hit (kind 24) with its count of winning wagers, for
         # the floor's controller (docs/progressive.md).
         for game, wagers in pg.hits(self.table, (mea, fup)):
-            if self.journal is not None:
-                self._append(en.ACT_PROG_HIT, wagers, now_ms, pg.payload(game, None))
-            self._log(en.ACT_PROG_HIT, game << 8 | wagers, now_ms)
+            self._prog_hit(game, wagers, now_ms)
+            seq = 0 if self.journal is None else self.journal.seq
+            self._hits.append((self._table_events - 1, seq, game, wagers))
+
+    def _prog_hit(self, game, wagers, now_ms):
+        if self.journal is not None:
+            self._append(en.ACT_PROG_HIT, wagers, now_ms, pg.payload(game))
+        self._log(en.ACT_PROG_HIT, game << 8 | wagers, now_ms)
+
+    def _void_hits(self, now_ms):
+        # The undo took back a roll that hit: the floor must hear that each
+        # hit stands no more, in the same step (kind 25, docs/progressive.md).
+        hits = self._hits
+        first = len(hits)
+        while first and hits[first - 1][0] == self._table_events:
+            first -= 1
+        for i in range(first, len(hits)):
+            _, seq, game, wagers = hits[i]
+            self._prog_void(seq, game, wagers, now_ms)
+        del hits[first:]
+
+    def _prog_void(self, hit_seq, game, wagers, now_ms):
+        if self.journal is not None:
+            self._append(en.ACT_PROG_VOID, wagers, now_ms, pg.payload(game, b"hit", hit_seq))
+        self._log(en.ACT_PROG_VOID, game << 8 | wagers, now_ms)
+
+    def _complete_restored(self, now_ms):
+        # A power cut after a roll's record and before all its prog_hit
+        # records restores the roll without the hits it paid, and one after
+        # an undo's record, without its voids: the records the journal lacks
+        # are journalled now, before any input, so the floor hears of each
+        # exactly once (docs/progressive.md, "A power cut").
+        journal = self.journal
+        if journal is None or not self.restored:
+            return  # a journal started afresh holds no roll of its own yet
+        for hit_seq, game, wagers in journal.voids_due:
+            self._prog_void(hit_seq, game, wagers, now_ms)
+        for game, wagers in self.progressive.hits_restored(self.table, self.hold):
+            if game not in journal.hits_after:
+                self._prog_hit(game, wagers, now_ms)
 
     def configure(self, config, now_ms):
         """A configuration change while running (for the serial link): applied
@@ -354,6 +402,9 @@ class App:
         # The event about to be logged gets seq + 1.
         self._table_seqs[self._table_events % _TABLE_SEQS] = self.seq + 1
         self._table_events += 1
+        hits = self._hits
+        while hits and hits[0][0] <= self._table_events - _TABLE_SEQS:
+            hits.pop(0)  # deeper than any undo reaches
 
     def _log(self, kind, arg, now_ms):
         i = self.seq % LOG_SIZE

@@ -43,6 +43,7 @@ ACT_AUTH_OFF = const(7)  # via
 ACT_CLEAR = const(8)  # dropped: the die face of the half-entered roll
 ACT_PROG_WAGER = const(23)  # prog_game, prog_count (journal kind 23, prog_wager)
 ACT_PROG_HIT = const(24)  # not from the keys: the app's record of a progressive top award (kind 24)
+ACT_PROG_VOID = const(25)  # not from the keys: an undo took a roll's top award back (kind 25)
 
 # Error reasons (`error` after ACT_ERROR).
 ERR_NOT_A_DIE = const(0)

@@ -21,7 +21,7 @@ KIND_NAMES = (
     "supervisor_off",
     "clear",
 )
-PROG_KIND_NAMES = ("prog_wager", "prog_hit")  # kinds 23, 24 (entry.ACT_PROG_*): arg game << 8 | count
+PROG_KIND_NAMES = ("prog_wager", "prog_hit", "prog_void")  # kinds 23-25 (entry.ACT_PROG_*): arg game << 8 | count
 
 
 def _state(record, table):

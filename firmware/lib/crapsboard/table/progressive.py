@@ -31,12 +31,13 @@ STATE_NAMES = ("closed", "open", "locked", "pending")
 LINK_MS = const(6000)  # no request for this long: closed (docs/progressive.md, "Times")
 
 
-def payload(game, roll):
-    """The JSON payload of a prog_wager (`roll`: the table's rolls at the
-    keying) or prog_hit record (roll None)."""
-    if roll is None:
+def payload(game, field=None, value=0):
+    """The JSON payload of a progressive record: {"game": "MEA"} for a
+    prog_hit; with `field` b"roll" for a prog_wager (`value`: the table's
+    rolls at the keying), b"hit" for a prog_void (the seq of the hit voided)."""
+    if field is None:
         return b'{"game": "' + GAMES[game].encode() + b'"}'
-    return b'{"game": "' + GAMES[game].encode() + b'", "roll": ' + str(roll).encode() + b"}"
+    return b'{"game": "' + GAMES[game].encode() + b'", "' + field + b'": ' + str(value).encode() + b"}"
 
 
 def currency(cents):
@@ -97,6 +98,22 @@ class Progressive:
         self.count[game] = total
         self.roll[game] = table.rolls
         return True
+
+    def hits_restored(self, table, hold):
+        """The hits of the roll the journal restored last, a list of (game,
+        wagers): the top awards its HOLD shows (hold_state.HoldState, restored)
+        with the wagers keyed for the cycle each ended. A cycle that wins the
+        top award marked one number (MEA) or matched one sequence lamp (Fired
+        Up) at every roll, so its wagers were keyed that many rolls before."""
+        found = []
+        for game in (MEA, FUP):
+            w = WAGERS[game]
+            if hold.wagers & (1 << w) and self.count[game]:
+                marks = hold.marks[w]  # MEA: the numbers' mask; Fired Up: the lamps' count
+                rolls = popcount(marks) if game == MEA else marks
+                if table.rolls - self.roll[game] == rolls:
+                    found.append((game, self.count[game]))
+        return found
 
     def restore(self, found):
         """What the journal's restore found: per game (count, roll) of its last keyings, or None."""
