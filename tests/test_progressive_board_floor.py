@@ -5,7 +5,9 @@ on the board reaches the meter; a top award makes the meter PENDING and the
 board shows it; the shift manager's acknowledgement opens it again; the
 controller SIGKILLed: the board shows closed and refuses a count; restarted:
 open again, and a count is taken; the broker killed: the gateway tells the
-board closed, and open once it is back. The times are printed (no time asserted)."""
+board closed, and open once it is back; a hit whose roll the supervisor
+undoes is voided and the meter is as if it never was. The times are printed
+(no time asserted)."""
 
 import json
 import os
@@ -168,6 +170,30 @@ def test_counts_reach_the_meter_a_hit_shows_pending_and_a_lost_controller_closes
         back_at = time.monotonic()
         rig.wait_log("gateway-T1", "progressive MEA open on the board", timeout=60, since=since)
         print("broker restarted -> the gateway's open sent to the board: %.2f s" % (time.monotonic() - back_at))
+
+        # A hit whose roll the supervisor undoes: the board journals the void
+        # (kind 25), its gateway carries it, and the controller puts the meter
+        # back as if the hit never was; the shift manager still acknowledges.
+        meters.clear()
+        meter_watch = watch(rig, topics.meter(floor, "MEA"), meters)
+        board = BoardView(rig, "T1")
+        board.wait("the board open after the broker", lambda p: p.get("state") == "open")
+        rig.press("T1", "3 4 # 1 2 #")  # a 7 ends the three wagers' cycle; two wagers on the next
+        wait_for(lambda: meter().get("amount") == 100_050, 60, "the two wagers on the meter")
+        rig.press("T1", TEN_NUMBERS)
+        wait_for(lambda: meter().get("state") == "pending", 120, "the second hit PENDING")
+        hit = meter()["last_hit"]
+        assert (hit["wagers"], hit["meter_at_hit"]) == (2, 100_050) and meter()["amount"] == 100_000
+        rig.press("T1", "key:on btn:undo key:off")
+        wait_for(lambda: hit["n"] in meter().get("voided", []), 60, "the hit voided by the undo")
+        assert meter()["amount"] == 100_050 and meter()["state"] == "pending"
+        ack = {"v": 1, "alert": "prog-MEA-%d" % hit["n"], "note": "undone at the table", "at": int(time.time())}
+        assert publish(rig, SAM[0], topics.ack(floor, SAM[1], SAM[0]), json.dumps(ack), password=SAM[2])
+        board.wait("open after the void's acknowledgement", lambda p: p.get("state") == "open")
+        assert meter()["amount"] == 100_050  # nothing was paid
+        board.wait("the two wagers in action again (9 numbers marked)", lambda p: p.get("wagers") == 2)
+        meter_watch.stop()
+        board.client.stop()
     finally:
         if controller is not None and controller.poll() is None:
             controller.kill()
