@@ -27,13 +27,18 @@ def test_the_bench_writes_its_figures(tmp_path, capsys):
         assert 0 < boards[figure]["p50"] <= boards[figure]["p99"]
     # each sample's boards took PENDING after its meter said it, so the medians are in that order too
     assert boards["hit_to_meter_pending_ms"]["p50"] < boards["hit_to_pending_on_every_board_ms"]["p50"]
-    assert set(boards["notes"]) == {
+    for figure in ("controller_killed_to_closed_on_every_board_ms", "controller_restarted_to_open_on_every_board_ms"):
+        assert boards[figure]["samples"] == bench.LOSS_SAMPLES == 3
+        assert 0 < boards[figure]["p50"] <= boards[figure]["p99"]
+    figures = {
         "hit_to_meter_pending_ms",
         "hit_to_pending_on_every_board_ms",
+        "controller_killed_to_closed_on_every_board_ms",
+        "controller_restarted_to_open_on_every_board_ms",
         "keyed_again",
-        "contributions_per_s",
     }
-    assert set(boards) == {"hit_to_meter_pending_ms", "hit_to_pending_on_every_board_ms", "keyed_again", "notes"}
+    assert set(boards["notes"]) == figures | {"contributions_per_s"}
+    assert set(boards) == figures | {"notes"}
     assert json.loads(capsys.readouterr().out) == got
 
 

@@ -46,6 +46,7 @@ TABLES = ("T1", "T2", "T3")
 KEYED_HIT = "* 3 4 # 1 1 # 1 1 1 2 2 2 2 3 3 3 4 4 4 5 5 5 5 6 6 6 *"
 HIT_WAIT_S = localfloor.script_seconds(KEYED_HIT) + 20.0
 KEY_ATTEMPTS = 3
+LOSS_SAMPLES = 3  # the controller SIGKILLed and restarted with the boards watching
 MANAGER = ("sam", "shift_manager", "the bench's shift manager")
 LOG_POLL_S = 0.01  # the gateways' logs are read this often: the board figures' resolution
 
@@ -244,6 +245,17 @@ class BoardsBench:
         rig.start_broker()
         for t in TABLES:
             rig.start_board(t)
+        self._start_controller()
+        self.events, self.meters = [], []  # (monotonic, text) as a subscriber gets them
+        self.watchers.append(localfloor.watch_stamped(rig, topics.table(self.floor, "+", "event"), self.events))
+        self.watchers.append(localfloor.watch_stamped(rig, topics.meter(self.floor, "MEA"), self.meters))
+        self.tail = LogTail(rig)
+        for t in TABLES:
+            rig.start_gateway(t)
+        self.tail.on_every_board("open", 0.0, timeout=120.0)
+
+    def _start_controller(self):
+        rig = self.rig
         log = open(rig.log("progressive"), "ab")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "host_tools", "floor", "progressive", "--dir", rig.dir, "--broker", rig.url],
@@ -252,13 +264,17 @@ class BoardsBench:
             stderr=log,
         )
         log.close()
-        self.events, self.meters = [], []  # (monotonic, text) as a subscriber gets them
-        self.watchers.append(localfloor.watch_stamped(rig, topics.table(self.floor, "+", "event"), self.events))
-        self.watchers.append(localfloor.watch_stamped(rig, topics.meter(self.floor, "MEA"), self.meters))
-        self.tail = LogTail(rig)
-        for t in TABLES:
-            rig.start_gateway(t)
-        self.tail.on_every_board("open", 0.0, timeout=120.0)
+
+    def controller_loss(self):
+        """(the controller SIGKILLed -> closed on every board, restarted -> open on every board), seconds."""
+        self.proc.kill()
+        self.proc.wait()
+        killed = time.monotonic()
+        closed = self.tail.on_every_board("closed", killed)
+        self._start_controller()
+        started = time.monotonic()
+        opened = self.tail.on_every_board("open", started, timeout=120.0)
+        return max(closed.values()) - killed, max(opened.values()) - started
 
     def _first(self, stamped, since, predicate, what, timeout=60.0):
         end = time.monotonic() + timeout
@@ -310,12 +326,15 @@ def boards_figures(samples):
         bench = BoardsBench(d)
         try:
             runs = [bench.hit(TABLES[i % len(TABLES)]) for i in range(samples)]
+            losses = [bench.controller_loss() for _ in range(LOSS_SAMPLES)]
         finally:
             bench.close()
     meter, boards = [r[0] for r in runs], [r[1] for r in runs]
     return {
         "hit_to_meter_pending_ms": milliseconds(meter),
         "hit_to_pending_on_every_board_ms": milliseconds(boards),
+        "controller_killed_to_closed_on_every_board_ms": milliseconds([loss[0] for loss in losses]),
+        "controller_restarted_to_open_on_every_board_ms": milliseconds([loss[1] for loss in losses]),
         "keyed_again": bench.missed,
     }
 
@@ -374,6 +393,11 @@ def main(argv=None):
             "gateways logging that its board took `pending` (the signed `progressive` request answered); "
             "the logs are read every %d ms" % (LOG_POLL_S * 1000),
             "keyed_again": "hits keyed a second time because the loaded board missed a key (no hit came)",
+            "controller_killed_to_closed_on_every_board_ms": "the controller SIGKILLed (its last will "
+            "`offline` at once) to the last of the three gateways logging that its board took `closed`; "
+            "%d samples" % LOSS_SAMPLES,
+            "controller_restarted_to_open_on_every_board_ms": "the controller started again to the last "
+            "gateway logging that its board took `open` (the process's start-up included)",
             "contributions_per_s": "not through boards: a count is four key presses at the key feed's 0.2 s, "
             "so boards would measure the key feed; see contributions_per_s",
         }
