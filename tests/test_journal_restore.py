@@ -87,7 +87,7 @@ def test_after_a_restart_with_a_full_segment_every_segment_still_opens_with_the_
     journal = started(tmp_path, batch=2, segment_bytes=64)
     journal.append(jr.END_HAND, 0, 10, table)
     table.roll(3, 4)
-    journal.append(jr.ROLL, 3 * 8 + 4, 20, table)  # 2 staged: g1 = records 1-2, the roll staged
+    journal.append(jr.ROLL, 3 * 8 + 4, 20, table)  # the batch was full: records 1-2 flushed into g1, the roll staged
     assert journal.segments() == [[1, 2, sizes(journal.dir)["g1"]]] and journal.staged == 1
     again = opened(tmp_path, batch=2, segment_bytes=64)
     for t in (30, 40, 50):
