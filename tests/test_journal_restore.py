@@ -7,6 +7,7 @@ and Journal.maintain)."""
 import os
 
 import pytest
+from test_journal_staging import EMPTY_RECORD, sizes
 
 from crapsboard.journal import journal as jn
 from crapsboard.journal import journal_record as jr
@@ -14,24 +15,19 @@ from crapsboard.rules import paytable as pt
 from crapsboard.rules.engine import Table
 
 KEY = b"k" * 32
-EMPTY_RECORD = 14 + 20  # header + link, MAC and CRC: a record without state or payload
 READ_BUFFER = 2048  # the restore reads segments 2 KiB at a time (docs/journal.md, Figures)
 
 
-def opened(directory, **sizes):
-    journal = jn.Journal(str(directory), b"BOARD1", key=KEY, **sizes)
+def opened(directory, **settings):
+    journal = jn.Journal(str(directory), b"BOARD1", key=KEY, **settings)
     journal.mount(Table())
     return journal
 
 
-def started(directory, **sizes):
-    journal = opened(directory, **sizes)
+def started(directory, **settings):
+    journal = opened(directory, **settings)
     journal.start_new(Table(), 0, 1, 0)
     return journal
-
-
-def sizes(directory):
-    return {name: os.path.getsize(os.path.join(directory, name)) for name in os.listdir(directory)}
 
 
 @pytest.mark.parametrize("inside", [1, 2, 33, 34, 35, 299])
