@@ -129,7 +129,8 @@ MODULE_TESTS.update(
             ["tests/test_link_fuzz.py", "tests/test_link_task.py"],
         ),
         "journal/journal.py": (
-            ["tests/test_journal_staging.py"] + _JOURNAL_CP,
+            ["tests/test_journal_staging.py", "tests/test_journal_start.py", "tests/test_journal_restore.py"]
+            + _JOURNAL_CP,
             _JOURNAL_MP + ["tests/test_board_journal.py"],
         ),
         "journal/journal_record.py": (
@@ -141,7 +142,7 @@ MODULE_TESTS.update(
             _JOURNAL_MP,
         ),
         "journal/journal_restore.py": (
-            ["tests/test_journal_staging.py"] + _JOURNAL_CP,
+            ["tests/test_journal_staging.py", "tests/test_journal_restore.py"] + _JOURNAL_CP,
             _JOURNAL_MP + ["tests/test_board_journal.py"],
         ),
         "journal/journal_boot.py": (

@@ -1,0 +1,163 @@
+"""docs/journal.md, Restoring: segments read through one 2 KiB buffer (a
+record across its edge at any offset), a segment cut inside a record, the
+rotation a restart leaves pending, and the table's last event. The journal
+on a real directory under CPython (issue 19's mutants of journal_restore.py
+and Journal.maintain)."""
+
+import os
+
+import pytest
+from test_journal_staging import EMPTY_RECORD, sizes
+
+from crapsboard.journal import journal as jn
+from crapsboard.journal import journal_record as jr
+from crapsboard.rules import paytable as pt
+from crapsboard.rules.engine import Table
+
+KEY = b"k" * 32
+READ_BUFFER = 2048  # the restore reads segments 2 KiB at a time (docs/journal.md, Figures)
+
+
+def opened(directory, **settings):
+    journal = jn.Journal(str(directory), b"BOARD1", key=KEY, **settings)
+    journal.mount(Table())
+    return journal
+
+
+def started(directory, **settings):
+    journal = opened(directory, **settings)
+    journal.start_new(Table(), 0, 1, 0)
+    return journal
+
+
+@pytest.mark.parametrize("inside", [1, 2, 33, 34, 35, 299])
+def test_a_record_across_the_edge_of_the_read_buffer_restores(tmp_path, inside):
+    """Three records over 128 bytes go straight into segment g1 after the
+    journal start; the last, 300 bytes, has `inside` of its bytes in the
+    first 2 KiB read and the rest in the next."""
+    journal = started(tmp_path)
+    start = sizes(journal.dir)["s0"]
+    second = READ_BUFFER - inside - jr.SEGMENT_HEADER_SIZE - start - 1000
+    for t, size in ((10, 1000), (20, second), (30, 300)):
+        journal.append(jr.DROP, 0, t, Table(), bytes(size - EMPTY_RECORD))
+    assert sizes(journal.dir)["g1"] == READ_BUFFER - inside + 300
+    again = opened(tmp_path)
+    assert (again.seq, again.segments()) == (4, [[1, 4, READ_BUFFER - inside + 300]])
+
+
+@pytest.mark.parametrize("cut", [1, 20, 299])
+def test_a_segment_cut_inside_its_last_record_is_the_fault_corrupt_naming_it(tmp_path, cut):
+    """A segment gains a whole batch or none of it (one write, committed at
+    close), so one that ends inside a record was damaged: the fault names
+    the record, and the restore writes nothing."""
+    journal = started(tmp_path)
+    journal.append(jr.DROP, 0, 10, Table(), bytes(300 - EMPTY_RECORD))  # records 1 and 2 into g1
+    path = journal.dir + "/g1"
+    with open(path, "r+b") as f:
+        f.truncate(os.path.getsize(path) - cut)
+    files = sizes(journal.dir)
+    again = jn.Journal(str(tmp_path), b"BOARD1", key=KEY)
+    with pytest.raises(jn.JournalError) as e:
+        again.mount(Table())
+    assert (str(e.value), e.value.fault, e.value.seq) == ("corrupt: segment g1 ends inside record 2", jn.CORRUPT, 2)
+    assert sizes(journal.dir) == files
+
+
+def first_records(directory):
+    """(kind, state length) of the first record of each segment, by first seq."""
+    out = []
+    for name in sorted((n for n in os.listdir(directory) if n[0] == "g"), key=lambda n: int(n[1:])):
+        with open(os.path.join(directory, name), "rb") as f:
+            data = f.read()
+        at = jr.SEGMENT_HEADER_SIZE
+        out.append((data[at + 10], data[at + jr.HEADER_SIZE - 1]))
+    return out
+
+
+def test_after_a_restart_with_a_full_segment_every_segment_still_opens_with_the_table_state(tmp_path):
+    """docs/journal.md: each segment starts with the table state. A flush
+    made by an append (maintain not called in between) fills g1, and the
+    board restarts with a roll staged: that batch joins the full segment and
+    maintain rotates after it."""
+    table = Table()
+    journal = started(tmp_path, batch=2, segment_bytes=64)
+    journal.append(jr.END_HAND, 0, 10, table)
+    table.roll(3, 4)
+    journal.append(jr.ROLL, 3 * 8 + 4, 20, table)  # the batch was full: records 1-2 flushed into g1, the roll staged
+    assert journal.segments() == [[1, 2, sizes(journal.dir)["g1"]]] and journal.staged == 1
+    again = opened(tmp_path, batch=2, segment_bytes=64)
+    for t in (30, 40, 50):
+        again.maintain(table, t)
+        table.roll(2, 2)
+        again.append(jr.ROLL, 2 * 8 + 2, t + 5, table)
+    assert len(first_records(journal.dir)) >= 3
+    assert all(kind in (jr.JOURNAL_START, jr.SNAPSHOT) and state for kind, state in first_records(journal.dir))
+
+
+def segment_sizes(directory, restart):
+    """The segment files after 160 end-hand records; `restart`: remount (a
+    power cycle) after every maintain that rotated, before the next flush."""
+    table = Table()
+    directory.mkdir()
+    rotated = []
+
+    def mounted():
+        journal = opened(directory, batch=8, segment_bytes=1024)
+        journal.on_append = lambda record, prev: rotated.append(record[10] == jr.SNAPSHOT)
+        return journal
+
+    journal = mounted()
+    journal.start_new(table, 0, 1, 0)
+    for i in range(160):
+        journal.append(jr.END_HAND, 0, i, table)
+        journal.maintain(table, i)
+        if restart and rotated[-1]:
+            journal = mounted()
+    assert rotated.count(True) >= 4
+    return {name: size for name, size in sizes(journal.dir).items() if name[0] == "g"}
+
+
+def test_a_restart_right_after_a_rotation_keeps_the_new_segment_opening_with_its_snapshot(tmp_path):
+    """A pending rotation goes ahead after a restart when the staged batch
+    opens with the table state (the snapshot maintain staged): the segments
+    are those of a journal that never restarted."""
+    assert segment_sizes(tmp_path / "restarted", True) == segment_sizes(tmp_path / "straight", False)
+
+
+def roll(journal, table, t, die1, die2):
+    table.roll(die1, die2)
+    journal.append(jr.ROLL, die1 * 8 + die2, t, table)
+
+
+# The shooter makes 4, 5, 6, 8, 9 and 10: the 6th point, the Fire Bet's HOLD, is the 12th roll.
+TO_SIXTH_POINT = [(2, 2), (3, 1), (2, 3), (4, 1), (3, 3), (5, 1), (4, 4), (6, 2), (5, 4), (6, 3), (5, 5), (6, 4)]
+
+
+def test_the_last_event_is_the_last_roll_undo_or_hand_end_and_other_records_leave_it(tmp_path):
+    """docs/journal.md, Restoring, step 6: the table's last event (roll,
+    undo or hand end), the HOLD it raised and whether a verified record
+    came after it. Each case is remounted; `hold` is (seq, HOLD raised,
+    marks, verified)."""
+    no_marks = [0] * pt.WAGER_COUNT
+    table = Table()
+    journal = started(tmp_path)  # record 1
+    roll(journal, table, 10, 2, 2)  # 2
+    journal.append(jr.SNAPSHOT, 0, 20, table)  # 3
+    journal.append(jr.RESTART, 1, 30, table)  # 4
+    assert opened(tmp_path).hold == (2, 0, no_marks, False)
+    table.undo()
+    journal.append(jr.UNDO, 0, 40, table)  # 5
+    journal.append(jr.RESTART, 1, 50, table)  # 6
+    assert opened(tmp_path).hold == (5, 0, no_marks, False)
+    table.end_hand()
+    journal.append(jr.END_HAND, 0, 60, table)  # 7
+    journal.append(jr.SUPERVISOR_ON, jr.VIA_PIN, 70, table)  # 8
+    assert opened(tmp_path).hold == (7, 0, no_marks, False)
+    for t, (die1, die2) in enumerate(TO_SIXTH_POINT):
+        roll(journal, table, 100 + t, die1, die2)  # 9 .. 20: the 6th point is record 20
+    fire = [0] * pt.WAGER_COUNT
+    fire[pt.FIRE] = table.fire_points
+    cleared = b'{"alert":"T1-j1-20-fire_6","by":"ann","seq":20}'
+    journal.append(jr.VERIFIED, 20, 200, table, cleared)  # 21: the HOLD of record 20 cleared
+    journal.append(jr.RESTART, 1, 210, table)  # 22
+    assert opened(tmp_path).hold == (20, 1 << pt.FIRE, fire, True)

@@ -1,0 +1,96 @@
+"""docs/journal.md, Supervisor: a new journal keeps the one it replaces as
+journal.old (one kept) and its first record (kind 18) names the old journal
+id, its last verified seq and chain head; and it drops its own segments with
+a drop record each, whatever the journal before it dropped. The journal on
+a real directory under CPython (issue 19's mutants of Journal.start_new)."""
+
+import hashlib
+import os
+import struct
+
+from crapsboard.journal import journal as jn
+from crapsboard.journal import journal_read as jread
+from crapsboard.journal import journal_record as jr
+from crapsboard.rules.engine import Table
+
+KEY = b"k" * 32
+
+
+def payload(record):
+    # docs/journal.md, Record format: a 14-byte header whose last byte is the
+    # state's length S, the state, the payload, then link, MAC and CRC (20 bytes).
+    state_size = record[jr.HEADER_SIZE - 1]
+    return record[jr.HEADER_SIZE + state_size : len(record) - 20]
+
+
+def chain_hash(prev, record):
+    # H(seq) = sha256(H(seq - 1) || record up to the link)
+    return hashlib.sha256(prev + record[: len(record) - 20]).digest()
+
+
+def test_a_new_journal_names_the_old_one_by_id_last_seq_and_chain_head(tmp_path):
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=KEY)
+    journal.mount(table)
+    appended = []
+    journal.on_append = lambda record, prev: appended.append((record, prev))
+    journal.start_new(table, 0, 0x0A0B0C0D, 0)
+    for t in (10, 20):
+        table.roll(3, 4)
+        journal.append(jr.ROLL, 3 * 8 + 4, t, table)
+    old_head = chain_hash(appended[-1][1], appended[-1][0])
+    journal.start_new(table, 30, 7, 1)  # the power-up gesture
+    start, _ = appended[-1]
+    assert (start[10], start[11] | start[12] << 8) == (jr.JOURNAL_START, 1)
+    # u32 old journal id, u32 its last seq (3: the start and two rolls), its chain head's first 8 bytes
+    assert payload(start) == bytes([0x0D, 0x0C, 0x0B, 0x0A, 3, 0, 0, 0]) + old_head[:8]
+    assert len(start) == 131  # "the state and 16 bytes of payload, 131 bytes"
+
+
+def test_a_third_journal_replaces_journal_old_with_the_second(tmp_path):
+    """One old journal is kept: starting a journal again removes journal.old,
+    its odd slots' directory too, and keeps the journal it replaces."""
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=KEY)
+    journal.mount(table)
+    for journal_id in (1, 2, 3):
+        journal.start_new(table, 0, journal_id, 0)  # journals 2 and 3: record 1 straight into g1
+        for t in (10, 20):
+            journal.append(jr.END_HAND, 0, t, table)  # records 2 and 3: s0 and odd/s1
+    with open(journal.dir + ".old/head", "rb") as f:
+        assert jread.decode_head(f.read())[1] == 2
+    assert sorted(os.listdir(journal.dir + ".old/odd")) == ["s1"]
+    with open(journal.dir + ".old/odd/s1", "rb") as f:
+        assert jr.peek_seq(f.read(), 0) == 3
+
+
+def test_a_new_journal_started_on_a_running_board_records_every_drop_of_its_own(tmp_path):
+    """The link's journal_reset starts a new journal on the running board's
+    Journal: its segments are dropped with a drop record each (payload u32
+    first, u32 last seq), from its first segment on, although the journal
+    before it had dropped segments up to a higher seq."""
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=KEY, batch=2, segment_bytes=64, max_segments=2)
+    journal.mount(table)
+    journal.start_new(table, 0, 1, 0)
+    appended = []
+    journal.on_append = lambda record, prev: appended.append(record)
+    for t in range(10, 100, 10):
+        journal.append(jr.END_HAND, 0, t, table)
+        journal.maintain(table, t)
+    dropped_before = [struct.unpack_from("<II", r, jr.HEADER_SIZE) for r in appended if r[10] == jr.DROP]
+    assert dropped_before and dropped_before[-1][1] >= 10
+    journal.start_new(table, 100, 2, 2)
+    journal.maintain(table, 100)  # as after every event
+    del appended[:]
+    removed = []
+    for t in range(110, 200, 10):
+        before = set(os.listdir(journal.dir))
+        journal.append(jr.END_HAND, 0, t, table)
+        journal.maintain(table, t)
+        removed += sorted(int(name[1:]) for name in before - set(os.listdir(journal.dir)) if name[0] == "g")
+    drops = [struct.unpack_from("<II", r, jr.HEADER_SIZE) for r in appended if r[10] == jr.DROP]
+    # Record 1 (131 bytes: it names the old journal) went straight into g1,
+    # which then rotated: the first segment dropped holds record 1 alone.
+    assert drops[0] == (1, 1)
+    assert [first for first, _ in drops] == removed
