@@ -22,7 +22,7 @@ import host_tools  # noqa: F401  (firmware/lib on the path)
 from host_tools.floor import broker, floordir, people, topics
 from host_tools.floor.mqtt import Client
 from host_tools.floor.outbox import Outbox
-from host_tools.floor.progressive import params
+from host_tools.floor.progressive import ledger, params
 from host_tools.floor.progressive.feed import TableJournal
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -52,6 +52,16 @@ PARAMS = {
         "pay_rule": "positional",
     },
 }
+
+
+def read_ledger(floor):
+    """(seen rows (tbl, board, journal, seq, n), stored meters, log rows) of the controller's ledger."""
+    book = ledger.Ledger(os.path.join(floor.dir, "progressive.sqlite"), readonly=True)
+    try:
+        seen = book.db.execute("select tbl, board, journal, seq, n from seen").fetchall()
+        return seen, book.meters(book.params()), book.log_rows()
+    finally:
+        book.close()
 
 
 class Floor:

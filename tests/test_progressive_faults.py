@@ -13,22 +13,13 @@ import signal
 import time
 
 import pytest
-from progressive_floor import PARAMS, Floor
+from progressive_floor import PARAMS, Floor, read_ledger
 
 from host_tools.floor.progressive import catch_up, ledger, messages, params
 
 pytestmark = pytest.mark.timeout(300)
 STEPS = int(os.environ.get("PROGRESSIVE_STEPS", "60"))
 SEED = int(os.environ.get("FLOOR_SEED", "22"))
-
-
-def read(floor):
-    book = ledger.Ledger(os.path.join(floor.dir, "progressive.sqlite"), readonly=True)
-    try:
-        seen = book.db.execute("select tbl, seq from seen").fetchall()
-        return seen, book.meters(book.params()), book.log_rows()
-    finally:
-        book.close()
 
 
 def wait_for(predicate, timeout):
@@ -75,9 +66,14 @@ def test_every_record_once_and_the_meter_to_the_cent_through_faults(tmp_path):
             if fault in ("controller", "both"):
                 floor.start_controller()
         total = sum(len(p) for p in sent.values())
-        assert wait_for(lambda: len(read(floor)[0]) == total, 60), "taken %d of %d" % (len(read(floor)[0]), total)
-        seen, meters, rows = read(floor)
-        assert sorted(seen) == sorted((t, seq) for t, p in sent.items() for seq in range(1, len(p) + 1))
+        assert wait_for(lambda: len(read_ledger(floor)[0]) == total, 60), "taken %d of %d" % (
+            len(read_ledger(floor)[0]),
+            total,
+        )
+        seen, meters, rows = read_ledger(floor)
+        assert sorted((row[0], row[3]) for row in seen) == sorted(
+            (t, seq) for t, p in sent.items() for seq in range(1, len(p) + 1)
+        )
         assert {g: m.dump() for g, m in meters.items()} == {g: m.dump() for g, m in ledger.replay(rows).items()}
         checked = {g: params.check_game(g, PARAMS[g]) for g in PARAMS}
         for game, m in meters.items():
@@ -115,7 +111,7 @@ def test_records_the_broker_forgot_are_taken_from_the_recorders_copy(tmp_path):
             os.unlink(saved)
         floor.broker.start()
         floor.start_controller()
-        assert wait_for(lambda: len(read(floor)[0]) == 2, 30)
+        assert wait_for(lambda: len(read_ledger(floor)[0]) == 2, 30)
         assert floor.wait(lambda: floor.meters["MEA"]["pending"] == [1])
         assert floor.meters["MEA"]["last_hit"]["pays"] == [100_050]
         assert "took 2 record(s) from the recorder's copy" in floor.controller_log()

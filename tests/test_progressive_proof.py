@@ -34,7 +34,7 @@ import signal
 import time
 
 import pytest
-from progressive_floor import PEOPLE, Floor, TableGateway
+from progressive_floor import PEOPLE, Floor, TableGateway, read_ledger
 
 from crapsboard.rules.engine import Table
 from crapsboard.table import progressive as pg
@@ -101,7 +101,7 @@ class BoardTable:
         """The dealer keys `count` wagers: journalled if the board takes them."""
         if not self.table.is_open(pg.WAGERS[game]) or not self.prog.add(self.table, game, count):
             return False
-        self._journal(messages.PROG_WAGER, game, count, pg.payload(game, self.table.rolls))
+        self._journal(messages.PROG_WAGER, game, count, pg.payload(game, b"roll", self.table.rolls))
         return True
 
     def roll(self, die1, die2):
@@ -114,7 +114,7 @@ class BoardTable:
             self.hands += 1
         found = pg.hits(table, before)
         for game, wagers in found:
-            self._journal(messages.PROG_HIT, game, wagers, pg.payload(game, None))
+            self._journal(messages.PROG_HIT, game, wagers, pg.payload(game))
         return found
 
     def random_roll(self):
@@ -228,16 +228,6 @@ def test_the_replay_by_hand():
 
 
 # ---- the floor --------------------------------------------------------------------------
-
-
-def read_ledger(floor):
-    """(seen rows (tbl, board, journal, seq, n), stored meters, log rows) of the controller's ledger."""
-    book = ledger.Ledger(os.path.join(floor.dir, "progressive.sqlite"), readonly=True)
-    try:
-        seen = book.db.execute("select tbl, board, journal, seq, n from seen").fetchall()
-        return seen, book.meters(book.params()), book.log_rows()
-    finally:
-        book.close()
 
 
 def hit_order(meters):
