@@ -74,10 +74,12 @@ class Service:
 
 
 def say(directory, text):
+    """One line to the floor's log, then to the console: what a technician
+    reads on the console is already in the log."""
     line = "%s make floor: %s" % (time.strftime("%H:%M:%S"), text)
-    print(line, flush=True)
     with open(os.path.join(directory, "logs", "supervisor.log"), "a", encoding="utf-8") as f:
         f.write(line + "\n")
+    print(line, flush=True)
 
 
 def lock(directory):
