@@ -18,12 +18,14 @@ from crapsboard.rules.engine import Table
 
 PROG_HIT, PROG_VOID = 24, 25  # docs/progressive.md, Messages
 MEA, FUP = 0, 1  # the games as the board numbers them (table/progressive.py: GAMES)
+GAME_NAMES = (b"MEA", b"FUP")  # as the payloads spell them
 UNDO_REACH = 32  # the most events the engine holds for undo (docs/rules.md: "16 to 32")
 
 
 class Play:
-    """A journal written as the board writes it: each table event with the
-    table after it, each progressive record after its event."""
+    """A journal written as the board writes it (unless a test says
+    otherwise): each table event with the table after it, each progressive
+    record after its event."""
 
     def __init__(self, directory):
         self.directory = directory
@@ -52,10 +54,10 @@ class Play:
         return taken
 
     def hit(self, game, wagers):
-        return self.record(PROG_HIT, wagers, b'{"game": "' + (b"MEA", b"FUP")[game] + b'"}')
+        return self.record(PROG_HIT, wagers, b'{"game": "' + GAME_NAMES[game] + b'"}')
 
     def void(self, game, hit_seq, wagers):
-        return self.record(PROG_VOID, wagers, b'{"game": "%s", "hit": %d}' % ((b"MEA", b"FUP")[game], hit_seq))
+        return self.record(PROG_VOID, wagers, b'{"game": "%s", "hit": %d}' % (GAME_NAMES[game], hit_seq))
 
     def restored(self):
         """(hits_after, voids_due) after a power cycle."""
@@ -170,6 +172,7 @@ def events(play, count, hit_at=None):
 
 
 def test_the_undo_that_takes_back_the_32nd_event_back_voids_its_hits(tmp_path):
+    """A roll that hit, then 31 events: the engine can undo all 32."""
     play = Play(tmp_path)
     play.roll(6, 6)
     hit = play.hit(MEA, 4)
