@@ -134,7 +134,9 @@ MODULE_TESTS.update(
             _JOURNAL_MP + ["tests/test_board_journal.py"],
         ),
         "journal/journal_record.py": (
-            ["tests/test_journal_read.py"] + _JOURNAL_CP + ["tests/test_host_link.py"],
+            ["tests/test_journal_read.py"]
+            + _JOURNAL_CP
+            + ["tests/test_host_link.py", "tests/test_journal_restore_progressive.py"],
             _JOURNAL_MP,
         ),
         "journal/journal_read.py": (
@@ -142,7 +144,12 @@ MODULE_TESTS.update(
             _JOURNAL_MP,
         ),
         "journal/journal_restore.py": (
-            ["tests/test_journal_staging.py", "tests/test_journal_restore.py"] + _JOURNAL_CP,
+            [
+                "tests/test_journal_staging.py",
+                "tests/test_journal_restore.py",
+                "tests/test_journal_restore_progressive.py",
+            ]
+            + _JOURNAL_CP,
             _JOURNAL_MP + ["tests/test_board_journal.py"],
         ),
         "journal/journal_boot.py": (
