@@ -94,3 +94,20 @@ def test_a_new_journal_started_on_a_running_board_records_every_drop_of_its_own(
     # which then rotated: the first segment dropped holds record 1 alone.
     assert drops[0] == (1, 1)
     assert [first for first, _ in drops] == removed
+
+
+def test_nothing_is_appended_to_a_journal_before_it_is_verified(tmp_path):
+    """docs/journal.md: a journal is extended only after its restore verified
+    it. Before mount, append is refused as corrupt and writes nothing."""
+    from crapsboard.journal.journal_codes import CORRUPT
+
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=KEY)
+    table.roll(3, 4)
+    try:
+        journal.append(jr.ROLL, 3 * 8 + 4, 10, table)
+    except jn.JournalError as e:
+        assert e.fault == CORRUPT and str(e) == "corrupt: journal not mounted"
+    else:
+        raise AssertionError("an unverified journal took a record")
+    assert os.listdir(str(tmp_path)) == []
