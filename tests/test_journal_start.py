@@ -111,3 +111,30 @@ def test_nothing_is_appended_to_a_journal_before_it_is_verified(tmp_path):
     else:
         raise AssertionError("an unverified journal took a record")
     assert os.listdir(str(tmp_path)) == []
+
+
+def test_a_record_the_flash_has_no_room_for_is_refused_and_not_counted(tmp_path):
+    """docs/journal.md: an event is shown only once durable. A full flash
+    (here the next staging file is /dev/full, a real ENOSPC at its write)
+    refuses the append as FULL, the journal's seq does not move, and the
+    journal takes nothing more until it is mounted again."""
+    from crapsboard.journal.journal_codes import FULL
+
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=KEY)
+    journal.mount(table)
+    journal.start_new(table, 0, 1, 0)
+    seq = journal.seq
+    slot = os.path.join(journal.dir, jr.slot_name(journal.staged))
+    if os.path.exists(slot):
+        os.remove(slot)
+    os.symlink("/dev/full", slot)
+    table.roll(3, 4)
+    for _ in range(2):
+        try:
+            journal.append(jr.ROLL, 3 * 8 + 4, 10, table)
+        except jn.JournalError as e:
+            assert e.fault == FULL
+        else:
+            raise AssertionError("a record the flash could not hold was taken")
+        assert journal.seq == seq
