@@ -226,3 +226,17 @@ def test_a_progressive_record_without_its_game_or_hit_is_the_fault_corrupt_namin
         journal.mount(Table())
     assert (str(e.value), e.value.fault, e.value.seq) == ("corrupt: record %d: %s" % (bad, words), jn.CORRUPT, bad)
     assert sizes(play.journal.dir) == files
+
+
+def test_counts_keyed_again_before_the_same_roll_add_up_after_a_restore(tmp_path):
+    """docs/keys.md, the progressive wagers' count: keyed again before that
+    roll (late bets), the counts add up, and a power cut keeps them; a count
+    keyed at a later roll starts afresh (journal.prog: (count, roll) per game)."""
+    play = Play(tmp_path)
+    play.record(jr.PROG_WAGER, 4, b'{"game": "MEA", "roll": 0}')
+    play.record(jr.PROG_WAGER, 3, b'{"game": "MEA", "roll": 0}')
+    play.record(jr.PROG_WAGER, 2, b'{"game": "FUP", "roll": 0}')
+    assert opened(tmp_path).prog == [(7, 0), (2, 0)]
+    play.roll(3, 4)
+    play.record(jr.PROG_WAGER, 5, b'{"game": "MEA", "roll": 1}')
+    assert opened(tmp_path).prog == [(5, 1), (2, 0)]

@@ -33,6 +33,12 @@ def test_hello_reports_what_the_caller_supplies_and_the_protocol():
     )
 
 
+def test_the_largest_id_is_answered_with_it():
+    """docs/link.md: an id is an integer 0..2147483647; both ends are served."""
+    out, _, _ = feed([b'{"id": 2147483647, "cmd": "ping"}\n{"id": 0, "cmd": "ping"}\n'])
+    assert out == b'{"id": 2147483647, "ok": true, "data": ""}\n{"id": 0, "ok": true, "data": ""}\n'
+
+
 def test_any_chunking_gives_the_same_replies():
     stream = b'{"id": 7, "cmd": "ping", "data": "abc"}\r\n\n{"id":8,"cmd":"hello"}\n'
     whole, _, _ = feed([stream])
