@@ -25,7 +25,7 @@ from sim.portable import keyscript
 RUNTIMES = ("cpython", "micropython")
 # The firmware app alone runs in runtime.HEAPSIZE (tests/test_board_memory.py).
 # Here the VM also compiles the firmware from source (a board loads .mpy) and
-# holds the simulator's key scripts, board and JSON: sessions start from 160K
+# holds the simulator's key scripts, board and JSON: sessions start from ~170K
 # but fail at some sizes up to 197K, where the compiler's large blocks no
 # longer fit the fragmented heap (docs/board.md); 256K is clear of all that.
 HEAPSIZE = "256K"
