@@ -11,8 +11,6 @@ undoes is voided and the meter is as if it never was. The times are printed
 
 import json
 import os
-import subprocess
-import sys
 import time
 
 import pytest
@@ -75,18 +73,6 @@ class BoardView:
         return time.monotonic()
 
 
-def start_controller(rig):
-    log = open(rig.log("progressive"), "ab")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "host_tools", "floor", "progressive", "--dir", rig.dir, "--broker", rig.url],
-        cwd=ROOT,
-        stdout=log,
-        stderr=log,
-    )
-    log.close()
-    return proc
-
-
 @pytest.fixture(scope="module")
 def template(tmp_path_factory):
     return shared_template(tmp_path_factory)
@@ -102,7 +88,7 @@ def test_counts_reach_the_meter_a_hit_shows_pending_and_a_lost_controller_closes
     try:
         rig.start_broker()
         rig.start_board("T1")
-        controller = start_controller(rig)
+        controller = rig.start_progressive()
         rig.start_gateway("T1")
         meter_watch = watch(rig, topics.meter(floor, "MEA"), meters)
         board = BoardView(rig, "T1")
@@ -148,7 +134,7 @@ def test_counts_reach_the_meter_a_hit_shows_pending_and_a_lost_controller_closes
         assert board.progressive()["wagers"] == 0
 
         # Back: open again, and a count is taken.
-        controller = start_controller(rig)
+        controller = rig.start_progressive()
         started_at = time.monotonic()
         opened = board.wait("the board open again", lambda p: p.get("state") == "open", since=started_at)
         print("controller restarted -> open on the board's published status: %.2f s" % (opened - started_at))

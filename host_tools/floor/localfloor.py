@@ -204,6 +204,17 @@ class Rig:
         self._gateway_args = getattr(self, "_gateway_args", {})
         self._gateway_args[t] = (prefix, broker)
 
+    def start_progressive(self):
+        """The progressive controller's process on this floor (its log: progressive);
+        the Popen, which the caller stops, kills or starts again."""
+        with open(self.log("progressive"), "ab") as log:
+            return subprocess.Popen(
+                [sys.executable, "-m", "host_tools", "floor", "progressive", "--dir", self.dir, "--broker", self.url],
+                cwd=ROOT,
+                stdout=log,
+                stderr=log,
+            )
+
     def restart_gateway(self, t):
         self.start_gateway(t, *self._gateway_args[t])
 

@@ -255,15 +255,7 @@ class BoardsBench:
         self.tail.on_every_board("open", 0.0, timeout=120.0)
 
     def _start_controller(self):
-        rig = self.rig
-        log = open(rig.log("progressive"), "ab")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "host_tools", "floor", "progressive", "--dir", rig.dir, "--broker", rig.url],
-            cwd=localfloor.ROOT,
-            stdout=log,
-            stderr=log,
-        )
-        log.close()
+        self.proc = self.rig.start_progressive()
 
     def controller_loss(self):
         """(the controller SIGKILLed -> closed on every board, restarted -> open on every board), seconds."""
