@@ -10,7 +10,6 @@ undoes is voided and the meter is as if it never was. The times are printed
 (no time asserted)."""
 
 import json
-import os
 import time
 
 import pytest
@@ -21,7 +20,6 @@ from host_tools.floor.progressive import params
 
 pytestmark = pytest.mark.skipif(not have_mosquitto(), reason="needs mosquitto")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # MEA: $1 unit, seed $1,000, 10% to the meter: five wagers add 50 cents.
 PARAMS = {
     "MEA": {
