@@ -241,7 +241,7 @@ def draw_data_path(s, board):
 
 def draw(board):
     b = hw.budget(board)
-    used = {u[0] for u in hw.gpio_uses(board)}
+    used = {u[0] for u in hl.gpio_uses(board)}
     s = Svg(W, H, title="Wiring drawing (generated from hardware/board.json)")
     s.raw(
         '<defs><marker id="arr" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" '

@@ -2,6 +2,7 @@
 # pinout.md (whole file), the table helpers, and the splicing of BOM.md's
 # generated sections (their text is in hwbom.py).
 
+import hwlines as hl
 import hwmodel as hw
 
 STAMP = "Generated from `hardware/board.json` by `hardware/drawings.py`; edit the data, then re-run."
@@ -18,7 +19,7 @@ def _a(ma):
 
 
 def pinout_md(board):
-    uses = sorted(hw.gpio_uses(board), key=lambda u: (hw.header_pin(u[0])[:2], int(hw.header_pin(u[0])[3:])))
+    uses = sorted(hl.gpio_uses(board), key=lambda u: (hw.header_pin(u[0])[:2], int(hw.header_pin(u[0])[3:])))
     rows = [(fn, "GPIO%d" % g, hw.header_pin(g), d, el, hw.NOTES.get(g, "")) for g, fn, d, el in uses]
     gnd = ", ".join(
         "%s-%d" % (h, i + 1) for h, pins in (("J2", hw.J2), ("J3", hw.J3)) for i, n in enumerate(pins) if n == "GND"

@@ -27,6 +27,65 @@ def offboard_lines(board):
     return out
 
 
+def gpio_uses(board):
+    """Every GPIO the product uses: [(gpio, function, direction, electrical)]."""
+    st = board["strip"]
+    parts = board["parts"]
+    uses = [
+        (
+            st["pin"],
+            "LED data (%s, via %s)" % (st["type"], parts["level_shifter"]),
+            "output",
+            "push-pull, %s pull-down at the shifter input" % hw.ohms(parts["data_pulldown_ohm"]),
+        )
+    ]
+    for net, g, conn, kind in hw.keypad_nets(board):
+        if kind == "row":
+            uses.append(
+                (
+                    g,
+                    "keypad %s (X2-%d)" % (net, conn),
+                    "output",
+                    "open-drain, pulled low one row at a time, %s series" % hw.ohms(parts["row_series_ohm"]),
+                )
+            )
+        else:
+            uses.append(
+                (
+                    g,
+                    "keypad %s (X2-%d)" % (net, conn),
+                    "input",
+                    "%s pull-up at the connector (+ internal), %s series; reads low when a key joins it to the row"
+                    % (hw.ohms(parts["column_pullup_ohm"]), hw.ohms(parts["input_series_ohm"])),
+                )
+            )
+    for net, g, what in hw.switch_nets(board):
+        uses.append(
+            (
+                g,
+                "%s (%s)" % (what, net),
+                "input",
+                "active low, %s pull-up at the connector%s, %s + %d nF RC"
+                % (
+                    hw.ohms(parts["input_pullup_ohm"]),
+                    "" if g in hw.INPUT_ONLY else " (+ internal)",
+                    hw.ohms(parts["input_series_ohm"]),
+                    parts["switch_filter_nf"],
+                ),
+            )
+        )
+    for net, g, ref, feed in hw.fault_nets(board):
+        uses.append(
+            (
+                g,
+                "lamp feed %s fault flag (%s, %s FAULT)" % (feed, net, ref),
+                "input",
+                "active low (open-drain, latched), %s pull-up to 3V3 on the carrier" % hw.ohms(parts["input_pullup_ohm"]),
+            )
+        )
+    return uses
+
+
 def connectors(board):
     """[(ref, what, [pin names])] for the carrier's latching, keyed connectors."""
     keypad = [net for net, _, _, _ in hw.keypad_nets(board)] + ["SCREEN"]

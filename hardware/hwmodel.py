@@ -7,7 +7,6 @@ import json
 import math
 import os
 
-import hwprotect
 import partfacts as pf
 from devkitc import FLASH, INPUT_ONLY, J2, J3, NOTES, PSRAM, SILK, STRAPPING, UART0, header_pin  # noqa: F401
 
@@ -49,65 +48,6 @@ def switch_nets(board):
     if key.get("contact") == "changeover":
         out.append(("KEY_OFF", key["nc_pin"], "keyswitch NC contact (closed = supervisor off)"))
     return out
-
-
-def gpio_uses(board):
-    """Every GPIO the product uses: [(gpio, function, direction, electrical)]."""
-    st = board["strip"]
-    parts = board["parts"]
-    uses = [
-        (
-            st["pin"],
-            "LED data (%s, via %s)" % (st["type"], parts["level_shifter"]),
-            "output",
-            "push-pull, %s pull-down at the shifter input" % ohms(parts["data_pulldown_ohm"]),
-        )
-    ]
-    for net, g, conn, kind in keypad_nets(board):
-        if kind == "row":
-            uses.append(
-                (
-                    g,
-                    "keypad %s (X2-%d)" % (net, conn),
-                    "output",
-                    "open-drain, pulled low one row at a time, %s series" % ohms(parts["row_series_ohm"]),
-                )
-            )
-        else:
-            uses.append(
-                (
-                    g,
-                    "keypad %s (X2-%d)" % (net, conn),
-                    "input",
-                    "%s pull-up at the connector (+ internal), %s series; reads low when a key joins it to the row"
-                    % (ohms(parts["column_pullup_ohm"]), ohms(parts["input_series_ohm"])),
-                )
-            )
-    for net, g, what in switch_nets(board):
-        uses.append(
-            (
-                g,
-                "%s (%s)" % (what, net),
-                "input",
-                "active low, %s pull-up at the connector%s, %s + %d nF RC"
-                % (
-                    ohms(parts["input_pullup_ohm"]),
-                    "" if g in INPUT_ONLY else " (+ internal)",
-                    ohms(parts["input_series_ohm"]),
-                    parts["switch_filter_nf"],
-                ),
-            )
-        )
-    for net, g, ref, feed in fault_nets(board):
-        uses.append(
-            (
-                g,
-                "lamp feed %s fault flag (%s, %s FAULT)" % (feed, net, ref),
-                "input",
-                "active low (open-drain, latched), %s pull-up to 3V3 on the carrier" % ohms(parts["input_pullup_ohm"]),
-            )
-        )
-    return uses
 
 
 def fault_nets(board):
@@ -232,7 +172,7 @@ def budget(board):
         "capped_load_pct": 100.0 * (lamps_capped + other) / supply_ma,
         "worst_w": worst * pw["supply_v"] / 1000.0,
         "capped_w": (lamps_capped + other) * pw["supply_v"] / 1000.0,
-        "branches": hwprotect.protected_branches(board),
+        "branches": protected_branches(board),
         "trunk_awg": pw["trunk_awg"],
         "trunk_m": pw["trunk_m"],
         "trunk_ma": worst,
@@ -249,6 +189,48 @@ def budget(board):
         "max_drop_v": pw["max_drop_v"],
         "feeds": feeds(board),
     }
+
+
+def protected_branches(board):
+    """[(ref, what, kind, rating A, worst-case load mA, normal load mA, [(wire, AWG)])].
+
+    Every branch from the rail has its own protector (board.json power.protector:
+    "efuse", the latch-off current limiter, or "fuse"), sized for its load and
+    the thinnest wire it protects. EF1..EFn feed the lamp sections (feed pair,
+    then the string's links); the last branch feeds the controller carrier.
+    """
+    pw = board["power"]
+    kind = pw.get("protector", "efuse")
+    prefix = "EF" if kind == "efuse" else "FU"
+    cap = board["strip"]["max_brightness"] / 255.0
+    full = pw["lamp_full_white_ma"]
+    out = []
+    for i, (name, first, last) in enumerate(feeds(board)):
+        n = last - first + 1
+        out.append(
+            (
+                "%s%d" % (prefix, i + 1),
+                "feed %s (pixels %d–%d)" % (name, first, last),
+                kind,
+                pw["feed_trip_a"][i],
+                n * full,
+                n * full * cap,
+                [("feed pair", pw["feed_awg"]), ("string links", pw["link_awg"])],
+            )
+        )
+    ctrl = pw["controller_ma"] + pw["shifter_ma"]
+    out.append(
+        (
+            "%s%d" % (prefix, len(out) + 1),
+            "controller carrier (D1, DevKitC, U1)",
+            kind,
+            pw["controller_trip_a"],
+            ctrl,
+            ctrl,
+            [("carrier wiring", pw["controller_awg"])],
+        )
+    )
+    return out
 
 
 def lamp_feed(board, pixel):

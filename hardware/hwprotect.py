@@ -1,4 +1,4 @@
-# Each power branch's protector (a latch-off eFuse, or a time-lag fuse) and the
+# Each power branch's protector (the branches themselves: hwmodel.protected_branches) (a latch-off eFuse, or a time-lag fuse) and the
 # checks that it can clear its branch's fault: above the load, below the wire,
 # inside what the hiccup-mode supply can deliver, and with little power left
 # running below its trip; plus the supply and voltage-drop checks of the budget
@@ -32,48 +32,6 @@ def protector(kind, rating_a):
         tol = pf.EFUSE["trip_tolerance"]
         return rating_a * (1 - tol), rating_a * (1 + tol)
     return rating_a, pf.FUSE_T_OPEN_BY[0][0] * rating_a
-
-
-def protected_branches(board):
-    """[(ref, what, kind, rating A, worst-case load mA, normal load mA, [(wire, AWG)])].
-
-    Every branch from the rail has its own protector (board.json power.protector:
-    "efuse", the latch-off current limiter, or "fuse"), sized for its load and
-    the thinnest wire it protects. EF1..EFn feed the lamp sections (feed pair,
-    then the string's links); the last branch feeds the controller carrier.
-    """
-    pw = board["power"]
-    kind = pw.get("protector", "efuse")
-    prefix = "EF" if kind == "efuse" else "FU"
-    cap = board["strip"]["max_brightness"] / 255.0
-    full = pw["lamp_full_white_ma"]
-    out = []
-    for i, (name, first, last) in enumerate(hw.feeds(board)):
-        n = last - first + 1
-        out.append(
-            (
-                "%s%d" % (prefix, i + 1),
-                "feed %s (pixels %d–%d)" % (name, first, last),
-                kind,
-                pw["feed_trip_a"][i],
-                n * full,
-                n * full * cap,
-                [("feed pair", pw["feed_awg"]), ("string links", pw["link_awg"])],
-            )
-        )
-    ctrl = pw["controller_ma"] + pw["shifter_ma"]
-    out.append(
-        (
-            "%s%d" % (prefix, len(out) + 1),
-            "controller carrier (D1, DevKitC, U1)",
-            kind,
-            pw["controller_trip_a"],
-            ctrl,
-            ctrl,
-            [("carrier wiring", pw["controller_awg"])],
-        )
-    )
-    return out
 
 
 def is_iec_rating(amps):
