@@ -18,6 +18,7 @@ import draw_cards  # noqa: E402
 import draw_wiring  # noqa: E402
 import hwbom  # noqa: E402
 import hwdocs  # noqa: E402
+import hwlatch  # noqa: E402
 import hwlines  # noqa: E402
 import hwmodel  # noqa: E402
 import hwnet  # noqa: E402
@@ -90,6 +91,7 @@ def main(argv):
     board = hwmodel.load()
     inputs = hwlines.input_problems(board) + hwlines.connector_problems(board) + hwwires.wire_problems(board)
     inputs += hwparts.bom_line_problems(hwparts.parts_rows(board))
+    inputs += hwlatch.latch_problems(board)
     for p in inputs:
         print("drawings.py: inputs: " + p, file=sys.stderr)
     problems += inputs

@@ -3,6 +3,7 @@
 # settle time) and the power budget with an eFuse per branch. Every figure is
 # computed from board.json and partfacts.py.
 
+import hwlatch
 import hwlines as hl
 import hwmodel as hw
 import hwparts as hp
@@ -239,4 +240,44 @@ def bom_power(board):
             ),
             "Check: " + ("supply, fuses and wiring fit." if not problems else "**" + "; ".join(problems) + "**"),
         ]
+        + bom_latch(board)
     )
+
+
+def bom_latch(board):
+    """Can a healthy feed latch itself off? (hwlatch.py): the table and its check."""
+    e, pw, parts = pf.EFUSE, board["power"], board["parts"]
+    rows = [
+        (ref, "%.1f µF" % uf, "—" if ms is None else "%.2f ms" % ms, "%.0f mV" % (rev * 1e3))
+        for ref, uf, ms, rev in hwlatch.latch_rows(board)
+    ]
+    problems = hwlatch.latch_problems(board)
+    return [
+        "**No feed latches on its own load.** The %s limits current within microseconds but latches only "
+        "after its fault deglitch (%g / %g / %g ms min / typ / max), and also latches when OUT rises %g / %g / "
+        "%g mV above IN (its switch conducts both ways until then, up to %g Ω). Hot mate: a string plugged onto "
+        "a live feed (or a feed switching on at power-up) charges its output capacitance (the %g µF string "
+        "capacitor +%d %%, the %g µF output ceramic, %g nF per pixel) at the smallest current limit, its lamps "
+        "lit at the cap meanwhile, from a rail trimmed as high as %g V: it must finish before %g ms. Rail dip: "
+        "PS1 delivers nothing while every other branch draws the most its eFuse lets run; the rail reservoir "
+        "(%d × %g µF −%d %% at TB1/TB2) carries them, and a string capacitor's share of that current, flowing "
+        "back through its switch, must stay under %g mV. Strings **may be mated live**."
+        % (
+            e["part"],
+            *e["deglitch_ms"],
+            *[v * 1e3 for v in e["reverse_trip_v"]],
+            e["rds_on_max_ohm"],
+            parts["bulk_cap_uf"],
+            round(pf.ELECTROLYTIC_TOL * 100),
+            parts["efuse_cap_uf"],
+            parts["pixel_cap_nf"],
+            pw["rail_max_v"],
+            e["deglitch_ms"][0],
+            pw["reservoir_count"],
+            parts["reservoir_cap_uf"],
+            round(pf.ELECTROLYTIC_TOL * 100),
+            e["reverse_trip_v"][0] * 1e3,
+        ),  # fmt: skip
+        _table(["eFuse", "output capacitance (max)", "hot mate at the limit", "reverse voltage in a dip"], rows),
+        "Check: " + ("no feed latches on its own load." if not problems else "**" + "; ".join(problems) + "**"),
+    ]

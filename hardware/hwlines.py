@@ -80,7 +80,8 @@ def gpio_uses(board):
                 g,
                 "lamp feed %s fault flag (%s, %s FAULT)" % (feed, net, ref),
                 "input",
-                "active low (open-drain, latched), %s pull-up to 3V3 on the carrier" % hw.ohms(parts["input_pullup_ohm"]),
+                "active low (open-drain, latched), %s pull-up to 3V3 on the carrier"
+                % hw.ohms(parts["input_pullup_ohm"]),
             )
         )
     return uses

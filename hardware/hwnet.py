@@ -7,6 +7,7 @@
 
 import hwlines as hl
 import hwmodel as hw
+from hwparts import reservoir_refs
 
 
 def _devkit(gpio):
@@ -27,8 +28,8 @@ def nets(board):
     )
     tvs = sorted({r.split("/")[0] for k, r in ref.items() if k.startswith("tvs:")}, key=lambda r: int(r[1:]))
     out = [
-        ("+5V (TB1)", ["W0 from PS1 +V"] + ["%s IN" % br[0] for br in branches] + ["C%d (IN side of %s)" % (first_cap + 2 * i, br[0]) for i, br in enumerate(branches)]),
-        ("GND (TB2)", ["W0 from PS1 −V", gnd_pins, "U1 pins 7, 1, 5, 9, 12", "%s GND" % hw.span([br[0] for br in branches]), "every eFuse's EN (always on)", "%s GND" % hw.span(tvs), "%s pin 2" % hw.span([c[0] for c in feeds]), "X2 SCREEN, X3 GND and SCREEN, X4 GND", "%s (lower end)" % ref["pulldown"], "C2, the switch filter caps and the eFuse caps (other end)", "E6 earth stud (W11, the one bond)"]),
+        ("+5V (TB1)", ["W0 from PS1 +V"] + ["%s IN" % br[0] for br in branches] + ["%s (+, reservoir)" % hw.span(reservoir_refs(board))] + ["C%d (IN side of %s)" % (first_cap + 2 * i, br[0]) for i, br in enumerate(branches)]),
+        ("GND (TB2)", ["W0 from PS1 −V", gnd_pins, "U1 pins 7, 1, 5, 9, 12", "%s GND" % hw.span([br[0] for br in branches]), "every eFuse's EN (always on)", "%s GND" % hw.span(tvs), "%s pin 2" % hw.span([c[0] for c in feeds]), "X2 SCREEN, X3 GND and SCREEN, X4 GND", "%s (lower end)" % ref["pulldown"], "C2, the switch filter caps, the eFuse caps and the reservoir (other end)", "E6 earth stud (W11, the one bond)"]),
         ("3V3", ["U2 J2-1 (3V3 out)"] + ["pull-ups (upper end): %s" % ", ".join(sorted({ref[k] for k in ref if k.startswith("pullup:")}, key=lambda r: int(r[1:])))]),
     ]  # fmt: skip
     for i, br in enumerate(branches[:-1]):

@@ -15,6 +15,9 @@ import partfacts as pf
 # something a buyer can put in a basket.
 NOT_ORDERABLE = ("generic", "e.g.", "any ", "custom", "—", "similar", "or equivalent")
 
+# Panasonic FR series, 16 V, by capacitance (µF): the electrolytics this board uses.
+ELECTROLYTIC_MPN = {330: "Panasonic EEU-FR1C331", 1000: "Panasonic EEU-FR1C102"}
+
 # Littelfuse 0218 series (time-lag 5×20 mm) part numbers by IEC rating.
 MAINS_FUSE_MPN = {1.0: "0218001.HXP", 1.25: "02181.25HXP", 1.6: "02181.60HXP", 2.0: "0218002.HXP"}
 
@@ -81,13 +84,16 @@ def parts_rows(board):
          "low-capacitance 4-channel TVS array (%g pF, %g V), one channel on every off-board line, at the connectors" % (pf.TVS["line_pf"], pf.TVS["vrwm"]),
          "TI %sDCKR" % pf.TVS["part"]),
         ("AD1–AD%d" % (ntvs + len(branches)), ntvs + len(branches), "SOT-23-6 / SC70-6 to 2.54 mm DIP adapter board for U3–U%d and the eFuses" % (2 + ntvs), "Chip Quik PA0006"),
-        ("C1", 1, "%d µF electrolytic 16 V, low ESR, at the F1 string input" % parts["bulk_cap_uf"], "Panasonic EEU-FR1C102"),
+        ("C1", 1, "%d µF electrolytic 16 V, low ESR, at the F1 string input (no larger: see Power budget, hot mate)" % parts["bulk_cap_uf"], ELECTROLYTIC_MPN.get(parts["bulk_cap_uf"], "")),
         ("C2", 1, "%d nF ceramic X7R 50 V, U1 decoupling" % parts["decoupling_nf"], "KEMET C320C104K5R5TA"),
         (hw.span(caps), len(caps), "%d nF ceramic X7R 50 V, switch-line RC filter at the GPIO" % parts["switch_filter_nf"], "KEMET C320C103K5R5TA"),
         ("C%d–C%d" % (3 + len(caps), 2 + len(caps) + nfeed - 1), nfeed - 1,
-         "%d µF electrolytic 16 V, low ESR, at the F2… string inputs (each string's own bulk capacitor)" % parts["bulk_cap_uf"], "Panasonic EEU-FR1C102"),
+         "%d µF electrolytic 16 V, low ESR, at the F2… string inputs (each string's own bulk capacitor)" % parts["bulk_cap_uf"], ELECTROLYTIC_MPN.get(parts["bulk_cap_uf"], "")),
         ("C%d–C%d" % (2 + len(caps) + nfeed, 1 + len(caps) + nfeed + 2 * len(branches)), 2 * len(branches),
-         "1 µF ceramic X7R 25 V, at the input and the output of each eFuse", "KEMET C330C105K3R5TA"),
+         "%g µF ceramic X7R 25 V, at the input and the output of each eFuse" % parts["efuse_cap_uf"], "KEMET C330C105K3R5TA"),
+        (hw.span(reservoir_refs(board)), pw["reservoir_count"],
+         "%d µF electrolytic 16 V, low ESR, rail reservoir across TB1/TB2 before the eFuses (Power budget, rail dip)" % parts["reservoir_cap_uf"],
+         ELECTROLYTIC_MPN.get(parts["reservoir_cap_uf"], "")),
         ("D1", 1, "Schottky diode 1 A 40 V, +5 V rail to DevKitC 5V pin", "onsemi %s" % parts["supply_diode"]),
         ("U7", 1, "USB 2.0 isolator, 12 Mbit/s, 5 kV (ADuM4160 class), between the bulkhead and the DevKitC", "Olimex USB-ISO"),
         ("X8", 1, "USB type B panel feed-through on the logic box wall (bulkhead)", "Neutrik NAUSB-W"),
@@ -150,6 +156,13 @@ def parts_rows(board):
         ("TM1", 20, "adhesive cable-tie mounts and ties, strain relief along the panel", "HellermannTyton 151-28409 + T18R"),
     ]  # fmt: skip
     return rows
+
+
+def reservoir_refs(board):
+    """The rail reservoir capacitors: the C numbers after the eFuse capacitors."""
+    nsw = len([1 for _, _, k in hl.offboard_lines(board) if k == "switch"])
+    first = 2 + nsw + len(hw.feeds(board)) + 2 * (len(hw.feeds(board)) + 1)
+    return ["C%d" % (first + k) for k in range(board["power"]["reservoir_count"])]
 
 
 def bom_line_problems(rows):

@@ -1,10 +1,9 @@
-# Each power branch's protector (the branches themselves: hwmodel.protected_branches) (a latch-off eFuse, or a time-lag fuse) and the
+# Each power branch's protector (a latch-off eFuse, or a time-lag fuse) and the
 # checks that it can clear its branch's fault: above the load, below the wire,
 # inside what the hiccup-mode supply can deliver, and with little power left
 # running below its trip; plus the supply and voltage-drop checks of the budget
-# hwmodel.budget() computes.
+# hwmodel.budget() computes (with the branches, hwmodel.protected_branches).
 
-import hwmodel as hw
 import partfacts as pf
 
 

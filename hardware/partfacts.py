@@ -59,7 +59,23 @@ EFUSE = {
     "continuous_a": 1.5,
     "trip_tolerance": 0.08,
     "vin_max": 5.5,
+    # The -1 parts latch: after an overcurrent that lasts the fault deglitch
+    # (5 / 7.5 / 10 ms min / typ / max), or a reverse voltage (OUT above IN by
+    # the comparator's threshold, 95 / 135 / 190 mV) the switch stays off until
+    # EN or VIN is cycled. Until then the N-channel switch conducts both ways.
+    "behaviour": "latch-off",
+    "deglitch_ms": (5.0, 7.5, 10.0),
+    "reverse_trip_v": (0.095, 0.135, 0.190),
+    "rds_on_max_ohm": 0.135,
 }
+# The same datasheet's auto-retry parts (no "-1"): they restart after every
+# deglitch, so a short keeps cycling and FAULT only pulses. Listed so the
+# checks can show they refuse one.
+EFUSE_AUTO_RETRY = dict(EFUSE, part="TPS2552", mpn="TPS2552DBVR", behaviour="auto-retry")
+
+# Aluminium electrolytics (Panasonic FR series datasheet): capacitance
+# tolerance ±20 % at 120 Hz.
+ELECTROLYTIC_TOL = 0.20
 EFUSE_SOURCE = "TI TPS255x/TPS255x-1 datasheet (SLVS841): latch-off current limit 75 mA-1.7 A, FAULT open-drain"
 # The same datasheet (SLVS841E), Table 1 "Common RILIM Resistor Selections":
 # for a desired trip point, the closest 1 % RILIM and the current-limit
