@@ -88,7 +88,7 @@ def draw_tables(s, board, b, y0):
         y + 18,
         [
             "pit PC → W5 → X8 bulkhead (E6 wall, clamp SR1)",
-            "→ W7 → U7 USB isolator (ADuM4160 class) → W6",
+            "→ W7 → U7 USB isolator (Adafruit 2107) → W6 (VBUS cut)",
             "→ DevKitC micro-USB. Auto-reset transistors removed:",
             "flash with BOOT held, EN tapped (README).",
         ],

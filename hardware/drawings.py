@@ -24,6 +24,7 @@ import hwmodel  # noqa: E402
 import hwnet  # noqa: E402
 import hwparts  # noqa: E402
 import hwprotect  # noqa: E402
+import hwsupply  # noqa: E402
 import hwwires  # noqa: E402
 
 BOM_SECTIONS = (
@@ -91,7 +92,7 @@ def main(argv):
     board = hwmodel.load()
     inputs = hwlines.input_problems(board) + hwlines.connector_problems(board) + hwwires.wire_problems(board)
     inputs += hwparts.bom_line_problems(hwparts.parts_rows(board))
-    inputs += hwlatch.latch_problems(board)
+    inputs += hwlatch.latch_problems(board) + hwsupply.supply_problems(board)
     for p in inputs:
         print("drawings.py: inputs: " + p, file=sys.stderr)
     problems += inputs

@@ -4,6 +4,7 @@
 
 import hwlines as hl
 import hwmodel as hw
+from hwsupply import D1_ROLE
 
 STAMP = "Generated from `hardware/board.json` by `hardware/drawings.py`; edit the data, then re-run."
 
@@ -28,8 +29,8 @@ def pinout_md(board):
         (
             "5V",
             "J2-%d" % (hw.J2.index("5V") + 1),
-            "in: +5 V rail through D1 %s (blocks back-feed "
-            "into the supply when USB is plugged in)" % board["parts"]["supply_diode"],
+            "in: the DevKitC's only supply, +5 V from EF4 through D1 %s. %s"
+            % (board["parts"]["supply_diode"], D1_ROLE),
         ),
         (
             "3V3",

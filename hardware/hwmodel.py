@@ -132,8 +132,9 @@ def supply_limit_a(board):
     return (a * pf.SUPPLY_LIMIT_FACTOR[0], a * pf.SUPPLY_LIMIT_FACTOR[1])
 
 
-def budget(board):
-    """The power budget as a dict of plain numbers (mA, V, W)."""
+def budget(board, iso=None):
+    """The power budget as a dict of plain numbers (mA, V, W); iso: the USB
+    isolator's facts (partfacts.USB_ISOLATOR unless given)."""
     pw = board["power"]
     n = board["strip"]["count"]
     cap = board["strip"]["max_brightness"]
@@ -172,7 +173,7 @@ def budget(board):
         "capped_load_pct": 100.0 * (lamps_capped + other) / supply_ma,
         "worst_w": worst * pw["supply_v"] / 1000.0,
         "capped_w": (lamps_capped + other) * pw["supply_v"] / 1000.0,
-        "branches": protected_branches(board),
+        "branches": protected_branches(board, iso),
         "trunk_awg": pw["trunk_awg"],
         "trunk_m": pw["trunk_m"],
         "trunk_ma": worst,
@@ -191,7 +192,7 @@ def budget(board):
     }
 
 
-def protected_branches(board):
+def protected_branches(board, iso=None):
     """[(ref, what, kind, rating A, worst-case load mA, normal load mA, [(wire, AWG)])].
 
     Every branch from the rail has its own protector (board.json power.protector:
@@ -218,11 +219,11 @@ def protected_branches(board):
                 [("feed pair", pw["feed_awg"]), ("string links", pw["link_awg"])],
             )
         )
-    ctrl = pw["controller_ma"] + pw["shifter_ma"]
+    ctrl = pw["controller_ma"] + pw["shifter_ma"] + (pf.USB_ISOLATOR["rail_ma"] if iso is None else iso["rail_ma"])
     out.append(
         (
             "%s%d" % (prefix, len(out) + 1),
-            "controller carrier (D1, DevKitC, U1)",
+            "controller carrier (D1, DevKitC, U1, U7's rail share)",
             kind,
             pw["controller_trip_a"],
             ctrl,

@@ -10,6 +10,7 @@ import re
 import hwlines as hl
 import hwmodel as hw
 import partfacts as pf
+from hwsupply import D1_ROLE
 
 # Words that mark a part number as not orderable: "any 10 kΩ resistor" is not
 # something a buyer can put in a basket.
@@ -60,6 +61,7 @@ def parts_rows(board):
     """[(ref, qty, description, manufacturer part number)] in build order."""
     parts, pw, st = board["parts"], board["power"], board["strip"]
     b = hw.budget(board)
+    iso = pf.USB_ISOLATOR
     ref = hl.refs(board)
     lines = hl.offboard_lines(board)
     buttons = [k for k in board["buttons"] if k != "supervisor_key"]
@@ -94,11 +96,11 @@ def parts_rows(board):
         (hw.span(reservoir_refs(board)), pw["reservoir_count"],
          "%d µF electrolytic 16 V, low ESR, rail reservoir across TB1/TB2 before the eFuses (Power budget, rail dip)" % parts["reservoir_cap_uf"],
          ELECTROLYTIC_MPN.get(parts["reservoir_cap_uf"], "")),
-        ("D1", 1, "Schottky diode 1 A 40 V, +5 V rail to DevKitC 5V pin", "onsemi %s" % parts["supply_diode"]),
-        ("U7", 1, "USB 2.0 isolator, 12 Mbit/s, 5 kV (ADuM4160 class), between the bulkhead and the DevKitC", "Olimex USB-ISO"),
+        ("D1", 1, "Schottky diode 1 A 40 V: " + D1_ROLE, "onsemi %s" % parts["supply_diode"]),
+        ("U7", 1, "USB 2.0 isolator, 12 Mbit/s, %g kV: host side powered by %s, device side by %s (drives its device-side VBUS), %d mA from the rail" % (iso["isolation_kv"], iso["host_side"], iso["device_side"], iso["rail_ma"]), iso["mpn"]),
         ("X8", 1, "USB type B panel feed-through on the logic box wall (bulkhead)", "Neutrik NAUSB-W"),
         ("W5", 1, "USB 2.0 A-to-B cable 2 m, host PC to X8", "StarTech USB2HAB2M"),
-        ("W6", 1, "USB 2.0 A-to-micro-B cable 0.3 m, U7 device side to the DevKitC", "Adafruit 592"),
+        ("W6", 1, "USB 2.0 A-to-micro-B cable 0.3 m, U7 device side to the DevKitC, its **VBUS core cut** (README, wiring step 11)", "Adafruit 592"),
         ("W7", 1, "USB 2.0 B-to-A cable 0.3 m, X8 inside to U7 host side", "StarTech USB2HAB1"),
         ("SR1", 2, "cable clamp (P-clip) with M4 screw, strain relief of W5 outside and W7 inside the box", "Essentra CCPR-6"),
         ("KP1", 1, "4×4 membrane keypad, 8-way 2.54 mm tail, labels %s" % " ".join("".join(r) for r in board["keypad"]["labels"]), "Adafruit 3844"),

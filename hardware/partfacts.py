@@ -117,3 +117,22 @@ TERMINAL_AWG = {
     "6.3 mm insulated receptacle 22-18 AWG (TE 2-520183-2)": (18, 22),
 }
 TERMINAL_SOURCE = "Molex PS-43045/PS-43650 (Micro-Fit 3.0), JST SM catalogue, WAGO 221 datasheet, TE PIDG ring tongues"
+
+# USB isolator U7: Adafruit USB Isolator (product 2107): an ADuM4160 (USB
+# 2.0 low/full speed isolator) whose device side is powered by an ADuM5000
+# isoPower converter fed from the PC's VBUS; the converter also drives VBUS on
+# its device-side USB-A port (up to 100 mA). So its host side takes the PC's
+# power, its device side takes none from the board (rail_ma 0), and its
+# device-side VBUS is a second 5 V source for whatever is plugged into it.
+# Isolation: ADuM4160 5 kV rms, ADuM5000 2.5 kV rms (the pair: 2.5 kV).
+USB_ISOLATOR = {
+    "part": "Adafruit USB Isolator (ADuM4160 + ADuM5000)",
+    "mpn": "Adafruit 2107",
+    "host_side": "the PC's VBUS",
+    "device_side": "its ADuM5000 isolated converter, fed from the PC's VBUS",
+    "drives_device_vbus": True,
+    "device_vbus_ma": 100,
+    "rail_ma": 0,
+    "isolation_kv": 2.5,
+}
+ISOLATOR_SOURCE = "Analog Devices ADuM4160 and ADuM5000 datasheets; Adafruit USB Isolator (2107) product page"
