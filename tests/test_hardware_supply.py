@@ -66,3 +66,34 @@ def test_every_document_says_the_same_about_d1():
         assert "blocks current between the rail and a laptop" not in text, name
         assert "blocks back-feed into the supply when USB is plugged in" not in text, name
     assert "Olimex" not in read("BOM.md") and "ADuM4160 class" not in read("README.md")
+
+
+# --- safety test before first power ---------------------------------------------
+
+import hwbonds  # noqa: E402
+
+
+def _section(text, title):
+    i = text.index(title)
+    j = text.index("\n## ", i + 1)
+    return " ".join(text[i:j].split())
+
+
+def test_the_safety_test_meters_every_bond_with_its_limits_before_first_power():
+    readme = read("README.md")
+    assert readme.index("## Safety test before first power") < readme.index("## First power-on")
+    test = _section(readme, "## Safety test before first power")
+    assert hwbonds.safety_test_problems(test) == []
+    service = _section(readme, "## Periodic service")
+    assert "below 0.1 Ω" in service and "500 V DC" in service and "at least 1 MΩ" in service
+    assert len(hwbonds.bonding_leads()) == 8 and len(hwbonds.BONDS) == 11
+
+
+def test_a_safety_test_that_skips_a_bond_or_a_limit_is_caught():
+    test = _section(read("README.md"), "## Safety test before first power")
+    assert hwbonds.safety_test_problems(test.replace("S4 keyswitch body", "the keyswitch")) == [
+        "the safety test does not meter S4 keyswitch body"
+    ]
+    assert hwbonds.safety_test_problems(test.replace("500 V DC", "250 V DC")) == [
+        "the safety test does not state '500 V DC'"
+    ]
