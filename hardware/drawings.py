@@ -17,6 +17,7 @@ if HERE not in sys.path:
 import draw_cards  # noqa: E402
 import draw_wiring  # noqa: E402
 import hwbom  # noqa: E402
+import hwbuy  # noqa: E402
 import hwdocs  # noqa: E402
 import hwlatch  # noqa: E402
 import hwlines  # noqa: E402
@@ -93,6 +94,8 @@ def main(argv):
     inputs = hwlines.input_problems(board) + hwlines.connector_problems(board) + hwwires.wire_problems(board)
     inputs += hwparts.bom_line_problems(hwparts.parts_rows(board))
     inputs += hwlatch.latch_problems(board) + hwsupply.supply_problems(board)
+    rows = hwparts.parts_rows(board)
+    inputs += hwbuy.quantity_problems(rows, hwbuy.uses(board)) + hwbuy.cable_problems(board)
     for p in inputs:
         print("drawings.py: inputs: " + p, file=sys.stderr)
     problems += inputs

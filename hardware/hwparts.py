@@ -5,8 +5,10 @@
 # come from board.json; the part numbers are this revision's choices.
 # The wires with their gauges and terminations are in hwwires.py.
 
+import math
 import re
 
+import hwbuy
 import hwlines as hl
 import hwmodel as hw
 import partfacts as pf
@@ -14,7 +16,24 @@ from hwsupply import D1_ROLE
 
 # Words that mark a part number as not orderable: "any 10 kΩ resistor" is not
 # something a buyer can put in a basket.
-NOT_ORDERABLE = ("generic", "e.g.", "any ", "custom", "—", "similar", "or equivalent")
+NOT_ORDERABLE = (
+    "generic",
+    "e.g.",
+    "any ",
+    "custom",
+    "—",
+    "similar",
+    "or equivalent",
+    "series",
+    "tbd",
+    "tba",
+    "see ",
+    "vendor",
+    "placeholder",
+    "?",
+    "xxx",
+    "to be ",
+)
 
 # Panasonic FR series, 16 V, by capacitance (µF): the electrolytics this board uses.
 ELECTROLYTIC_MPN = {330: "Panasonic EEU-FR1C331", 1000: "Panasonic EEU-FR1C102"}
@@ -23,7 +42,7 @@ ELECTROLYTIC_MPN = {330: "Panasonic EEU-FR1C331", 1000: "Panasonic EEU-FR1C102"}
 MAINS_FUSE_MPN = {1.0: "0218001.HXP", 1.25: "02181.25HXP", 1.6: "02181.60HXP", 2.0: "0218002.HXP"}
 
 # A reference designator as the drawings and the README write them.
-REF_RE = re.compile(r"\b(?:EF|FU|KP|PS|LED|[RCUDSXEJWQ])\d+(?:\.\d+)?\b")
+REF_RE = re.compile(r"\b(?:EF|FU|KP|PS|LED|TB|AD|SR|RL|XU|MH|PCB|LB|TM|CB|CT|HX|HS|[RCUDSXEJWQ])\d+(?:\.\d+)?\b")
 
 
 def _rilim_row(i, branch):
@@ -62,6 +81,7 @@ def parts_rows(board):
     parts, pw, st = board["parts"], board["power"], board["strip"]
     b = hw.budget(board)
     iso = pf.USB_ISOLATOR
+    hs = sum(n for n, _ in hwbuy.uses(board)["HS1"])
     ref = hl.refs(board)
     lines = hl.offboard_lines(board)
     buttons = [k for k in board["buttons"] if k != "supervisor_key"]
@@ -105,7 +125,7 @@ def parts_rows(board):
         ("SR1", 2, "cable clamp (P-clip) with M4 screw, strain relief of W5 outside and W7 inside the box", "Essentra CCPR-6"),
         ("KP1", 1, "4×4 membrane keypad, 8-way 2.54 mm tail, labels %s" % " ".join("".join(r) for r in board["keypad"]["labels"]), "Adafruit 3844"),
         (hw.span([ref["switch:" + k] for k in buttons]), len(buttons), "momentary push button, SPST-NO, 19 mm metal, IP65, panel mount (%s)" % ", ".join(buttons), "APEM AV0910"),
-        (ref["switch:supervisor_key"], 1, "supervisor keyswitch, **changeover (SPDT)**, key removable in OFF only, metal body", "Lorlin SR series SRK 1NO+1NC"),
+        (ref["switch:supervisor_key"], 1, "supervisor keyswitch, **changeover (SPDT)**: 22 mm metal key selector, 2 positions stay put, key removable in OFF (left) only, 1 NO, plus a 1 NC contact block on the same operator", "Schneider Electric XB4BG21 + ZBE102"),
         ("LED1–LED%d" % st["count"], st["count"], "%s lamp, 5 V, Ø%g mm bullet, in %d pre-wired strings (below)" % (st["type"], parts["lamp_diameter_mm"], len(b["strings"])), "Adafruit 1734 (WS2812B 12 mm pixel)"),
     ]  # fmt: skip
     for name, first, last, pitch in b["strings"]:
@@ -114,10 +134,10 @@ def parts_rows(board):
                 "W%s" % name,
                 1,
                 "pixel string for %s: %d pixels (%d–%d) %d mm apart, %d AWG 3-core; data in and out on 3-way "
-                "Micro-Fit **receptacles** (DATA, GND, empty), the +5 V core ends at the last pixel; power "
-                "tails at the input on a 2-way receptacle; built on the bench from LED1… and W9 (README, step 1)"
+                "Micro-Fit **receptacles** HX1 (DATA, GND, empty), the +5 V core ends at the last pixel; power "
+                "tails at the input on a 2-way receptacle HX2; built on the bench (README, step 1), nothing to order"
                 % (name, last - first + 1, first, last, pitch, pw["link_awg"]),
-                "Lapp ÖLFLEX CLASSIC 110 3G1.0 (1119303) + Molex 43645-0300 / 43645-0200",
+                "built: LED1–LED%d, CB1–CB3, HX1, HX2, CT1, HS1" % st["count"],
             )
         )
     rows += [
@@ -143,20 +163,60 @@ def parts_rows(board):
         ("E6", 1, "**logic box**: lockable steel enclosure with earth stud, 300 × 250 × 150 mm (carrier, U7, X8, cable glands)", "Rittal AX 1034.000"),
         ("E7", 1, "cam lock for E6, key-operated", "Rittal SZ 2467.000"),
         ("E8", 10, "numbered tamper-evident seal labels over the lid seam and the lock (void when lifted)", "Brady B-7598"),
-        ("E9", 4, "cable gland M20 nylon, IP68, the cables W1.1–W4 into E6", "Lapp SKINTOP ST-M 20x1.5"),
+        ("E9", 7, "cable gland M20 nylon, IP68: W1.1–W1.3, W2, W3, W4 and the panel bond W11.4 into E6", "Lapp SKINTOP ST-M 20x1.5"),
         ("E1", 1, "**earthed closed metal enclosure** for PS1 and X1 (mains parts), with earth stud, no opening larger than 4 mm", "Hammond 1590WV"),
         ("E2", 1, "terminal cover over PS1's mains screw terminals", "Mean Well RS-25 cover (TB-RS25)"),
         ("E3", 1, "earth stud kit M4: star washers, nuts, bonding of X1 earth, E1, E1 lid and PS1 FG", "Keystone 4704 + 1452-4"),
-        ("E4", 2, "cable gland M16 nylon, IP68, DC trunk leaving E1 and entering E6", "Lapp SKINTOP ST-M 16x1.5"),
-        ("E5", 1, "mains cord, IEC C13, 2 m, 3 × 0.75 mm², moulded plug", "Volex 17500 series (country plug)"),
+        ("E4", 2, "cable gland M16 nylon, IP68, DC trunk W0 (with the E1–E6 bond core) leaving E1 and entering E6", "Lapp SKINTOP ST-M 16x1.5"),
+        ("E5", 1, "mains cord, IEC C13 to NEMA 5-15P (North America), 1.8 m, 18 AWG, moulded plugs; elsewhere the line names the local cord's part number", "Tripp Lite P006-006"),
         ("X1", 1, "IEC C14 inlet with switch and 5×20 mm fuse holder, panel mount in E1", "Schurter DD11.0111.1111"),
         ("FU1", 1, "mains fuse, time-lag 5×20 mm, T%gA (IEC 60127-2 rating), in X1" % pw["mains_fuse_a"], "Littelfuse " + MAINS_FUSE_MPN.get(pw["mains_fuse_a"], "")),
         ("E10", 1, "insulating barrier sheet between PS1's mains terminals and the DC side, 0.5 mm polycarbonate", "Formex GK-5 (cut to fit)"),
-        ("E11", 4, "bonding leads, green/yellow 18 AWG (1 mm²) with M4 ring tongues: E1 lid, E6 door, panel earth stud, carrier GND (hwwires.py)", "TE 320551"),
+        ("X9", 1, "8-way 2.54 mm male header, soldered to W2's cores, mates the keypad tail's socket", "Samtec TSW-108-07-G-S"),
+        ("HS1", hs, "adhesive-lined heat-shrink 6 → 2 mm, 1.2 m sticks: every solder joint and W6's VBUS cut", "TE Raychem ATUM-6/2-0"),
         ("E12", 1, "panel earth stud M4 for the metal bezels and keyswitch body", "Keystone 4704"),
         ("LB1", 1, "heat-shrink lead labels (F1–F%d, DATA, KEYPAD, SWITCHES, USB and the X-numbers)" % nfeed, "Brady PermaSleeve 2HX-125"),
         ("TM1", 20, "adhesive cable-tie mounts and ties, strain relief along the panel", "HellermannTyton 151-28409 + T18R"),
     ]  # fmt: skip
+    rows += buy_rows(board)
+    return rows
+
+
+# The counted parts (hwbuy.py): crimps, housings, cable by the metre.
+COUNTED = (
+    ("CT1", "Micro-Fit 3.0 female crimp terminal 18 AWG", "Molex 43030-0038"),
+    ("CT2", "Micro-Fit 3.0 male crimp terminal 18 AWG", "Molex 43031-0038"),
+    ("CT3", "Micro-Fit 3.0 female crimp terminal 20–24 AWG", "Molex 43030-0001"),
+    ("CT4", "Micro-Fit 3.0 male crimp terminal 20–24 AWG", "Molex 43031-0001"),
+    ("CT5", "M4 ring tongue, red 22–16 AWG (bonds, earth studs)", "TE 320551"),
+    ("CT6", "M3.5 ring tongue, blue 16–14 AWG (PS1 terminals)", "TE 2-31890-1"),
+    ("CT7", "6.3 mm insulated receptacle, blue 16–14 AWG (X1 tabs)", "TE 2-520184-2"),
+    ("HX1", "Micro-Fit 3.0 3-way receptacle housing: string data ends", "Molex 43645-0300"),
+    ("HX2", "Micro-Fit 3.0 2-way receptacle housing: string power tails", "Molex 43645-0200"),
+    ("HX3", "Micro-Fit 3.0 2-way plug housing: W1.n at the string", "Molex 43640-0200"),
+    ("HX4", "Micro-Fit 3.0 3-way plug housing: W4 at string F1", "Molex 43640-0300"),
+)
+
+
+def buy_rows(board):
+    """The counted lines, each bought to cover its uses (+10 %, whole units or metres)."""
+    need = {ref: sum(n for n, _ in what) for ref, what in hwbuy.uses(board).items()}
+    rows = [(ref, int(math.ceil(need[ref] * 1.1)), what, mpn) for ref, what, mpn in COUNTED]
+    for ref, c in sorted(pf.CABLES.items()):
+        rows.append(
+            (
+                ref,
+                "%d m" % math.ceil(need.get(ref, 0) * 1.1),
+                "cable by the metre: %d AWG (%g mm²), %s%s"
+                % (
+                    c["awg"],
+                    c["mm2"],
+                    " + ".join(c["colours"]),
+                    ", %d pF/m core to core" % c["pf_per_m"] if "pf_per_m" in c else "",
+                ),
+                c["mpn"],
+            )
+        )
     return rows
 
 
@@ -200,4 +260,9 @@ def missing_refs(text, rows, wire_refs=()):
     """Reference designators named in `text` (a drawing's or README's text) that
     no BOM line (nor a wire of the Wires table, `wire_refs`) covers, sorted."""
     covered = _covered(rows) | set(wire_refs)
-    return sorted({m for m in REF_RE.findall(_SILK_RE.sub("", text)) if m not in covered})
+    covered |= {r.split(".")[0] for r in covered}  # "W1" names the feed pairs W1.1…
+
+    def bought(m):
+        return m in covered or m.split(".")[0] in covered  # W11.3 is one of the leads W11
+
+    return sorted({m for m in REF_RE.findall(_SILK_RE.sub("", text)) if not bought(m)})

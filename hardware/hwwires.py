@@ -5,6 +5,7 @@
 # power wiring come from board.json, so the drop and ampacity checks in
 # hwmodel.py and this list cannot disagree.
 
+import hwbonds
 import hwmodel as hw
 import partfacts as pf
 
@@ -14,13 +15,15 @@ WAGO = "WAGO 221 lever terminal (0.14-4 mm²)"
 RING_M4 = "M4 ring tongue, red 22-16 AWG (TE 320551)"
 RING_M35 = "M3.5 ring tongue, blue 16-14 AWG (TE 2-31890-1)"
 SOLDER = "solder to the DevKitC socket / carrier pad"
+RECEPT_16 = "6.3 mm insulated receptacle 16-14 AWG (TE 2-520184-2)"
+BOND_M = 3.5  # the eight bonding leads together (hwbonds.py)
 
 
 def wires(board):
     """[(ref, what, AWG, length m, colours, end A termination, end B termination)]."""
     pw, kp = board["power"], board["keypad"]
     out = [
-        ("W0", "DC trunk, PS1 +V/−V to the carrier rails TB1/TB2 (through glands E4)", pw["trunk_awg"], pw["trunk_m"], "red + black", RING_M35, WAGO),
+        ("W0", "DC trunk, PS1 +V/−V to the carrier rails TB1/TB2 (through glands E4), its green/yellow core the E1–E6 bond", pw["trunk_awg"], pw["trunk_m"], "brown (+5 V), blue (0 V), green/yellow (bond)", RING_M35, WAGO),
     ]  # fmt: skip
     for name, first, _ in hw.feeds(board):
         out.append(
@@ -43,8 +46,8 @@ def wires(board):
         ("W9", "pixel string links (3-core, factory or bench made), pixel to pixel", pw["link_awg"], hw.chain_length_m(board), "red + white + black", SOLDER, SOLDER),
         ("W10", "carrier power: rail TB1 to each feed eFuse, eFuse output to its header X5–X7", pw["feed_awg"], 0.3, "red", WAGO, SOLDER),
         ("W13", "carrier: rail TB1 to the controller eFuse, D1 and the DevKitC 5V pin; GND to TB2", pw["controller_awg"], 0.3, "red + black", WAGO, SOLDER),
-        ("W11", "bonding: E1 lid, E6 door, panel stud E12 and carrier GND (at TB2) to the earth studs", 18, 2.0, "green/yellow", RING_M4, RING_M4),
-        ("W12", "mains inside E1: X1 L, N, PE to PS1 L, N and the earth stud", 18, 0.4, "brown, blue, green/yellow", "6.3 mm insulated receptacle 22-18 AWG (TE 2-520183-2)", "M3.5 fork tongue, red 22-16 AWG (TE 325163)"),
+        ("W11", "bonding leads W11.1–W11.%d (hwbonds.py): E1 lid, E6 door, carrier GND (TB2), panel stud E12, the bezels of S1–S3 and the body of S4" % len(hwbonds.bonding_leads()), 16, BOND_M, "green/yellow", RING_M4, RING_M4),
+        ("W12", "mains inside E1: X1 L, N, PE to PS1 L, N and the E1 earth stud, stud to PS1 FG", 16, 0.4, "brown, blue, green/yellow", RECEPT_16, RING_M35),
     ]  # fmt: skip
     return out
 

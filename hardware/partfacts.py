@@ -115,6 +115,7 @@ TERMINAL_AWG = {
     "M3.5 fork tongue, red 22-16 AWG (TE 325163)": (16, 22),
     "solder to the DevKitC socket / carrier pad": (16, 30),
     "6.3 mm insulated receptacle 22-18 AWG (TE 2-520183-2)": (18, 22),
+    "6.3 mm insulated receptacle 16-14 AWG (TE 2-520184-2)": (14, 16),
 }
 TERMINAL_SOURCE = "Molex PS-43045/PS-43650 (Micro-Fit 3.0), JST SM catalogue, WAGO 221 datasheet, TE PIDG ring tongues"
 
@@ -136,3 +137,34 @@ USB_ISOLATOR = {
     "isolation_kv": 2.5,
 }
 ISOLATOR_SOURCE = "Analog Devices ADuM4160 and ADuM5000 datasheets; Adafruit USB Isolator (2107) product page"
+
+# Cable stock, each bought by the metre (BOM lines CB…): what the checks use of
+# it. awg: the conductor (mm²: its cross-section); colours: its cores or the
+# colours bought; pf_per_m: core-to-core capacitance, where a check needs it.
+# Alpha Wire 3051/3055 hook-up wire (UL1007, 300 V), Belden 9539 (9 × 24 AWG,
+# foil screen and drain, 30 pF/ft core to core), Lapp ÖLFLEX CLASSIC 110 3G1.5
+# (300/500 V, cores brown, blue, green/yellow; IEC 60228 class 5, 13.3 Ω/km).
+CABLES = {
+    "CB1": {"mpn": "Alpha Wire 3055 RD005", "awg": 18, "mm2": 0.82, "colours": ("red",), "cores": 1},
+    "CB2": {"mpn": "Alpha Wire 3055 BK005", "awg": 18, "mm2": 0.82, "colours": ("black",), "cores": 1},
+    "CB3": {"mpn": "Alpha Wire 3055 WH005", "awg": 18, "mm2": 0.82, "colours": ("white",), "cores": 1},
+    "CB4": {"mpn": "Alpha Wire 3051 WH005", "awg": 22, "mm2": 0.33, "colours": ("white",), "cores": 1},
+    "CB5": {"mpn": "Alpha Wire 3051 BK005", "awg": 22, "mm2": 0.33, "colours": ("black",), "cores": 1},
+    "CB6": {"mpn": "Alpha Wire 3051 RD005", "awg": 22, "mm2": 0.33, "colours": ("red",), "cores": 1},
+    "CB7": {
+        "mpn": "Belden 9539",
+        "awg": 24,
+        "mm2": 0.22,
+        "colours": ("9 colour-coded", "drain"),
+        "cores": 9,
+        "pf_per_m": 98,
+    },
+    "CB8": {
+        "mpn": "Lapp ÖLFLEX CLASSIC 110 3G1.5 (1119303)",
+        "awg": 16,
+        "mm2": 1.5,
+        "colours": ("brown", "blue", "green/yellow"),
+        "cores": 3,
+    },
+}
+CABLE_SOURCE = "Alpha Wire 3051/3055, Belden 9539 and Lapp ÖLFLEX CLASSIC 110 datasheets"
