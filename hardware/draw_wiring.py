@@ -5,9 +5,28 @@
 import hwlines as hl
 import hwmodel as hw
 from draw_chain import draw_chain, draw_power
+from draw_parts import draw_parts
 from draw_tables import draw_tables
 from svgkit import Svg
-from wiring_style import BLK, BLU, BUTTON_KEY, BX0, BX1, GRN, ORG, PITCH, PUR, PY0, RED, YCHAIN, YTABLES, H, W, gpio_y
+from wiring_style import (
+    BLK,
+    BLU,
+    BUTTON_KEY,
+    BX0,
+    BX1,
+    GRN,
+    ORG,
+    PITCH,
+    PUR,
+    PY0,
+    RED,
+    YCHAIN,
+    YPARTS,
+    YTABLES,
+    H,
+    W,
+    gpio_y,
+)
 
 
 def header_label(name):
@@ -266,6 +285,7 @@ def draw(board):
     draw_power(s, board, b)
     draw_chain(s, board, b)
     draw_tables(s, board, b, YTABLES)
+    draw_parts(s, board, YPARTS)
     s.lines(
         1000,
         860,

@@ -3,7 +3,8 @@
 
 import hwmodel as hw
 
-W, H = 1720, 1700
+W, H = 1720, 2520
+YPARTS = 1660  # the mains circuit, bonds and the part and wire index (draw_parts.py)
 YTABLES = 1400  # the connector, eFuse and USB band (draw_tables.py)
 YCHAIN = 1010
 BX0, BX1 = 600, 860  # DevKitC outline, left and right header columns
