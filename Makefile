@@ -90,7 +90,7 @@ bench-heap: venv
 
 # host_tools on the virtual board: deploy time, request round trip, journal sync rate (build/host_bench.json).
 bench-host: venv
-	$(PY) -m host_tools.bench
+	$(PY) -m bench.host_bench
 
 # The serial link core's throughput and memory on both runtimes (build/link_bench.json).
 bench-link: venv
@@ -101,9 +101,9 @@ bench-link: venv
 # key press -> alert visible in the pit page's browser (build/page_bench.json);
 # the progressive: hit -> PENDING on the meter topic, contributions/s (build/progressive_bench.json).
 bench-floor: venv mosquitto browser
-	$(PY) -m host_tools.floor.bench
-	$(PY) -m host_tools.floor.page.bench
-	$(PY) -m host_tools.floor.progressive.bench
+	$(PY) -m bench.floor.floor_bench
+	$(PY) -m bench.floor.page_bench
+	$(PY) -m bench.floor.progressive_bench
 
 # >= 10,000 events across 3 tables through broker, gateway and board faults (`make test` runs a sample).
 proof-floor: venv mosquitto

@@ -1,10 +1,10 @@
-"""Headless Chromium for the page's tests (host_tools/floor/page/drive.py):
+"""Headless Chromium for the page's tests (bench/floor/page_drive.py):
 screenshots and waiting."""
 
 import os
 import time
 
-from host_tools.floor.page.drive import PageProcess, chrome, missing  # noqa: F401  (the tests' names)
+from bench.floor.page_drive import PageProcess, chrome, missing  # noqa: F401  (the tests' names)
 
 SHOTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "build", "floor_screens")
 

@@ -3,7 +3,8 @@
 Every import counts, at module level or inside a function (a lazy import is
 still a dependency), and so does a string naming a firmware module
 (`modules.load("crapsboard.link.link_task")`). Used by
-tests/test_firmware_imports.py and tests/test_architecture_doc.py.
+tests/test_firmware_imports.py and tests/test_architecture_doc.py, and by
+tests/repo_graph.py for the whole repository.
 """
 
 import ast
@@ -32,8 +33,8 @@ def modules(package_dir=PACKAGE_DIR):
     return found
 
 
-def _targets(node, known):
-    """Firmware modules an import node (or a string constant) names."""
+def _targets(node, known, strings=True):
+    """Modules of `known` an import node (or, with `strings`, a string constant) names."""
     if isinstance(node, ast.Import):
         return [a.name for a in node.names if a.name in known]
     if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -45,16 +46,17 @@ def _targets(node, known):
             elif node.module in known:
                 out.append(node.module)  # from crapsboard.journal.journal import Journal
         return out
-    if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in known:
+    if strings and isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in known:
         return [node.value]
     return []
 
 
-def imports_of(source, known):
-    """The firmware modules `source` imports (any depth in the file), sorted."""
+def imports_of(source, known, strings=True):
+    """The modules of `known` that `source` imports (any depth in the file), sorted;
+    `strings`: a string constant that is a module's whole name counts too."""
     found = set()
     for node in ast.walk(ast.parse(source)):
-        found.update(_targets(node, known))
+        found.update(_targets(node, known, strings))
     return sorted(found)
 
 

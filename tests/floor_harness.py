@@ -1,5 +1,5 @@
 """A small floor for the page's tests: a real mosquitto from the floor's own
-configuration, the floor's real recorder (host_tools/floor/recorder.py, in a
+configuration, the floor's real recorder (host_tools/floor/recorder/service.py, in a
 thread), people added as `floor user add` adds them, the page's service
 connection, and a table's gateway identity that publishes journal records
 with their real chain links, as a gateway does."""
@@ -11,10 +11,13 @@ import time
 import paho.mqtt.client as mqtt
 
 from host_tools import keys
-from host_tools.floor import broker, floordir, people, recorder, topics
+from host_tools.floor.base import floordir, topics
+from host_tools.floor.bus import broker
 from host_tools.floor.page.bus import ServiceBus
 from host_tools.floor.page.floorview import FloorView
 from host_tools.floor.page.recorded import PeopleLog, RecordedCopy
+from host_tools.floor.people import accounts as people
+from host_tools.floor.recorder import service as recorder
 
 PEOPLE = {
     "ann": ("surveillance", "ann's long password"),

@@ -1,5 +1,5 @@
 """A whole floor for the pit page's browser test and bench: the floor's own
-rig (host_tools/floor/localfloor.py: a real mosquitto, virtual boards from a
+rig (bench/floor/localfloor.py: a real mosquitto, virtual boards from a
 deployed template, each with its live key feed (`sim device --key-feed`,
 what `floor keys` writes to), gateway and recorder processes), the people
 added as `floor user add` adds them, and the page itself
@@ -12,8 +12,10 @@ import time
 from browser import PageProcess
 from floor_harness import PEOPLE
 
-from host_tools.floor import broker, people, supervise
-from host_tools.floor.localfloor import Rig
+from bench.floor.localfloor import Rig
+from host_tools.floor import supervise
+from host_tools.floor.bus import broker
+from host_tools.floor.people import accounts as people
 
 # The dice of a shooter who makes the points 4, 5, 6, 8 (the 4th) as key
 # presses: one key per die (docs/keys.md).

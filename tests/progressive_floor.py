@@ -4,7 +4,7 @@ progressive`, so it can be SIGKILLed), tables' gateway identities that publish
 progressive journal records with their real chain links (feed.TableJournal:
 the firmware's journal_record.encode), as a gateway carries a board's
 records, and a read-only watcher of the meters. TableGateway plays a table's
-gateway on the broker's side as host_tools/floor/gateway.py does (its real
+gateway on the broker's side as host_tools/floor/gateway/service.py does (its real
 outbox and MQTT client), so a gateway can be killed and restarted."""
 
 import json
@@ -19,11 +19,13 @@ import time
 import paho.mqtt.client as mqtt
 
 import host_tools  # noqa: F401  (firmware/lib on the path)
-from host_tools.floor import broker, floordir, people, topics
-from host_tools.floor.mqtt import Client
-from host_tools.floor.outbox import Outbox
+from bench.floor.progressive_feed import TableJournal
+from host_tools.floor.base import floordir, topics
+from host_tools.floor.bus import broker
+from host_tools.floor.bus.mqtt import Client
+from host_tools.floor.gateway.outbox import Outbox
+from host_tools.floor.people import accounts as people
 from host_tools.floor.progressive import ledger, params
-from host_tools.floor.progressive.feed import TableJournal
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PEOPLE = {
@@ -208,11 +210,11 @@ RECORDED_WAIT_S = 0.5  # gateway.RECORDED_WAIT_S
 
 
 class TableGateway:
-    """A table's gateway on the broker's side, as host_tools/floor/gateway.py
+    """A table's gateway on the broker's side, as host_tools/floor/gateway/service.py
     runs it, over a board whose journal is `floor.journals[table]`: its own
     thread fetches the board's records into the gateway's real outbox
     (outbox.Outbox, SQLite), publishes them at QoS 1 on the floor's MQTT
-    client (host_tools.floor.mqtt.Client, the gateway's account and last
+    client (host_tools.floor.bus.mqtt.Client, the gateway's account and last
     will), marks each sent on the broker's PUBACK, and on every connection
     publishes again what the recorder's retained `recorded` lacks. `kill()`
     drops it as a SIGKILL does: no DISCONNECT, its unacknowledged publishes

@@ -1,4 +1,4 @@
-"""The floor's alert fold (host_tools/floor/alerts.py) on hand-worked journal sequences.
+"""The floor's alert fold (host_tools/floor/alerts/book.py) on hand-worked journal sequences.
 
 Records are built as the link's `events` gives them (seq, kind, arg, dice,
 state in hex); the states are the firmware's own snapshots of a real table.
@@ -10,7 +10,7 @@ from floor_journal import POINTS_IN_ORDER, Journal
 import host_tools  # noqa: F401  (puts firmware/lib on the path)
 from crapsboard.journal import snapshot
 from crapsboard.rules import engine
-from host_tools.floor import alerts as al
+from host_tools.floor.alerts import book as al
 
 
 def feed(book, table, records, now=0.0):
@@ -203,7 +203,7 @@ def test_a_record_the_fold_cannot_play_is_an_alert_not_a_crash():
 
 
 def test_hands_group_rolls_by_shooter_with_the_engines_resolutions():
-    from host_tools.floor import hands
+    from host_tools.floor.alerts import hands
 
     j = Journal()
     for d in [(2, 2), (3, 1), (5, 5), (3, 4)]:  # point 4 made (Fire 1 point), point 10, seven-out
@@ -231,7 +231,7 @@ def test_hands_group_rolls_by_shooter_with_the_engines_resolutions():
 
 
 def test_hands_of_a_second_journal_start_from_its_own_fresh_table():
-    from host_tools.floor import hands
+    from host_tools.floor.alerts import hands
 
     first, second = Journal(), Journal(journal_id=2)
     for d in [(2, 2), (3, 4)]:  # point 4, seven-out: shooter 2 next

@@ -9,7 +9,7 @@ from browser import chrome, missing, shot, wait_for
 from floor_harness import PEOPLE
 from pit_floor import FIFTH_AND_SIXTH, TO_FOURTH_POINT, PitFloor
 
-from host_tools.floor.localfloor import have_mosquitto, shared_template
+from bench.floor.localfloor import have_mosquitto, shared_template
 
 pytestmark = [
     pytest.mark.skipif(missing() is not None, reason=str(missing())),
@@ -78,10 +78,11 @@ def selector(kind, table):
 
 def press(driver, kind, note="", before_click=None, table="T"):
     """Type `note` into the alert's form and press its button (again if a live update replaced it)."""
-    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
     from selenium.webdriver.common.by import By
 
     for _ in range(5):
+        wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, selector(kind, table)), timeout=10)
         try:
             box = driver.find_element(By.CSS_SELECTOR, selector(kind, table))
             if note:
@@ -90,7 +91,7 @@ def press(driver, kind, note="", before_click=None, table="T"):
                 driver.execute_script(before_click)
             box.find_element(By.CSS_SELECTOR, "button").click()
             return
-        except StaleElementReferenceException:
+        except (StaleElementReferenceException, NoSuchElementException):
             continue
     raise AssertionError("the %s alert kept changing under the click" % kind)
 

@@ -13,11 +13,13 @@ import time
 
 import pytest
 
+from bench.floor import localfloor as floor_rig
+from bench.floor.localfloor import Rig
 from host_tools import keys
-from host_tools.floor import floordir, people, supervise, topics
-from host_tools.floor import localfloor as floor_rig
-from host_tools.floor.localfloor import Rig
-from host_tools.floor.mqtt import Client
+from host_tools.floor import supervise
+from host_tools.floor.base import floordir, topics
+from host_tools.floor.bus.mqtt import Client
+from host_tools.floor.people import accounts as people
 from sim.paths import ROOT
 
 SUP1 = "sup1's own password"  # a person's password is theirs: the test knows it, the floor keeps its hash

@@ -15,8 +15,9 @@ import time
 
 import pytest
 
-from host_tools.floor import broker, cli
-from host_tools.floor import localfloor as floor_rig
+from bench.floor import localfloor as floor_rig
+from host_tools.floor import floor_init
+from host_tools.floor.bus import broker
 from sim.paths import ROOT
 
 pytestmark = pytest.mark.skipif(
@@ -77,7 +78,7 @@ def read_until(proc, text, lines, timeout=120):
 @pytest.mark.timeout(300)
 def test_a_floor_runs_supervised_and_stops_leaving_nothing(tmp_path, template):
     folder = str(tmp_path / "floor")
-    cli.init(folder, 1, "main", broker.free_port(), broker.free_port())
+    floor_init.init(folder, 1, "main", broker.free_port(), broker.free_port())
     image, key_file, firmware_hash = template
     shutil.copy(image, os.path.join(folder, "boards", "T1.img"))
     shutil.copy(key_file, os.path.join(folder, "keys", "T1.key"))

@@ -16,7 +16,7 @@ with warnings.catch_warnings():
 from floor_harness import PEOPLE, Floor
 from floor_journal import POINTS_IN_ORDER, Journal
 
-from host_tools.floor import localfloor
+from bench.floor import localfloor
 from host_tools.floor.page.app import make_app
 from host_tools.floor.page.sessions import Sessions
 
@@ -218,7 +218,7 @@ def test_a_hold_cleared_by_surveillance_goes_down_signed_with_the_boards_key(flo
     from crapsboard.link.link import CounterMemory
     from crapsboard.link.link_auth import Auth, AuthError
     from host_tools import keys
-    from host_tools.floor import topics
+    from host_tools.floor.base import topics
 
     downlinks = floor.watch(topics.table("main", "T3", "downlink"))
     floor.state("T3", ctr=41)  # the board's last signed counter, as T3's gateway says it
@@ -257,7 +257,7 @@ def test_a_hold_cleared_by_surveillance_goes_down_signed_with_the_boards_key(flo
     with pytest.raises(AuthError, match="bad tag"):
         Auth(keys.read_key(floor.dir + "/keys/T3.key"), CounterMemory()).check(dict(request, seq=14))
     # The board's answers, as T3's gateway publishes them in the table's state
-    # (host_tools/floor/gateway_downlink.py): on the alert, the tile and the history.
+    # (host_tools/floor/gateway/downlink.py): on the alert, the tile and the history.
     answer = {"cmd": "verified", "alert": hold.id, "seq": 13, "ctr": 42, "ok": False, "at": 1}
     refused = dict(answer, error="that hand has moved on: record 15, a roll, undo or hand end, came after it")
     floor.state("T3", ctr=42, downlinks=[refused])

@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from host_tools.floor import broker, floordir
+from host_tools.floor.base import floordir
+from host_tools.floor.bus import broker
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

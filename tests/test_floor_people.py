@@ -1,4 +1,4 @@
-"""The floor's people (host_tools/floor/people.py, `floor user add`): Argon2id
+"""The floor's people (host_tools/floor/people/accounts.py, `floor user add`): Argon2id
 hashes, no default account, and the same password as the person's own
 identity on a real mosquitto, whose ACL lets them acknowledge only as their role."""
 
@@ -11,8 +11,11 @@ import threading
 import paho.mqtt.client as mqtt
 import pytest
 
+from bench.floor import localfloor
 from host_tools import HostToolError
-from host_tools.floor import broker, floordir, localfloor, people, topics
+from host_tools.floor.base import floordir, topics
+from host_tools.floor.bus import broker
+from host_tools.floor.people import accounts as people
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PASSWORD = "correct horse battery"

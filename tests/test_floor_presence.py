@@ -1,6 +1,6 @@
 """Offline is reported within 1.5x the keepalive; back online likewise
 (issue 20). The broker's own will is late: Debian's mosquitto 2.0.11 checks
-keepalives once every 6 s (host_tools/floor/presence.py says where), so the
+keepalives once every 6 s (host_tools/floor/base/presence.py says where), so the
 recorder judges each table from its gateway's heartbeats and publishes the
 verdict on `table/<t>/availability`, which `floor status` and the page read.
 
@@ -12,12 +12,13 @@ the broker by a network namespace (root; skipped with the reason otherwise).
 
 import pytest
 
-from host_tools.floor import localfloor, presence, topics
-from host_tools.floor.netns import netns_or_reason
+from bench.floor import localfloor
+from bench.floor.netns import netns_or_reason
+from bench.floor.presence_probe import Probe
+from host_tools.floor.base import presence, topics
 from host_tools.floor.page.floorview import FloorView
-from host_tools.floor.presence_probe import Probe
-from host_tools.floor.recorder import Recorder
-from host_tools.floor.store import Store
+from host_tools.floor.recorder.service import Recorder
+from host_tools.floor.recorder.store import Store
 
 FLOOR = "main"
 KEEPALIVE = 4  # the gateway's, in the floor tests: 1.5x is 6 s

@@ -16,10 +16,10 @@ import time
 
 import pytest
 
-from host_tools.floor import localfloor as floor_rig
-from host_tools.floor import topics
-from host_tools.floor.localfloor import Rig
-from host_tools.floor.netns import netns_or_reason
+from bench.floor import localfloor as floor_rig
+from bench.floor.localfloor import Rig
+from bench.floor.netns import netns_or_reason
+from host_tools.floor.base import topics
 
 LONG = os.environ.get("FLOOR_PROOF") == "all"
 TABLES = ("T1", "T2", "T3")

@@ -8,9 +8,9 @@ import json
 import pytest
 
 from crapsboard.journal import journal_record as jr
-from host_tools.floor import recorder as rec
-from host_tools.floor import topics
-from host_tools.floor.store import Store
+from host_tools.floor.base import topics
+from host_tools.floor.recorder import service as rec
+from host_tools.floor.recorder.store import Store
 
 FLOOR = "main"
 BOARD = "240ac4000001"

@@ -15,10 +15,12 @@ import time
 import pytest
 from tls_certs import CA
 
-from host_tools.floor import broker, cli, floordir, topics
-from host_tools.floor import localfloor as floor_rig
-from host_tools.floor.localfloor import PY, Rig
-from host_tools.floor.mqtt import Client, tls_context
+from bench.floor import localfloor as floor_rig
+from bench.floor.localfloor import PY, Rig
+from host_tools.floor import cli
+from host_tools.floor.base import floordir, topics
+from host_tools.floor.bus import broker
+from host_tools.floor.bus.mqtt import Client, tls_context
 from sim.paths import ROOT
 
 pytestmark = pytest.mark.skipif(

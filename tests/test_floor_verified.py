@@ -1,6 +1,6 @@
 """Issue 21's HOLD clearance down to the board, on a real floor: mosquitto, a
 virtual board deployed with its table's key and keyed live, its gateway and
-the recorder as processes (host_tools/floor/localfloor.py), and the page's
+the recorder as processes (bench/floor/localfloor.py), and the page's
 own service connection, fold and downlink signer in this process
 (host_tools/floor/page: FloorView, ServiceBus, PersonBus, as `floor page`
 runs them). The table is keyed to the 6th point; surveillance clears the
@@ -18,9 +18,10 @@ import pytest
 from floor_harness import PEOPLE
 from pit_floor import FIFTH_AND_SIXTH, TO_FOURTH_POINT, PitFloor
 
+from bench.floor import localfloor
+from bench.floor.localfloor import have_mosquitto, shared_template
 from host_tools import keys
-from host_tools.floor import floordir, localfloor, topics
-from host_tools.floor.localfloor import have_mosquitto, shared_template
+from host_tools.floor.base import floordir, topics
 from host_tools.floor.page import downlink
 from host_tools.floor.page.bus import PersonBus, ServiceBus
 from host_tools.floor.page.floorview import FloorView
@@ -37,8 +38,8 @@ class Floor(PitFloor):
     """PitFloor's processes without the page process: its parts run here instead."""
 
     def __init__(self, folder, template):
-        from host_tools.floor import people
-        from host_tools.floor.localfloor import Rig
+        from bench.floor.localfloor import Rig
+        from host_tools.floor.people import accounts as people
 
         self.rig = Rig(folder, ("T1",), template)
         self.dir = self.rig.dir

@@ -1,11 +1,11 @@
-"""`python -m host_tools.floor.progressive.bench` runs end to end on a real broker and
+"""`python -m bench.floor.progressive_bench` runs end to end on a real broker and
 controller and writes its figures (figures, not limits: nothing here is timed)."""
 
 import json
 
 import pytest
 
-from host_tools.floor.progressive import bench
+from bench.floor import progressive_bench as bench
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -14,8 +14,9 @@ import time
 
 import pytest
 
-from host_tools.floor import floordir, people, topics
-from host_tools.floor.localfloor import Rig, have_mosquitto, publish, shared_template, wait_for, watch, watch_stamped
+from bench.floor.localfloor import Rig, have_mosquitto, publish, shared_template, wait_for, watch, watch_stamped
+from host_tools.floor.base import floordir, topics
+from host_tools.floor.people import accounts as people
 from host_tools.floor.progressive import params
 
 pytestmark = pytest.mark.skipif(not have_mosquitto(), reason="needs mosquitto")

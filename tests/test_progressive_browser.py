@@ -11,8 +11,10 @@ import pytest
 from browser import PageProcess, chrome, missing, shot, wait_for
 from progressive_floor import PEOPLE, Floor
 
-from host_tools.floor import broker, localfloor, topics
-from host_tools.floor.page.drive import log_in
+from bench.floor import localfloor
+from bench.floor.page_drive import log_in
+from host_tools.floor.base import topics
+from host_tools.floor.bus import broker
 from host_tools.floor.progressive import messages
 
 pytestmark = [
@@ -23,7 +25,7 @@ pytestmark = [
 
 
 def test_pending_acknowledged_by_the_shift_manager_in_a_browser(tmp_path):
-    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
     from selenium.webdriver.common.by import By
 
     floor = Floor(tmp_path / "floor", tables=("T1", "T2"))
@@ -40,6 +42,7 @@ def test_pending_acknowledged_by_the_shift_manager_in_a_browser(tmp_path):
         box = '.alerts section[data-kind="progressive_pending"][id="alert-prog-MEA-1"]'
         assert wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, box), timeout=20), "no PENDING without a reload"
         for _ in range(5):  # a live update may replace the alert between finding and using it
+            assert wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, box), timeout=10)
             try:
                 shown = driver.find_element(By.CSS_SELECTOR, box)
                 text = shown.text
@@ -49,7 +52,7 @@ def test_pending_acknowledged_by_the_shift_manager_in_a_browser(tmp_path):
                 shown.find_element(By.NAME, "note").send_keys("paid $1,000.30 at T2, position 4")
                 shown.find_element(By.CSS_SELECTOR, "button").click()
                 break
-            except StaleElementReferenceException:
+            except (StaleElementReferenceException, NoSuchElementException):
                 continue
         assert floor.wait(lambda: floor.meters["MEA"]["state"] == "open" and floor.meters["MEA"]["pending"] == [])
         assert wait_for(lambda: not driver.find_elements(By.CSS_SELECTOR, box), timeout=10)

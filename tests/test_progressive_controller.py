@@ -14,7 +14,7 @@ import time
 import pytest
 from progressive_floor import ROOT, Floor
 
-from host_tools.floor import topics
+from host_tools.floor.base import topics
 from host_tools.floor.progressive import ledger, messages
 
 pytestmark = pytest.mark.timeout(180)

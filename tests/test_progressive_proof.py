@@ -36,9 +36,9 @@ import time
 import pytest
 from progressive_floor import PEOPLE, Floor, TableGateway, read_ledger
 
+from bench.floor.localfloor import have_mosquitto
 from crapsboard.rules.engine import Table
 from crapsboard.table import progressive as pg
-from host_tools.floor.localfloor import have_mosquitto
 from host_tools.floor.progressive import ledger, messages
 
 HANDS = int(os.environ.get("HANDS", "300"))

@@ -15,7 +15,7 @@ import pytest
 from progressive_floor import Floor
 from test_progressive_controller import stored
 
-from host_tools.floor import topics
+from host_tools.floor.base import topics
 from host_tools.floor.page.floorview import FloorView
 from host_tools.floor.progressive import ledger, messages
 

@@ -9,7 +9,7 @@ import json
 import pytest
 from progressive_floor import PARAMS
 
-from host_tools.floor import topics
+from host_tools.floor.base import topics
 from host_tools.floor.page.floorview import FloorView
 from host_tools.floor.progressive import ledger, params
 from host_tools.floor.progressive.meter import PENDING, Meter, Refused

@@ -1,16 +1,19 @@
-"""The floor: every table's journal carried onto an MQTT broker (mosquitto)
-and recorded once (docs/floor.md).
+"""The floor: every table's journal carried onto an MQTT broker (mosquitto),
+recorded once, watched by the pit page and paying the linked progressive
+(docs/floor.md, docs/architecture.md). One package per concern; imports run
+down this list, never up:
 
-- `topics`: the topic tree and the payloads, versioned;
-- `floordir`: a floor's own directory (config, passwords, ACL, keys, data);
-- `broker`: the project's mosquitto configuration, started and stopped;
-- `mqtt`: a paho client connected with the floor's credentials;
-- `outbox`: the gateway's SQLite outbox;
-- `gateway`: one per table, board journal -> broker;
-- `recorder` and `store`: every event once into SQLite, chains verified, alerts;
-- `supervise`: `make floor`, a whole floor on one machine;
-- `cli`: `python -m host_tools gateway | recorder | floor …`;
-- `progressive/`: the linked progressive's controller (docs/progressive.md).
+- `base/`: the floor's directory, topics and payloads, presence, words;
+- `bus/`: mosquitto's configuration and process, the MQTT client, retained reads;
+- `gateway/`: one per table, the board's journal -> broker, the signed downlink;
+- `recorder/`: every record once into the floor's copy, chains checked;
+- `alerts/`: the game-protection procedure as a fold of the records;
+- `people/`: accounts and roles;
+- `progressive/`: the linked progressive's controller;
+- `page/`: the pit and surveillance page;
+- `cli`, `pit_cli`, `supervise`: the floor's commands and `make floor`'s supervisor, on top.
+
+The rigs and benches the tests use are outside the product, in `bench/floor/`.
 """
 
 # Exit statuses beyond host_tools' own (0 done, 1 refused or check failed,

@@ -7,16 +7,14 @@ import os
 import sys
 
 from host_tools import EXIT_USAGE, HostToolError
-from host_tools.floor import floordir, mqtt, pit_cli, retained, topics
-from host_tools.floor.presence import shown
+from host_tools.floor import floor_init, pit_cli
+from host_tools.floor.base import floordir, topics
+from host_tools.floor.base.presence import shown
+from host_tools.floor.bus import mqtt, retained
 
 
 def _dir_option(parser):
     parser.add_argument("--dir", help="the floor's directory (default $CRAPSFLOOR_DIR, else build/floor)")
-
-
-def _floor_or_none(directory):
-    return floordir.read_floor(directory) if os.path.exists(os.path.join(directory, "floor.json")) else None
 
 
 def _broker_url(args, floor):
@@ -68,10 +66,10 @@ def _gateway_arguments(parser):
 
 def _run_gateway(args):
     from host_tools import keys
-    from host_tools.floor.gateway import Gateway, serve
+    from host_tools.floor.gateway.service import Gateway, serve
 
     d = floordir.floor_dir(args.dir)
-    floor = _floor_or_none(d)
+    floor = floor_init.floor_or_none(d)
     try:
         topics.check_name("table", args.table)
     except ValueError as e:
@@ -103,7 +101,7 @@ def _recorder_arguments(parser):
 def _run_recorder(args):
     import signal
 
-    from host_tools.floor import recorder
+    from host_tools.floor.recorder import service as recorder
 
     d = floordir.floor_dir(args.dir)
     floor = floordir.read_floor(d)
@@ -171,7 +169,7 @@ def _run_floor(args):
         return _subcommands()[args.action][1](args)
     d = floordir.floor_dir(args.dir)
     if args.action == "init":
-        floor = init(d, args.tables, args.name, args.port, args.ws_port)
+        floor = floor_init.init(d, args.tables, args.name, args.port, args.ws_port)
         print(
             "floor %s in %s: %d tables, broker on 127.0.0.1:%d"
             % (floor["floor"], d, len(floor["tables"]), floor["port"])
@@ -200,27 +198,6 @@ def _run_floor(args):
 
 def _dash(value):
     return "-" if value is None else str(value)
-
-
-def init(directory, tables, name="main", port=18830, ws_port=18831):
-    """The floor's directory: floor.json, passwords, a key per table, the broker's files."""
-    from host_tools import keys
-    from host_tools.floor import broker
-    from host_tools.floor.progressive import cli as progressive_cli
-
-    if tables < 1 or tables > 200:
-        raise HostToolError("--tables must be 1 to 200", EXIT_USAGE)
-    try:
-        floor = floordir.new_floor(directory, name, ["T%d" % (i + 1) for i in range(tables)], port, ws_port)
-    except ValueError as e:
-        raise HostToolError(str(e), EXIT_USAGE)
-    for t in floor["tables"]:
-        path = os.path.join(directory, "keys", t + ".key")
-        if not os.path.exists(path):
-            keys.save_key(path, keys.new_key())
-    progressive_cli.write_default_params(directory)
-    broker.write_config(directory, floor)
-    return floor
 
 
 def status(directory, broker_url=None, wait=1.0):
@@ -276,7 +253,7 @@ def _json(payload):
 
 def events(directory, table_id, since=0, journal=None, fmt="jsonl", db=None, out=None):
     """Write the recorder's events of `table_id` after `since` to `out`."""
-    from host_tools.floor.store import Store
+    from host_tools.floor.recorder.store import Store
 
     path = db or os.path.join(directory, "recorder.sqlite")
     if not os.path.exists(path):

@@ -8,7 +8,9 @@ import getpass
 import sys
 
 from host_tools import EXIT_USAGE, HostToolError
-from host_tools.floor import alerts, floordir, people
+from host_tools.floor.alerts import book as alerts
+from host_tools.floor.base import floordir
+from host_tools.floor.people import accounts as people
 
 
 def read_new_password(stdin=None):

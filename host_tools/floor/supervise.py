@@ -21,7 +21,8 @@ import threading
 import time
 
 from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError
-from host_tools.floor import broker, floordir
+from host_tools.floor.base import floordir
+from host_tools.floor.bus import broker
 
 EXIT_RUNNING = 5  # a floor runs already in this directory
 BACKOFF_MAX_S = 30.0
@@ -165,13 +166,13 @@ def page_port(floor):
 
 
 def up(directory, tables, keys=""):
-    from host_tools.floor import cli
+    from host_tools.floor import floor_init
 
     fd = lock(directory)
-    existing = cli._floor_or_none(directory)
+    existing = floor_init.floor_or_none(directory)
     port = existing["port"] if existing else 18830
     ws_port = existing["ws_port"] if existing else 18831
-    floor = cli.init(directory, tables, existing["floor"] if existing else "main", port, ws_port)
+    floor = floor_init.init(directory, tables, existing["floor"] if existing else "main", port, ws_port)
     services = []
     stopping = []
 

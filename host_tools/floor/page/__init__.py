@@ -1,4 +1,4 @@
-"""The pit and surveillance page (issue 21): the floor's alerts and tables in a browser.
+"""The pit and surveillance page: the floor's alerts and tables in a browser.
 
 - `floorview`: what the page knows of the floor (tiles, alerts, people's acts);
 - `recorded`: the recorder's copy it folds (read only), and its own audit file;
@@ -7,5 +7,6 @@
 - `render`: the HTML; `static/`: the CSS and the one script;
 - `app`: the Starlette routes; `cli`: `python -m host_tools floor page`;
 - `downlink`: a cleared HOLD as the signed request for the table's board;
-- `drive`: the page as a process and Chromium on it (tests, bench); `bench`.
+
+May import: base, bus, alerts, people, progressive.
 """

@@ -22,10 +22,11 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from host_tools.floor import hands, people
+from host_tools.floor.alerts import hands
 from host_tools.floor.page import render
 from host_tools.floor.page.bus import BrokerRefused, PersonBus
 from host_tools.floor.page.sessions import COOKIE, Sessions, csrf_ok
+from host_tools.floor.people import accounts as people
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 LOGIN_COOKIE = "pit_login"  # the login form's token (double submit: cookie and field)

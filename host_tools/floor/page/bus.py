@@ -20,7 +20,7 @@ import time
 
 import paho.mqtt.client as mqtt
 
-from host_tools.floor import topics
+from host_tools.floor.base import topics
 
 QOS = 1
 CONNECT_TIMEOUT = 5.0

@@ -5,7 +5,9 @@ import os
 import socket
 
 from host_tools import EXIT_USAGE, HostToolError
-from host_tools.floor import EXIT_NO_BROKER, alerts, floordir
+from host_tools.floor import EXIT_NO_BROKER
+from host_tools.floor.alerts import book as alerts
+from host_tools.floor.base import floordir
 from host_tools.floor.page.sessions import DEFAULT_IDLE, DEFAULT_LIFETIME, Sessions
 
 DEFAULT_HTTP_PORT = 8080

@@ -9,7 +9,7 @@ counter at most 1000 above its last (docs/link.md), so no clock-based counter.
 
 The page publishes it on `table/<t>/downlink` (QoS 1, not retained: a
 clearance is never replayed to a later hand); the table's gateway carries it
-to the board (host_tools/floor/gateway_downlink.py) and publishes the board's
+to the board (host_tools/floor/gateway/downlink.py) and publishes the board's
 answer in its state, which the page puts on the alert (floorview.py).
 """
 

@@ -24,9 +24,11 @@ Every change bumps `version` and calls the listeners (the pushes to pages).
 import threading
 import time
 
-from host_tools.floor import alerts, presence, topics
+from host_tools.floor.alerts import book as alerts
+from host_tools.floor.base import presence, topics
+from host_tools.floor.base.words import money
 
-# The recorder's alert kinds (host_tools/floor/recorder.py) as the book's findings.
+# The recorder's alert kinds (host_tools/floor/recorder/service.py) as the book's findings.
 RECORDER_KINDS = {
     "gap": "gap",
     "chain broken": "chain_broken",
@@ -259,8 +261,6 @@ class FloorView:
 
 def _hit_detail(game, n, table, hit):
     """One line for the pit: who won what, in currency (the meter's view: integer cents)."""
-    from host_tools.floor.progressive.params import money
-
     pays, meter = hit.get("pays"), hit.get("meter_at_hit")
     if not isinstance(pays, list) or not all(isinstance(p, int) for p in pays) or not isinstance(meter, int):
         return "%s hit %d at %s: PENDING until a shift manager acknowledges" % (game, n, table)
@@ -270,8 +270,6 @@ def _hit_detail(game, n, table, hit):
 
 
 def _void_detail(game, n, table, hit):
-    from host_tools.floor.progressive.params import money
-
     meter = hit.get("meter_at_hit")
     back = "to its amount at the hit, %s" % money(meter) if isinstance(meter, int) else "to its amount at the hit"
     return (
@@ -281,8 +279,6 @@ def _void_detail(game, n, table, hit):
 
 
 def _kept_detail(game, n, table, hit):
-    from host_tools.floor.progressive.params import money
-
     pays = hit.get("pays") if isinstance(hit.get("pays"), list) else []
     paid = money(sum(p for p in pays if isinstance(p, int)))
     why = "it was acknowledged (paid) by %s" % hit["acked_by"] if hit.get("acked_by") else "later hits rest on it"

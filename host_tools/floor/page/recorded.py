@@ -2,7 +2,7 @@
 
 The alerts are folded from the floor's verified copy, never from the raw
 bus: the recorder stores each record once, in order, with its chain checked
-(host_tools/floor/recorder.py), and says on `table/<t>/recorded` how far a
+(host_tools/floor/recorder/service.py), and says on `table/<t>/recorded` how far a
 table's journal is complete. The page then reads the new records from the
 recorder's SQLite. A forged or out-of-order message on the bus never reaches
 the alerts, and a page restarted folds the same history to the same alerts.

@@ -11,7 +11,7 @@ import json
 import re
 from html import escape
 
-from host_tools.floor import alerts
+from host_tools.floor.alerts import book as alerts
 from sim import board_svg
 from sim.paths import BOARD_JSON
 

@@ -1,4 +1,4 @@
-"""The linked progressive, host side (issue 22; docs/progressive.md).
+"""The linked progressive, host side (docs/progressive.md).
 
 - `params`: each game's parameters (integer cents, rates in ppm), checked;
 - `meter`: the pure meter: contributions, cap, hits, pays, reseeds, PENDING;
@@ -10,4 +10,6 @@
 - `rtp`: the return to player at a meter amount, from the exact odds;
 - `maintenance`: `floor progressive-params`, a technician and a shift manager;
 - `cli`: `floor progressive | meter | progressive-params`.
+
+May import: base, bus, people.
 """

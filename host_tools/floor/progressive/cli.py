@@ -9,7 +9,8 @@ import os
 import time
 
 from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError
-from host_tools.floor import floordir, retained, topics
+from host_tools.floor.base import floordir, topics, words
+from host_tools.floor.bus import retained
 from host_tools.floor.progressive import messages, params, rtp
 
 
@@ -17,15 +18,11 @@ def _dir(parser):
     parser.add_argument("--dir", help="the floor's directory (default $CRAPSFLOOR_DIR, else build/floor)")
 
 
-def ledger_path(directory):
-    return os.path.join(directory, "progressive.sqlite")
-
-
 def initial_params(directory):
     """The floor's parameters file (floor init writes the defaults): {game: Params}; exit 2 when bad.
     Once the ledger holds parameters the file is only compared with them, and may be gone."""
     path = params.params_path(directory)
-    if not os.path.exists(path) and os.path.exists(ledger_path(directory)):
+    if not os.path.exists(path) and os.path.exists(params.ledger_path(directory)):
         return {}
     try:
         return params.load(path)
@@ -56,7 +53,7 @@ def run_service(args):
     url = args.broker or "mqtt://127.0.0.1:%d" % floor["port"]
     password = floordir.password(d, "progressive")
     recorded = os.path.join(d, "recorder.sqlite")  # the floor's verified copy, for what the bus lost
-    service.serve(floor["floor"], url, password, ledger_path(d), initial_params(d), recorder_path=recorded)
+    service.serve(floor["floor"], url, password, params.ledger_path(d), initial_params(d), recorder_path=recorded)
 
 
 # ---- floor meter -----------------------------------------------------------------------
@@ -116,12 +113,12 @@ def run_meter(args):
             % (
                 r["game"],
                 r["state"],
-                params.money(r["amount"]),
+                words.money(r["amount"]),
                 r["amount"],
                 r["reserve"],
                 r["paytable"],
                 r["return_pct"],
-                params.money(r["break_even"]),
+                words.money(r["break_even"]),
                 flag,
             )
         )

@@ -1,6 +1,6 @@
 """A recorded maintenance of a progressive's parameters (docs/progressive.md).
 
-Two people of the floor (host_tools/floor/people.py) must give their own
+Two people of the floor (host_tools/floor/people/accounts.py) must give their own
 passwords: a technician, who makes the change, and a shift manager, who
 authorises it. It is refused while any table is live (its gateway's retained
 presence `online`) or when the broker cannot say, and refused if the meter
@@ -16,7 +16,9 @@ import os
 import sys
 
 from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError
-from host_tools.floor import floordir, people, retained, topics
+from host_tools.floor.base import floordir, topics
+from host_tools.floor.bus import retained
+from host_tools.floor.people import accounts as people
 from host_tools.floor.progressive import params
 
 
@@ -65,7 +67,6 @@ def new_params(current, settings):
 
 def change(directory, game, settings, technician, manager, passwords, broker_url=None):
     """Apply the change; returns the line to print. HostToolError (one line) on any refusal."""
-    from host_tools.floor.progressive.cli import ledger_path
     from host_tools.floor.progressive.controller import Controller
 
     floor = floordir.read_floor(directory)
@@ -87,7 +88,7 @@ def change(directory, game, settings, technician, manager, passwords, broker_url
             "tables %s are live: parameters change only while no table is; nothing changed" % ", ".join(live),
             EXIT_FAILED,
         )
-    path = ledger_path(directory)
+    path = params.ledger_path(directory)
     if not os.path.exists(path):
         raise HostToolError("no progressive ledger at %s: start the controller once first" % path, EXIT_USAGE)
     controller = Controller(path, {})

@@ -26,7 +26,7 @@ state, …, `at` its time) and `progressive/presence` (retained `online` /
 import json
 
 from host_tools import sync
-from host_tools.floor import topics
+from host_tools.floor.base import topics
 from host_tools.floor.progressive.params import GAMES
 
 PROG_WAGER, PROG_HIT, PROG_VOID = 23, 24, 25

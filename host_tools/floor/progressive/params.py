@@ -131,10 +131,9 @@ def default_params():
     }
 
 
-def money(cents):
-    """Integer cents as the pit reads them: $1,234.56."""
-    return "$%s.%02d" % ("{:,}".format(cents // 100), cents % 100)
-
-
 def params_path(directory):
     return os.path.join(directory, "progressive.json")
+
+
+def ledger_path(directory):
+    return os.path.join(directory, "progressive.sqlite")

@@ -15,8 +15,8 @@ import signal
 import time
 
 from host_tools import EXIT_USAGE, HostToolError
-from host_tools.floor import topics
-from host_tools.floor.mqtt import Client
+from host_tools.floor.base import topics
+from host_tools.floor.bus.mqtt import Client
 from host_tools.floor.progressive import catch_up, messages
 from host_tools.floor.progressive.controller import Controller, log
 

@@ -4,7 +4,7 @@
 #
 # One rule for the board and the floor: the board (table/app.py, the journal's
 # restore) decides which roll a signed `verified` may clear with it, and the
-# floor's alerts (host_tools/floor/table_fold.py) fold the same records
+# floor's alerts (host_tools/floor/alerts/table_fold.py) fold the same records
 # through the same engine and this same function, so the two agree.
 from crapsboard.rules import paytable as pt
 from crapsboard.rules.engine import popcount

@@ -18,8 +18,8 @@ import threading
 import time
 
 from host_tools import EXIT_NO_BOARD, HostToolError
-from host_tools.floor import topics
-from host_tools.floor.gateway_board import log
+from host_tools.floor.base import topics
+from host_tools.floor.gateway.board import log
 
 DOWNLINK_COMMANDS = ("verified",)
 QUEUE_MAX = 32  # requests waiting for the board (it is away): the oldest go first

@@ -5,7 +5,7 @@ chain link from the firmware's own codec (journal_record.encode), and `prev`,
 so the controller's and the recorder's checks apply as to a board's records."""
 
 from crapsboard.journal import journal_record as jr
-from host_tools.floor import topics
+from host_tools.floor.base import topics
 from host_tools.floor.progressive import messages
 
 

@@ -20,8 +20,8 @@ import threading
 import time
 
 from host_tools import EXIT_NO_BOARD, HostToolError
-from host_tools.floor import topics
-from host_tools.floor.gateway_board import log
+from host_tools.floor.base import topics
+from host_tools.floor.gateway.board import log
 
 GAMES = ("MEA", "FUP")
 STATES = ("closed", "open", "locked", "pending")

@@ -36,9 +36,10 @@ import sys
 import tempfile
 import time
 
-from host_tools.floor import localfloor, presence_probe, topics
-from host_tools.floor.localfloor import Rig
-from host_tools.floor.netns import netns_or_reason
+from bench.floor import localfloor, presence_probe
+from bench.floor.localfloor import Rig
+from bench.floor.netns import netns_or_reason
+from host_tools.floor.base import topics
 from sim.paths import ROOT
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -96,7 +97,7 @@ def _setup(rig, pty):
     if pty:  # every table's firmware App and link under CPython, in one process (pty_boards.py)
         with open(rig.log("pty-boards"), "ab") as log:
             rig.pty_boards = subprocess.Popen(
-                [sys.executable, "-m", "host_tools.floor.pty_boards", "--dir", rig.dir, *rig.tables],
+                [sys.executable, "-m", "bench.floor.pty_boards", "--dir", rig.dir, *rig.tables],
                 stdout=log,
                 stderr=log,
                 cwd=ROOT,
@@ -276,7 +277,7 @@ def scale(folder, tables, template, window, rng, pty=False):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m host_tools.floor.bench")
+    parser = argparse.ArgumentParser(prog="python -m bench.floor.floor_bench")
     parser.add_argument("--tables", default="1,10,50", help="table counts for the scale figures")
     parser.add_argument("--pty-from", type=int, default=50, help="from this many tables, CPython boards on ptys")
     parser.add_argument("--skip-single", action="store_true", help="only the scale figures")

@@ -11,8 +11,10 @@ of the broker's will (`presence`). Used by tests/test_floor_presence.py and
 import signal
 import time
 
-from host_tools.floor import cli, localfloor, presence, topics
-from host_tools.floor.localfloor import Rig
+from bench.floor import localfloor
+from bench.floor.localfloor import Rig
+from host_tools.floor import cli
+from host_tools.floor.base import presence, topics
 
 TABLE = "T1"
 

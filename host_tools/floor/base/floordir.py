@@ -19,7 +19,7 @@ import os
 import secrets
 
 from host_tools import EXIT_USAGE, HostToolError
-from host_tools.floor import topics
+from host_tools.floor.base import topics
 
 DEFAULT_DIR = os.path.join("build", "floor")
 SERVICES = ("recorder", "floorctl", "page", "progressive")

@@ -15,7 +15,7 @@ import csv
 import io
 
 from crapsboard.rules import report
-from host_tools.floor.table_fold import TableFold
+from host_tools.floor.alerts.table_fold import TableFold
 
 
 def hands(pairs):

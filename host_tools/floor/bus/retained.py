@@ -6,7 +6,9 @@ messages arrive for `wait` s, disconnect."""
 import time
 
 from host_tools import HostToolError
-from host_tools.floor import EXIT_NO_BROKER, floordir, mqtt
+from host_tools.floor import EXIT_NO_BROKER
+from host_tools.floor.base import floordir
+from host_tools.floor.bus import mqtt
 
 
 def read(directory, url, filters, wait, unreachable="no broker at %s"):

@@ -25,7 +25,8 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError
-from host_tools.floor import alerts, topics
+from host_tools.floor.alerts import book as alerts
+from host_tools.floor.base import topics
 
 PEOPLE_FILE = "people.json"
 MIN_PASSWORD = 10  # characters; a pit tablet is a shared device in a public room
@@ -140,7 +141,8 @@ def reload_broker(directory):
 
 def _floor_json_person(directory, name, role):
     """The person in floor.json's people (what the broker's ACL is made from), and the ACL rewritten."""
-    from host_tools.floor import broker, floordir
+    from host_tools.floor.base import floordir
+    from host_tools.floor.bus import broker
 
     path = os.path.join(directory, "floor.json")
     if not os.path.exists(path):

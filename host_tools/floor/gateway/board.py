@@ -12,8 +12,8 @@ import time
 
 from host_tools import EXIT_FAILED, EXIT_NO_BOARD, HostToolError
 from host_tools import sync as sync_mod
-from host_tools.floor import topics
-from host_tools.floor.outbox import Outbox
+from host_tools.floor.base import topics
+from host_tools.floor.gateway.outbox import Outbox
 
 IDENTITY_TRIES = 3  # signed `time` requests refused in a row before the board is judged another table's
 IDENTITY_PAUSE_S = 1.0

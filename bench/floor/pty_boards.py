@@ -6,7 +6,7 @@ device` runs the firmware in the MicroPython VM on a littlefs image, ~6 % of
 a core a table): this is the link and journal the gateway talks to, cheap
 enough to put 50 tables on a 2-core machine. The bench says which it used.
 
-    python -m host_tools.floor.pty_boards --dir FLOOR_DIR T1 T2 …
+    python -m bench.floor.pty_boards --dir FLOOR_DIR T1 T2 …
 
 For each table: DIR/boards/T.port (a symbolic link to its pty), the journal
 and link counter in DIR/boards/T.cpython/, the key DIR/keys/T.key, and a live
@@ -163,7 +163,7 @@ async def serve(directory, tables):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) < 3 or argv[0] != "--dir":
-        print("usage: python -m host_tools.floor.pty_boards --dir FLOOR_DIR TABLE …", file=sys.stderr)
+        print("usage: python -m bench.floor.pty_boards --dir FLOOR_DIR TABLE …", file=sys.stderr)
         return 2
     asyncio.run(serve(argv[1], argv[2:]))
     return 0

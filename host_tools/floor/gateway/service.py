@@ -27,12 +27,12 @@ import signal
 import time
 
 from host_tools import EXIT_NO_BOARD, HostToolError
-from host_tools.floor import presence, topics
-from host_tools.floor.gateway_board import BoardSide, log
-from host_tools.floor.gateway_downlink import DownlinkSide
-from host_tools.floor.gateway_progressive import PAGE_CTR_ROOM, ProgressiveSide
-from host_tools.floor.mqtt import Client
-from host_tools.floor.outbox import Outbox
+from host_tools.floor.base import presence, topics
+from host_tools.floor.bus.mqtt import Client
+from host_tools.floor.gateway.board import BoardSide, log
+from host_tools.floor.gateway.downlink import DownlinkSide
+from host_tools.floor.gateway.outbox import Outbox
+from host_tools.floor.gateway.progressive import PAGE_CTR_ROOM, ProgressiveSide
 
 WINDOW = 200  # records published and not yet acknowledged, at most
 RETRY_S = 0.5  # between attempts to reopen a lost board

@@ -91,7 +91,7 @@ def measure(rolls=60, trips=50):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m host_tools.bench", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.host_bench", description=__doc__.splitlines()[0])
     parser.add_argument("--rolls", type=int, default=60, help="rolls pressed on the virtual board (default 60)")
     parser.add_argument("--out", default=os.path.join(ROOT, "build", "host_bench.json"))
     args = parser.parse_args(argv)

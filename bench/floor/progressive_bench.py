@@ -2,7 +2,7 @@
 the meter topic, and contributions per second through broker, controller and
 ledger (every one a synced SQLite commit). Figures, not limits.
 
-    python -m host_tools.floor.progressive.bench [--contributions 400] [--hits 20] [--board-hits 20] [--out FILE]
+    python -m bench.floor.progressive_bench [--contributions 400] [--hits 20] [--board-hits 20] [--out FILE]
 
 A floor of its own in a temporary directory: the project's mosquitto, the
 controller as its own process, three tables' gateway accounts publishing
@@ -34,9 +34,12 @@ import time
 
 import paho.mqtt.client as mqtt
 
-from host_tools.floor import broker, floordir, localfloor, people, topics
+from bench.floor import localfloor
+from bench.floor.progressive_feed import TableJournal
+from host_tools.floor.base import floordir, topics
+from host_tools.floor.bus import broker
+from host_tools.floor.people import accounts as people
 from host_tools.floor.progressive import messages, params
-from host_tools.floor.progressive.feed import TableJournal
 from host_tools.floor.progressive.service import KEEPALIVE_S
 
 TABLES = ("T1", "T2", "T3")
@@ -345,7 +348,7 @@ def percentile(values, p):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m host_tools.floor.progressive.bench")
+    ap = argparse.ArgumentParser(prog="python -m bench.floor.progressive_bench")
     ap.add_argument("--contributions", type=int, default=400)
     ap.add_argument("--hits", type=int, default=20)
     ap.add_argument("--board-hits", type=int, default=20, help="hits keyed on virtual boards (0: none)")

@@ -25,9 +25,9 @@ import time
 
 from crapsboard.journal import journal_record as jr
 from host_tools import sync
-from host_tools.floor import presence, topics
-from host_tools.floor.mqtt import Client
-from host_tools.floor.store import Store
+from host_tools.floor.base import presence, topics
+from host_tools.floor.bus.mqtt import Client
+from host_tools.floor.recorder.store import Store
 
 GAP_GRACE_S = 10.0  # a hole this old is a gap: a republish after a reconnect fills one sooner
 RECORDED_EVERY_S = 0.2  # say `recorded` at most this often per table

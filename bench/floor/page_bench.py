@@ -1,6 +1,6 @@
 """`make bench-floor`, the pit page's figure: key press -> alert visible in the browser (build/page_bench.json).
 
-Real parts: the floor's rig (host_tools/floor/localfloor.py: mosquitto, a
+Real parts: the floor's rig (bench/floor/localfloor.py: mosquitto, a
 virtual board running the deployed firmware with its live key feed, the
 table's gateway and the recorder as processes), the page as a process
 (`python -m host_tools floor page`), headless Chromium logged in as a
@@ -22,9 +22,12 @@ import sys
 import tempfile
 import time
 
-from host_tools.floor import broker, localfloor, people, supervise
-from host_tools.floor.bench import pct, save
-from host_tools.floor.page.drive import PageProcess, chrome, log_in
+from bench.floor import localfloor
+from bench.floor.floor_bench import pct, save
+from bench.floor.page_drive import PageProcess, chrome, log_in
+from host_tools.floor import supervise
+from host_tools.floor.bus import broker
+from host_tools.floor.people import accounts as people
 from sim.paths import ROOT
 
 SETUP = "2 2 3 1 2 3 4 1 3 3 5 1 4 4"  # points 4, 5, 6 made; the 8 set
@@ -94,7 +97,7 @@ def sample(rig, driver, t):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m host_tools.floor.page.bench")
+    parser = argparse.ArgumentParser(prog="python -m bench.floor.page_bench")
     parser.add_argument("--samples", type=int, default=12)
     parser.add_argument("--out", default=os.path.join(ROOT, "build", "page_bench.json"))
     args = parser.parse_args(argv)

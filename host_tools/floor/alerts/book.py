@@ -20,7 +20,7 @@ own is refused, and the refusal is in the audit trail like every
 acknowledgement.
 """
 
-from host_tools.floor.table_fold import TableFold
+from host_tools.floor.alerts.table_fold import TableFold
 
 FLOOR_SUPERVISOR = "supervisor"  # the floor's account role name (floordir.ROLES)
 SURVEILLANCE = "surveillance"

@@ -2,7 +2,7 @@
 mosquitto on free loopback ports in a directory of its own, virtual boards
 (`python -m sim device`), gateway and recorder processes (`python -m
 host_tools gateway | recorder`), and the faults the floor must survive
-(tests/test_floor*.py, host_tools/floor/bench.py). `make floor` is
+(tests/test_floor*.py, bench/floor/floor_bench.py). `make floor` is
 supervise.py; this is its scriptable, fault-injecting cousin.
 
 Deploying takes ~8 s a board, so the rig deploys once onto a template flash
@@ -20,8 +20,9 @@ import sys
 import time
 
 from host_tools import keys, sync
-from host_tools.floor import broker, floordir, topics
-from host_tools.floor.store import Store
+from host_tools.floor.base import floordir, topics
+from host_tools.floor.bus import broker
+from host_tools.floor.recorder.store import Store
 from host_tools.link import BoardLink
 from sim.paths import ROOT
 
@@ -346,7 +347,7 @@ def _kill(proc):
 def publish(rig, user, topic, payload, retain=False, password=None):
     """Publish one message as `user` (its password from the floor, or `password`: a person's
     is theirs alone) and wait for the broker's PUBACK."""
-    from host_tools.floor.mqtt import Client
+    from host_tools.floor.bus.mqtt import Client
 
     c = Client(rig.url, user, password or floordir.password(rig.dir, user), "")
     c.start()
@@ -362,7 +363,7 @@ def publish(rig, user, topic, payload, retain=False, password=None):
 def watch(rig, topic, into):
     """A floorctl client appending each message published on `topic` from now
     on (not the retained one) to `into`; call .stop() when done."""
-    from host_tools.floor.mqtt import Client
+    from host_tools.floor.bus.mqtt import Client
 
     def on_message(t, payload, retained):
         if not retained:

@@ -36,7 +36,7 @@ class PageProcess:
     """`python -m host_tools floor page` for a floor directory, until stop()."""
 
     def __init__(self, directory, port, *options):
-        from host_tools.floor import broker
+        from host_tools.floor.bus import broker
 
         self.url = "http://127.0.0.1:%d" % port
         self.proc = subprocess.Popen(

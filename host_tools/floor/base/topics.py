@@ -49,7 +49,7 @@ def meter(floor, game):
 def heartbeat_payload(table_id, keepalive, online):
     """A gateway's heartbeat (every keepalive/2, QoS 0, not retained): its own
     word on the table (`online` while it reaches the board) and its keepalive,
-    from which the recorder judges the table (host_tools/floor/presence.py)."""
+    from which the recorder judges the table (host_tools/floor/base/presence.py)."""
     return encode({"table": table_id, "keepalive": keepalive, "presence": ONLINE if online else OFFLINE})
 
 
