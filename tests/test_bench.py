@@ -51,7 +51,7 @@ def test_quick_bench_writes_json(tmp_path, capsys):
     assert data["targets"] == {"ratio_min": 30, "quiet_bytes_per_roll": 0}
     journal = data["journal"]["compact_records"]
     assert journal["rolls"] == 3000 and journal["rolls_restored"] == 3000
-    assert journal["erases_per_roll"] <= 0.1  # issue 10's goal: at most 0.1 erase per roll on average
+    assert journal["erases_per_roll"] <= 0.1  # the goal: at most 0.1 erase per roll on average
     # device time = programs x page program + erases x sector erase (W25Q32JV: 0.4/3 ms, 45/400 ms)
     typical, worst = data["journal"]["device_ms_per_roll"]
     assert typical == pytest.approx(journal["programs_per_roll"] * 0.4 + journal["erases_per_roll"] * 45)

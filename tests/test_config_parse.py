@@ -1,4 +1,4 @@
-"""config_parse.py at its documented edges (issue 19's mutants of the
+"""config_parse.py at its documented edges (the mutants of the
 configuration checker): each limit of docs/engine.md and docs/rules.md is
 accepted at its value and refused one step beyond, naming the key."""
 

@@ -1,4 +1,4 @@
-"""Undo, checkpoints, bad input and mid-game configuration (RULES.md "Corrections",
+"""Undo, checkpoints, bad input and mid-game configuration (docs/rules.md "Corrections",
 docs/engine.md "Undo" and "Configuration changes"), beyond the rule vectors.
 
 Expected states are worked by hand from the rules; where a whole state is
@@ -231,7 +231,7 @@ def test_a_fresh_table_has_resolved_nothing():
 
 def test_pays_per_unit_from_the_paytable_in_force():
     table = Table()
-    assert table.pays(pt.FIRE, 4) == 25  # RULES.md: Fire 4 points, 25 for 1 (table 1)
+    assert table.pays(pt.FIRE, 4) == 25  # docs/rules.md: Fire 4 points, 25 for 1 (table 1)
     assert table.pays(pt.FIRE, 6) == 1000 and table.pays(pt.FIRE, 3) == 0
     assert table.pays(pt.ALL_SMALL, 5) == 34  # seed 002 Pay Table 1: 34 to 1
     table.configure(cfg.parse({"paytables": {"fire": "3"}}))

@@ -1,8 +1,8 @@
-"""Offline is reported within 1.5x the keepalive; back online likewise
-(issue 20). The broker's own will is late: Debian's mosquitto 2.0.11 checks
-keepalives once every 6 s (host_tools/floor/base/presence.py says where), so the
-recorder judges each table from its gateway's heartbeats and publishes the
-verdict on `table/<t>/availability`, which `floor status` and the page read.
+"""Offline is reported within 1.5x the keepalive; back online likewise. The
+broker's own will is late: Debian's mosquitto 2.0.11 checks keepalives once
+every 6 s (host_tools/floor/base/presence.py says where), so the recorder
+judges each table from its gateway's heartbeats and publishes the verdict on
+`table/<t>/availability`, which `floor status` and the page read.
 
 The judge on hand-worked times; the recorder fed messages directly (its real
 SQLite store); then real processes: mosquitto, a virtual board, the gateway

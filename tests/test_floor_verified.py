@@ -1,4 +1,4 @@
-"""Issue 21's HOLD clearance down to the board, on a real floor: mosquitto, a
+"""the HOLD clearance down to the board, on a real floor: mosquitto, a
 virtual board deployed with its table's key and keyed live, its gateway and
 the recorder as processes (bench/floor/localfloor.py), and the page's
 own service connection, fold and downlink signer in this process

@@ -286,7 +286,7 @@ def test_pinout_lists_every_gpio():
         assert "| GPIO%d | %s |" % (g, hwmodel.header_pin(g)) in md, use
 
 
-# --- power: one latch-off eFuse per branch (issues 12, 23) ----------------------
+# --- power: one latch-off eFuse per branch ----------------------
 
 
 def _problems(board):
@@ -390,7 +390,7 @@ def test_strings_do_not_link_5v_across_feeds_and_drop_stays_in_limit():
     assert "plug to plug**, DATA and GND only (two string receptacles cannot mate without it)" in bom
 
 
-# --- inputs: pull-ups, settle time, protection (issue 12) -----------------------
+# --- inputs: pull-ups, settle time, protection -----------------------
 
 
 def test_settle_time_is_the_column_rc_with_the_cable():
@@ -466,7 +466,7 @@ def test_changeover_keyswitch_is_additive_and_documented():
     assert "| low | low | **fault**" in md and "| high | high | **fault**" in md
 
 
-# --- names and BOM completeness (issue 12) --------------------------------------
+# --- names and BOM completeness --------------------------------------
 
 
 def test_nets_do_not_reuse_part_designators_and_headers_are_j2_j3():
@@ -514,7 +514,7 @@ def test_bom_lists_everything_a_technician_must_buy():
     assert "lamp links" not in table  # hand-spliced link wire is gone
 
 
-# --- revision B: wires, part numbers, named parts (issue 23) --------------------
+# --- revision B: wires, part numbers, named parts --------------------
 
 import hwparts  # noqa: E402
 import hwwires  # noqa: E402

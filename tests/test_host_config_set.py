@@ -47,7 +47,7 @@ def test_a_partial_file_shows_what_it_resets_and_sends_nothing_without_yes(tmp_p
     path.write_text(json.dumps({"rebet_after_win": False}))
     key = tmp_path / "board.key"
     key.write_text(KEY.hex())
-    key.chmod(0o600)  # a key file others can read is refused (issue 19)
+    key.chmod(0o600)  # a key file others can read is refused
     link, held, sent = table_board()
     with PtyLink(link) as pty:
         refused = config_set(pty.port, path, "--key", str(key), stdin="")
@@ -70,7 +70,7 @@ def test_merge_changes_only_the_keys_given(tmp_path):
     path.write_text(json.dumps({"rebet_after_win": False}))
     key = tmp_path / "board.key"
     key.write_text(KEY.hex())
-    key.chmod(0o600)  # a key file others can read is refused (issue 19)
+    key.chmod(0o600)  # a key file others can read is refused
     link, held, sent = table_board()
     with PtyLink(link) as pty:
         listed = config_set(pty.port, path, "--key", str(key), "--merge", "--yes")

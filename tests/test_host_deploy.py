@@ -204,7 +204,7 @@ def test_the_flashing_steps_name_the_pinned_versions():
     text = read("hardware", "README.md")
     section = text[text.index("## Flash MicroPython") : text.index("## Lamp test")]
     assert "`esptool` %s" % esptool in section
-    # The SPIRAM build for the WROVER-E's PSRAM (issue 18).
+    # The SPIRAM build for the WROVER-E's PSRAM.
     image = re.search(r"`(ESP32_GENERIC-SPIRAM-\d{8}-v(\d+\.\d+)\.\d+\.bin)`", section)
     assert image.group(2) == mpy_cross  # the firmware compiled for the MicroPython the board runs
     # No sha256 is stated that was not computed here: the technician computes and records it.

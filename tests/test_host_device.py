@@ -203,7 +203,7 @@ def test_deploy_onto_a_fresh_board_then_status_config_and_replay(tmp_path, key_d
 
 
 def test_the_repl_is_shut_in_play_and_the_signed_maintenance_opens_it(tmp_path, key_dir, deployed):
-    # Issue 19: one byte 0x03 opened everything (the REPL prints link_key).
+    # one byte 0x03 opened everything (the REPL prints link_key).
     flash, deployed = deployed_copy(deployed, tmp_path, key_dir)
     device = Device(flash, "--keys", "wait:9000 3 4 2 2")
     try:
@@ -242,7 +242,7 @@ def test_the_repl_is_shut_in_play_and_the_signed_maintenance_opens_it(tmp_path, 
 
 
 def test_a_changed_main_py_is_reported_by_status(tmp_path, key_dir, deployed):
-    # Issue 19: hello.firmware_hash repeated firmware.json, so a modified main.py reported the approved hash.
+    # hello.firmware_hash repeated firmware.json, so a modified main.py reported the approved hash.
     flash, deployed = deployed_copy(deployed, tmp_path, key_dir)
     device = Device(flash)
     try:

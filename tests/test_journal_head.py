@@ -1,4 +1,4 @@
-"""The journal head signed in every hello (docs/link.md, hello; issue 19):
+"""The journal head signed in every hello (docs/link.md, hello):
 deleting the newest records of a board's journal looks like a power cut to
 the board, but a host that saw a later signed head says so. The board is the
 firmware's App and link on littlefs-backed files (tests/vm/link_app_session.py

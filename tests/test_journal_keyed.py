@@ -1,4 +1,4 @@
-"""The keyed chain (docs/journal.md, "Format 2"; issue 19): a rewrite that
+"""The keyed chain (docs/journal.md, "Format 2"): a rewrite that
 recomputes the public chain with the public codec is refused at power-up by
 the board (MicroPython VM, littlefs on the NOR-flash model:
 tests/vm/journal_keyed.py) and by `host_tools log --verify` with the board's

@@ -1,4 +1,4 @@
-"""journal_read.py: the reader's checks, edge by edge (issue 19's mutants of
+"""journal_read.py: the reader's checks, edge by edge (the mutants of
 the journal reader), each against what docs/journal.md says."""
 
 import os

@@ -1,7 +1,7 @@
 """docs/journal.md, Restoring: segments read through one 2 KiB buffer (a
 record across its edge at any offset), a segment cut inside a record, the
 rotation a restart leaves pending, and the table's last event. The journal
-on a real directory under CPython (issue 19's mutants of journal_restore.py
+on a real directory under CPython (the mutants of journal_restore.py
 and Journal.maintain)."""
 
 import os

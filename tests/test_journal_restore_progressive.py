@@ -5,7 +5,7 @@ roll it took back that no prog_void after it names (`voids_due`: seq, game,
 count each), counting back over rolls and hand ends as far as an undo
 reaches (the engine holds 16 to 32 events, docs/rules.md, Corrections).
 Hand-made journals on a real directory under CPython, remounted at each
-step (issue 19's mutants of issue 22's restore code); the records' kinds
+step (the mutants of the restore code); the records' kinds
 and payloads are spelled as docs/progressive.md's Messages table gives them."""
 
 import pytest

@@ -1,6 +1,6 @@
 """docs/journal.md: a staging file holds one record of at most 128 bytes; a
 record over 128 bytes goes straight into the segment with the staged batch.
-The journal on a real directory under CPython, at the edge (issue 19's
+The journal on a real directory under CPython, at the edge (the
 mutant of journal.append's size test)."""
 
 import os

@@ -2,7 +2,7 @@
 journal.old (one kept) and its first record (kind 18) names the old journal
 id, its last verified seq and chain head; and it drops its own segments with
 a drop record each, whatever the journal before it dropped. The journal on
-a real directory under CPython (issue 19's mutants of Journal.start_new)."""
+a real directory under CPython (the mutants of Journal.start_new)."""
 
 import hashlib
 import os

@@ -140,7 +140,7 @@ def test_no_wait_without_a_delay_function():
     assert m.scan() == 0
 
 
-# --- the keyswitch at power-up (issue 23) ----------------------------------------
+# --- the keyswitch at power-up ----------------------------------------
 
 POWER_UP = "tests/vm/keyswitch_power_up.py"
 

@@ -2,7 +2,7 @@
 
 The expected bytes come from the documented colours (#rrggbb), the strip's
 byte order in board.json and "every channel scaled to strip.max_brightness";
-each scene is a hand-worked roll sequence from RULES.md.
+each scene is a hand-worked roll sequence from docs/rules.md.
 """
 
 import json

@@ -322,7 +322,7 @@ def test_time_is_signed_and_journaled(tmp_path):
 
 
 def test_time_refused_backwards_or_implausible_is_journaled_and_changes_nothing(tmp_path):
-    # Issue 19: a signed `time` accepted a clock set backwards, or to 1970/2106.
+    # a signed `time` accepted a clock set backwards, or to 1970/2106.
     set_at = 1763900000
     commands = [
         signed(1, "time", 1, unix=set_at),
@@ -443,7 +443,7 @@ def test_journal_reset_starts_a_new_journal_recorded(tmp_path):
 
 
 def test_journal_reset_refuses_without_the_download_and_never_drops_an_unread_journal(tmp_path):
-    # Issue 19: two signed journal_resets erased the audit trail.
+    # two signed journal_resets erased the audit trail.
     first = tmp_path / "first"
     first.mkdir()
     session("cpython", first, ["keys 3 3"])

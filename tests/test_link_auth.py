@@ -176,7 +176,7 @@ def test_a_replayed_or_older_counter_is_refused():
 
 
 def test_a_counter_too_far_ahead_is_refused_so_the_counter_cannot_be_used_up():
-    # Issue 19: one signed request with ctr 999999999999999999 used to disable
+    # one signed request with ctr 999999999999999999 used to disable
     # every signed command for good (the next counter needs 19 digits).
     link, board = lv.session()
     assert send(link, host_sign({"id": 1, "cmd": "time", "unix": 100, "ctr": 7}))["ok"]

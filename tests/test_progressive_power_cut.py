@@ -1,5 +1,5 @@
-"""A progressive hit, and its void, survive a power cut (issue 22;
-docs/progressive.md, "A power cut" and "Undo"): a roll that pays Make 'Em All
+"""A progressive hit, and its void, survive a power cut
+(docs/progressive.md, "A power cut" and "Undo"): a roll that pays Make 'Em All
 Progressive's and Fired Up's top awards at once is journalled as the roll and
 then one prog_hit per game; an undo of it as the undo and then one prog_void
 per hit. The power is cut at every flash write of the roll (of the undo), and

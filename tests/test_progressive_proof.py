@@ -1,4 +1,4 @@
-"""The linked progressive's long proof (issue 22, "Proof"): hands of random dice
+"""The linked progressive's long proof (docs/progressive.md, "Proof"): hands of random dice
 at three tables, with forced near-simultaneous top awards, through controller
 SIGKILLs, broker restarts and gateway restarts; then the meters are to the
 micro-cent an independent replay of the tables' own records in the hit order

@@ -11,7 +11,7 @@ from crapsboard.rules.engine import Table
 FIELDS = (
     "rolls", "shooter", "point", "die1", "die2", "fire_state", "fire_points", "small_marks",
     "tall_marks", "all_marks", "bonus_done", "mea_marks", "fired_sequence", "fired_count",
-    "shooter_start", "bonus_fresh",  # issue 9's engine
+    "shooter_start", "bonus_fresh",  # the engine
 )  # fmt: skip
 FIELDS = tuple(f for f in FIELDS if hasattr(Table(), f))
 RULE_CONFIG = tuple(
@@ -91,7 +91,7 @@ def test_a_hand_in_play_is_captured():
 )
 def test_a_bad_snapshot_is_refused_and_the_table_keeps_its_state(damage):
     """Refused: cut, too long, another version, an impossible point, unknown
-    paytables, a die that is not 1-6 (issue 19's mutants of snapshot_read),
+    paytables, a die that is not 1-6 (the mutants of snapshot_read),
     a Fired Up count beyond its sequence."""
     source = Table()
     feed(source, [(3, 3), (2, 3)])
@@ -182,7 +182,7 @@ FIRED_SEQUENCE, FIRED_COUNT, BONUS_FRESH, OFFERED, REBET, FIRE_WINDOW, BONUS_WIN
 )
 def test_a_byte_field_is_accepted_exactly_on_the_values_the_table_can_hold(field, good):
     """Every value of the byte: the ones the engine can hold restore, every
-    other one is refused (the edges of issue 19's snapshot_read mutants)."""
+    other one is refused (the edges of the snapshot_read mutants)."""
     data = fresh_snapshot()
     assert {v for v in range(256) if accepted(with_field(data, field, v))} == good
 

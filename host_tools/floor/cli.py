@@ -154,7 +154,7 @@ def _floor_arguments(parser):
     p.add_argument("--table", required=True)
     p.add_argument("script", help='a key script, e.g. "3 4 6 6" (docs/keys.md)')
     _dir_option(p)
-    for name, (add, _, help_text) in _subcommands().items():  # user, page (issue 21); progressive, meter (22)
+    for name, (add, _, help_text) in _subcommands().items():  # user, page; progressive, meter (22)
         add(sub.add_parser(name, help=help_text, description=help_text))
 
 

@@ -223,7 +223,7 @@ def up(directory, tables, keys=""):
         )
         rec.start()
         services.append(rec)
-        prog = Service(  # the linked progressive's controller (issue 22; docs/progressive.md)
+        prog = Service(  # the linked progressive's controller (docs/progressive.md)
             "progressive",
             py + ["floor", "progressive", "--dir", directory],
             os.path.join(directory, "logs", "progressive.log"),
@@ -238,7 +238,7 @@ def up(directory, tables, keys=""):
             )
             g.start()
             services.append(g)
-        page = Service(  # the pit and surveillance page (issue 21)
+        page = Service(  # the pit and surveillance page
             "page",
             py + ["floor", "page", "--dir", directory, "--http-port", str(page_port(floor))],
             os.path.join(directory, "logs", "page.log"),

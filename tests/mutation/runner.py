@@ -103,7 +103,7 @@ MODULE_TESTS = {
         ],
     ),
 }
-# The security-relevant modules (issue 19): the link's authentication and
+# The security-relevant modules: the link's authentication and
 # core, the journal's record codec, writer and restore (the keyed chain), the
 # table snapshot and the configuration checker. CPython-side files first;
 # those that start the VM second.

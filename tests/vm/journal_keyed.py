@@ -1,5 +1,5 @@
 # The keyed chain under the MicroPython VM with littlefs on the NOR-flash model
-# (issue 19): the rewrites an attacker without the board's key can make, and
+#: the rewrites an attacker without the board's key can make, and
 # what the board does with them at power-up. Each case prints "name: result";
 # `image PATH` on stdin also saves the rewritten flash for the host's checks.
 import sys
@@ -143,7 +143,7 @@ def mount_report(dev, key=KEY, new_journal=False):
 
 
 def case_rewrite_recomputing_the_public_chain():
-    # Issue 19, case 2: the roll that set the point (2 2, seq 2) becomes 4 4.
+    # The security review's case 2: the roll that set the point (2 2, seq 2) becomes 4 4.
     dev, journal, table = started(20)
     before = snapshot.dumps(table, 0)
 

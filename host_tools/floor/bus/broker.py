@@ -4,7 +4,7 @@ run from the floor's directory and stopped cleanly (docs/floor.md).
 No anonymous clients; a password per account (mosquitto_passwd); an ACL that
 lets a table's gateway write only under its own table and people read the
 floor and write only their own role's acknowledgements; persistence on; a
-WebSockets listener on loopback for the pit page (issue 21).
+WebSockets listener on loopback for the pit page.
 """
 
 import os

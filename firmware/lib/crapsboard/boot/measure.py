@@ -1,5 +1,5 @@
 # The firmware's identity, measured: a hash of the files the board runs, taken
-# at power-up by main.py (issue 19). hello reports it as `firmware_hash`, so a
+# at power-up by main.py. hello reports it as `firmware_hash`, so a
 # board running a changed main.py (or an added module that shadows one) says
 # so, whatever its firmware.json declares. The same computation as deploy's
 # manifest (host_tools/deploy.py): sha256 over the sorted lines

@@ -102,7 +102,7 @@ def journal_reset(handlers, request):
     """A new journal, only once a host has downloaded and verified the whole
     current one (it sends the journal id, its last record and chain head it
     verified) and the journal kept before it (journal.old) was downloaded
-    too: no journal is ever dropped unread (issue 19)."""
+    too: no journal is ever dropped unread."""
     import os
     from binascii import hexlify
 
