@@ -1,6 +1,6 @@
 # The link under the MicroPython VM when memory runs out (docs/link.md, Memory).
 # argv[1]: "reply" -- a Link served on standard input and output whose `status`
-# reply cannot be built in the heap (thousands of pieces to encode) and whose
+# reply cannot be built in the heap (a frame larger than the heap) and whose
 # `grab` handler itself runs out of memory, beside `hello` that fits; "load" --
 # a LinkTask whose link cannot be loaded (as link_wait's when the heap is full).
 # Ends at the end of input.
@@ -10,7 +10,8 @@ import sys
 from crapsboard.link.link import Link
 from crapsboard.link.link_task import LinkTask
 
-BIG = list(range(6000))  # the reply's pieces: ~50 KB here, far more once encoded
+# The reply's text: one 2 KB string 120 times over, a frame of ~240 KB to build in a 192 KB heap.
+BIG = ["x" * 2000] * 120
 
 
 def grab(request):

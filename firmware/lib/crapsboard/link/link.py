@@ -105,7 +105,8 @@ class Link:
     # ---- bytes in, bytes out -----------------------------------------------------
 
     def feed(self, data):
-        """Take request bytes (bytes or bytearray, any chunking); return the replies."""
+        """Take request bytes (bytes or bytearray, any chunking); return the replies
+        (bytes or a bytearray)."""
         out = b""
         i = 0
         end = len(data)
@@ -129,7 +130,9 @@ class Link:
             if self.skipping:
                 self.skipping = False
             else:
-                out += self._line(self.length)
+                reply = self._line(self.length)
+                out = out + reply if out else reply  # one reply, as it was built: no copy
+
             self.length = 0
             i = j + 1
         return out

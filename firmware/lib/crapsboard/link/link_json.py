@@ -207,113 +207,172 @@ def _string(buf, i, end):
 
 
 # ---- encoding -----------------------------------------------------------------
-
-
-_PIECES = const(32)  # pieces joined as they come: no long list to grow in one block
-
-
-class _Chunks:
-    # A reply's pieces, joined every _PIECES into a chunk of the text. A reply
-    # of hundreds of pieces as one list, or as one string grown at each join,
-    # would need blocks the size of the whole reply again and again (a
-    # fragmented heap may not have them); chunks are a few hundred bytes.
-    def __init__(self):
-        self.chunks = []
-        self.pieces = []
-
-    def append(self, text):
-        pieces = self.pieces
-        pieces.append(text)
-        if len(pieces) >= _PIECES:
-            self.chunks.append("".join(pieces))
-            pieces.clear()
-
-    def done(self):
-        if self.pieces:
-            self.chunks.append("".join(self.pieces))
-            self.pieces.clear()
-        return self.chunks
+#
+# A reply is written twice over: once to count its bytes, once into a
+# bytearray of exactly that size, the only block the size of the reply. Each
+# character is read and each byte stored one at a time, digits are worked out
+# by arithmetic and an object's keys are taken in order by search, not from a
+# sorted copy. The writer's state lives in its attributes and each method
+# keeps few locals: a MicroPython call whose frame is larger than a few words
+# puts that frame on the heap (docs/link.md, Memory).
 
 
 def encode(obj, compact=False):
     """One line of ASCII JSON (see the header); TypeError for what JSON cannot say."""
-    return "".join(_encode_chunks(obj, compact))
-
-
-def _encode_chunks(obj, compact=False):
-    out = _Chunks()
-    _encode(obj, out, "," if compact else ", ", ":" if compact else ": ")
-    return out.done()
+    return str(_frame("", obj, compact), "ascii")
 
 
 def line(head, obj):
     """The frame `head` + the members of the dict `obj` + "}" and a newline,
-    as bytes (`head` opens an object and ends with a member: '{"id": 1,
-    "ok": true'). The text is never one string: the only block the size of
-    the frame is the bytes written. TypeError for what JSON cannot say."""
-    chunks = _encode_chunks(obj)
-    if len(chunks) == 1 and len(chunks[0]) <= 2:  # {}
-        return (head + "}\n").encode()
-    data = [head.encode(), b", ", chunks[0][1:].encode()]
-    for k in range(1, len(chunks)):
-        data.append(chunks[k].encode())
-    data.append(b"\n")
-    return b"".join(data)
+    as a bytearray (`head` opens an object and ends with a member: '{"id": 1,
+    "ok": true'). TypeError for what JSON cannot say."""
+    if type(obj) is not dict:
+        raise TypeError("a frame's members are a dict")
+    return _frame(head, obj, False)
 
 
-def _encode(obj, parts, comma, colon):
-    if obj is None:
-        parts.append("null")
-    elif obj is True:
-        parts.append("true")
-    elif obj is False:
-        parts.append("false")
-    elif type(obj) is int:
-        parts.append(str(obj))
-    elif type(obj) is str:
-        _encode_str(obj, parts)
-    elif isinstance(obj, (list, tuple)):
-        parts.append("[")
-        for k, item in enumerate(obj):
-            if k:
-                parts.append(comma)
-            _encode(item, parts, comma, colon)
-        parts.append("]")
-    elif isinstance(obj, dict):
-        parts.append("{")
-        for k, key in enumerate(sorted(obj)):
-            if type(key) is not str:
-                raise TypeError("json keys are strings")
-            if k:
-                parts.append(comma)
-            _encode_str(key, parts)
-            parts.append(colon)
-            _encode(obj[key], parts, comma, colon)
-        parts.append("}")
-    elif isinstance(obj, Raw):
-        parts.append(obj.text)
-    else:
-        raise TypeError("not in the link's json: %s" % type(obj).__name__)
+def _frame(head, obj, compact):
+    w = _Writer(compact)
+    w.frame(head, obj)  # counted
+    buf = bytearray(w.pos)
+    w.buf = buf
+    w.pos = 0
+    w.frame(head, obj)  # written
+    return buf
 
 
-def _encode_str(s, parts):
-    data = s.encode()
-    if len(data) == len(s) and (
-        not data or (min(data) >= 0x20 and max(data) <= 0x7E and data.find(b'"') < 0 and data.find(b"\\") < 0)
-    ):
-        parts.append('"' + s + '"')  # the common case: nothing to escape
-        return
-    out = ['"']
-    for ch in s:
+class _Writer:
+    def __init__(self, compact):
+        self.buf = None  # type: bytearray | None  # None while counting
+        self.pos = 0
+        self.comma = "," if compact else ", "
+        self.colon = ":" if compact else ": "
+
+    def frame(self, head, obj):
+        if not head:
+            self.value(obj)
+            return
+        self.text(head)
+        if obj:
+            self.text(self.comma)
+            self.members(obj)
+        self.text("}\n")
+
+    def text(self, text):
+        """ASCII `text` as it is: its length counted, or its bytes stored."""
+        buf = self.buf
+        pos = self.pos
+        self.pos = pos + len(text)
+        if buf is not None:
+            i = 0
+            while i < len(text):
+                buf[pos + i] = ord(text[i])
+                i += 1
+
+    def byte(self, code):
+        if self.buf is not None:
+            self.buf[self.pos] = code
+        self.pos += 1
+
+    def value(self, obj):
+        if obj is None:
+            self.text("null")
+        elif obj is True:
+            self.text("true")
+        elif obj is False:
+            self.text("false")
+        elif type(obj) is int:
+            self.int(obj)
+        elif type(obj) is str:
+            self.str(obj)
+        elif type(obj) is list or type(obj) is tuple:
+            self.array(obj)
+        elif type(obj) is dict:
+            self.text("{")
+            self.members(obj)
+            self.text("}")
+        elif isinstance(obj, Raw):
+            self.text(obj.text)
+        else:
+            raise TypeError("not in the link's json: %s" % type(obj).__name__)
+
+    def array(self, items):
+        self.text("[")
+        i = 0
+        while i < len(items):
+            if i:
+                self.text(self.comma)
+            self.value(items[i])
+            i += 1
+        self.text("]")
+
+    def members(self, obj):
+        """An object's members, keys in sorted order: each the least key after
+        the last one written, found by a search over the keys."""
+        key = None
+        left = len(obj)
+        while left:
+            if key is not None:
+                self.text(self.comma)
+            key = _next_key(obj, key)
+            self.str(key)
+            self.text(self.colon)
+            self.value(obj[key])
+            left -= 1
+
+    def int(self, n):
+        if n < 0:
+            self.text("-")
+            n = -n
+        digits, rest = 1, n
+        while rest >= 10:
+            rest //= 10
+            digits += 1
+        if self.buf is not None:
+            at = self.pos + digits
+            while at > self.pos:
+                at -= 1
+                self.buf[at] = 0x30 + n % 10
+                n //= 10
+        self.pos += digits
+
+    def str(self, s):
+        self.byte(0x22)
+        i = 0
+        while i < len(s):
+            self.char(s[i])
+            i += 1
+        self.byte(0x22)
+
+    def char(self, ch):
         code = ord(ch)
-        if 0x20 <= code <= 0x7E and ch != '"' and ch != "\\":
-            out.append(ch)
+        if 0x20 <= code <= 0x7E and code != 0x22 and code != 0x5C:
+            self.byte(code)
         elif ch in _SHORT:
-            out.append(_SHORT[ch])
+            self.text(_SHORT[ch])
         elif code < 0x10000:
-            out.append("\\u%04x" % code)
+            self.hex4(code)
         else:  # a UTF-16 surrogate pair, as CPython writes it
             code -= 0x10000
-            out.append("\\u%04x\\u%04x" % (0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF)))
-    out.append('"')
-    parts.append("".join(out))
+            self.hex4(0xD800 + (code >> 10))
+            self.hex4(0xDC00 + (code & 0x3FF))
+
+    def hex4(self, code):
+        """A \\uXXXX escape: four lowercase hex digits, as CPython writes them."""
+        self.text("\\u")
+        shift = 12
+        while shift >= 0:
+            digit = (code >> shift) & 0xF
+            self.byte(0x30 + digit if digit < 10 else 0x57 + digit)
+            shift -= 4
+
+
+def _next_key(obj, last):
+    """The least key of `obj` greater than `last` (the least of all when None)."""
+    key = None
+    for candidate in obj:
+        if type(candidate) is not str:
+            raise TypeError("json keys are strings")
+        if (last is None or candidate > last) and (key is None or candidate < key):
+            key = candidate
+    return key
