@@ -5,6 +5,7 @@ on a real directory under CPython (the mutants of journal_restore.py
 and Journal.maintain)."""
 
 import os
+import struct
 
 import pytest
 from test_journal_staging import EMPTY_RECORD, sizes
@@ -161,3 +162,86 @@ def test_the_last_event_is_the_last_roll_undo_or_hand_end_and_other_records_leav
     journal.append(jr.VERIFIED, 20, 200, table, cleared)  # 21: the HOLD of record 20 cleared
     journal.append(jr.RESTART, 1, 210, table)  # 22
     assert opened(tmp_path).hold == (20, 1 << pt.FIRE, fire, True)
+
+
+def test_a_staging_file_too_short_for_a_header_is_the_fault_corrupt_not_a_crash(tmp_path):
+    """A staging file cut to fewer bytes than a record's header fails its CRC
+    like any other damaged one: the fault corrupt naming the file, with no
+    seq to name (-1), and the restore writes nothing."""
+    journal = started(tmp_path)
+    with open(journal.dir + "/s0", "wb") as f:
+        f.write(b"\x01\x02\x03")
+    files = sizes(journal.dir)
+    again = jn.Journal(str(tmp_path), b"BOARD1", key=KEY)
+    with pytest.raises(jn.JournalError) as e:
+        again.mount(Table())
+    assert (str(e.value), e.value.fault, e.value.seq) == ("corrupt: staging file s0 fails its CRC", jn.CORRUPT, -1)
+    assert sizes(journal.dir) == files
+
+
+def test_only_a_drop_record_marks_segments_as_dropped_after_a_restart(tmp_path):
+    """docs/journal.md: every segment removed is recorded by a drop record,
+    once. A time record's payload is 8 bytes too (u64 unix seconds); read back
+    at power-up it must not pass for a drop record's (first, last) and make
+    the journal believe later segments were already recorded as dropped."""
+    table = Table()
+    settings = dict(batch=2, segment_bytes=64, max_segments=2)
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=KEY, **settings)
+    journal.mount(table)
+    journal.start_new(table, 0, 1, 0)
+    journal.append(jr.TIME, 0, 5, table, ((1000 << 32) + 7).to_bytes(8, "little"))  # its high half reads as 1000
+    journal.maintain(table, 5)
+    again = jn.Journal(str(tmp_path), b"BOARD1", key=KEY, **settings)
+    again.mount(Table())
+    appended, removed = [], []
+    again.on_append = lambda record, prev: appended.append(record)
+    for t in range(10, 200, 10):
+        before = set(os.listdir(again.dir))
+        again.append(jr.END_HAND, 0, t, table)
+        again.maintain(table, t)
+        removed += sorted(int(name[1:]) for name in before - set(os.listdir(again.dir)) if name[0] == "g")
+    drops = [struct.unpack_from("<II", r, jr.HEADER_SIZE) for r in appended if r[10] == jr.DROP]
+    assert removed and [first for first, _ in drops] == removed
+
+
+class PowerCut(Exception):
+    pass
+
+
+def test_a_drop_recorded_before_a_power_cut_is_not_recorded_again_after_it(tmp_path, monkeypatch):
+    """docs/journal.md: a segment's drop record is written before the segment
+    is removed. Power lost between the two leaves the segment on flash with its
+    drop already journaled: after the restart it is removed without a second
+    drop record, as the restore read the first one back."""
+    table = Table()
+    settings = dict(batch=2, segment_bytes=64, max_segments=2)
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=KEY, **settings)
+    journal.mount(table)
+    journal.start_new(table, 0, 1, 0)
+    dropped = []
+    journal.on_append = lambda record, prev: (
+        record[10] == jr.DROP and dropped.append(struct.unpack_from("<II", record, jr.HEADER_SIZE))
+    )
+
+    def cut(path):
+        raise PowerCut(path)
+
+    monkeypatch.setattr(jn.os, "remove", cut)
+    with pytest.raises(PowerCut):
+        for t in range(10, 200, 10):
+            journal.append(jr.END_HAND, 0, t, table)
+            journal.maintain(table, t)
+    monkeypatch.undo()
+    assert len(dropped) == 1  # journaled; the segment it names still on flash
+    assert "g%d" % dropped[0][0] in os.listdir(journal.dir)
+    again = jn.Journal(str(tmp_path), b"BOARD1", key=KEY, **settings)
+    again.mount(Table())
+    again_dropped = []
+    again.on_append = lambda record, prev: (
+        record[10] == jr.DROP and again_dropped.append(struct.unpack_from("<II", record, jr.HEADER_SIZE))
+    )
+    for t in range(200, 260, 10):
+        again.append(jr.END_HAND, 0, t, table)
+        again.maintain(table, t)
+    assert "g%d" % dropped[0][0] not in os.listdir(again.dir)  # removed at last
+    assert dropped[0] not in again_dropped and again_dropped  # later segments dropped, each once

@@ -83,7 +83,7 @@ MODULE_TESTS = {
             "tests/test_vocabularies.py",
             "tests/test_board_scripts.py",
         ],
-        BOARD_MP + ["tests/test_frames.py"],
+        BOARD_MP + ["tests/test_frames.py", "tests/test_lamp_feeds.py"],
     ),
     "rules/engine.py": (
         [
@@ -136,7 +136,7 @@ MODULE_TESTS.update(
         "journal/journal_record.py": (
             ["tests/test_journal_read.py"]
             + _JOURNAL_CP
-            + ["tests/test_host_link.py", "tests/test_journal_restore_progressive.py"],
+            + ["tests/test_host_link.py", "tests/test_journal_restore_progressive.py", "tests/test_journal_restore.py"],
             _JOURNAL_MP,
         ),
         "journal/journal_read.py": (
