@@ -110,12 +110,14 @@ class Floor:
         got = []
         c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="watch-%d" % len(self.gateways))
         c.username_pw_set("floorctl", floordir.password(self.dir, "floorctl"))
+        subscribed = threading.Event()
         c.on_message = lambda client, userdata, m: got.append((m.topic, m.payload))
         c.on_connect = lambda client, userdata, flags, reason, properties: client.subscribe(topic, qos=1)
+        c.on_subscribe = lambda client, userdata, mid, reason_codes, properties: subscribed.set()
         c.connect("127.0.0.1", self.floor["port"])
         c.loop_start()
         self.gateways["watch-%d" % len(self.gateways)] = c
-        time.sleep(0.3)  # subscribed
+        assert subscribed.wait(10), "no SUBACK for " + topic
         return got
 
     def wait(self, predicate, timeout=10.0):

@@ -193,6 +193,22 @@ class Floor:
     def presence_words(self):
         return [p.decode() for t, p in self.seen if t.endswith("/progressive/presence")]
 
+    def after_handling(self, *words, timeout=15.0):
+        """Wait until the controller's log holds each of `words` (what it
+        decided about an input), then for two more meter messages (a heartbeat
+        every 2 s): whatever it was to publish about that input has come by
+        then, so a test of what did *not* change is bounded by an event."""
+        assert self.wait(lambda: all(w in self.controller_log() for w in words), timeout), words
+        meters = sum(1 for t, _ in self.seen if t.endswith("/meter"))
+        games = max(1, len(self.meters))
+        assert self.wait(lambda: sum(1 for t, _ in self.seen if t.endswith("/meter")) >= meters + 2 * games, timeout)
+
+    def after_presence(self, timeout=15.0):
+        """Wait for the controller's next presence heartbeat: a stranger's word
+        published before it has been heard by then."""
+        words = len(self.presence_words())
+        assert self.wait(lambda: len(self.presence_words()) > words, timeout)
+
     def close(self):
         if self.proc is not None and self.proc.poll() is None:
             self.kill_controller(signal.SIGTERM)

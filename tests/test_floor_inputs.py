@@ -15,7 +15,7 @@ import pytest
 
 from bench.floor import localfloor as floor_rig
 from bench.floor.localfloor import Rig
-from host_tools import keys
+from host_tools import HostToolError, keys
 from host_tools.floor import supervise
 from host_tools.floor.base import floordir, topics
 from host_tools.floor.bus.mqtt import Client
@@ -130,9 +130,29 @@ def test_usage_mistakes_are_exit_2(rig, change, message):
     assert one_line(result) == "host_tools gateway: " + message
 
 
+def wait_until(predicate, timeout=10.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def accepted(rig, user, password):
+    """Whether the broker takes `user`'s password now (a connection it acknowledges)."""
+    probe = Client(rig.url, user, password, "probe-" + user)
+    try:
+        return probe.start().wait_connected(2)
+    except HostToolError:  # refused: not (yet) in the broker's password file
+        return False
+    finally:
+        probe.stop()
+
+
 def test_a_stranger_on_a_tables_topic_is_refused_by_the_broker_and_nothing_is_recorded(rig):
     people.add_person(rig.dir, "sup1", "supervisor", SUP1)  # no default person: one added, the broker told
-    time.sleep(0.5)  # the broker rereads its password file on the SIGHUP
+    assert wait_until(lambda: accepted(rig, "sup1", SUP1))  # the broker reread its password file on the SIGHUP
     rig.start_recorder()
     rig.wait_log("recorder", "connected to the broker")
     seen = []
@@ -145,10 +165,12 @@ def test_a_stranger_on_a_tables_topic_is_refused_by_the_broker_and_nothing_is_re
         on_message=lambda t, p, r: seen.append(t),
         on_connect=lambda: (watcher.subscribe(root + "/table/+/event"), watcher.subscribe(root + "/ack/#")),
     )
+    subscribed = []
+    watcher.client.on_subscribe = lambda client, userdata, mid, reason_codes, properties: subscribed.append(mid)
     watcher.start()
     try:
         assert watcher.wait_connected(5)
-        time.sleep(0.5)
+        assert wait_until(lambda: len(subscribed) == 2)
         payload = topics.encode({"table": "T1", "journal": {"board": "x", "id": 1}, "record": {"seq": 1}})
         t1_event = topics.table(rig.floor["floor"], "T1", "event")
         # the broker acknowledges (MQTT 3.1.1 has no refusal in PUBACK) and drops each of these
@@ -159,10 +181,9 @@ def test_a_stranger_on_a_tables_topic_is_refused_by_the_broker_and_nothing_is_re
         # the one allowed: a person's acknowledgement under their own role and name
         ack_sup1 = topics.ack(rig.floor["floor"], "supervisor", "sup1")
         assert floor_rig.publish(rig, "sup1", ack_sup1, b"{}", password=SUP1)
-        end = time.monotonic() + 10
-        while not seen and time.monotonic() < end:
-            time.sleep(0.1)
-        time.sleep(1.0)
+        # Each publish above waited for its PUBACK: the broker had handled (and
+        # dropped) the three refused ones before it took the allowed one.
+        assert wait_until(lambda: seen)
     finally:
         watcher.stop()
     assert seen == [root + "/ack/supervisor/sup1"]

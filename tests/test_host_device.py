@@ -95,6 +95,17 @@ def maintenance_repl(port):
     return Repl(port, wait=20.0)
 
 
+def until(run, done, timeout=30.0):
+    """`run()` again until `done(result)` (the board booted to the state the test needs) or the
+    timeout; the last result either way, for the test's assertions."""
+    end = time.monotonic() + timeout
+    result = run()
+    while not done(result) and time.monotonic() < end:
+        time.sleep(0.2)
+        result = run()
+    return result
+
+
 def hello(port, wait=20.0):
     end = time.monotonic() + wait
     while True:
@@ -181,8 +192,9 @@ def test_deploy_onto_a_fresh_board_then_status_config_and_replay(tmp_path, key_d
 
         # maintenance: the app stops (no link), the REPL is free; reset returns to play
         assert host_tools("maintenance", "--port", device.port).returncode == 0
-        time.sleep(2)
-        quiet = host_tools("status", "--port", device.port, "--timeout", "1")
+        quiet = until(
+            lambda: host_tools("status", "--port", device.port, "--timeout", "1"), lambda r: "REPL is free" in r.stderr
+        )
         assert quiet.returncode == 3  # read through the REPL: the `once` marker went at that boot
         assert quiet.stderr == (
             "host_tools status: the board is not running the app: its REPL is free"
@@ -219,8 +231,12 @@ def test_the_repl_is_shut_in_play_and_the_signed_maintenance_opens_it(tmp_path, 
             deadline = time.monotonic() + 15
             while b"bad json" not in heard and time.monotonic() < deadline:
                 heard += port.read(4096)
-            time.sleep(1)
-            heard += port.read(4096)
+            # Bounded by a later answer: whatever those bytes made the board say came before it.
+            port.write(b'{"id": 6, "cmd": "ping", "data": "after"}\n')
+            port.flush()
+            while b'"id": 6' not in heard and time.monotonic() < deadline:
+                heard += port.read(4096)
+            heard += port.read_until(b"\n")
         assert b'"error": "bad json at column' in heard, heard  # the link read them as ordinary bytes
         assert b">>>" not in heard and b"raw REPL" not in heard and b"Traceback" not in heard
         # mpremote (its Python API, as deploy uses it) cannot enter the raw REPL.
@@ -301,8 +317,9 @@ def test_a_deploy_cut_halfway_boots_to_maintenance_and_a_second_deploy_finishes(
         device.stop()
     device = Device(flash)
     try:
-        time.sleep(3)
-        status = host_tools("status", "--port", device.port, "--timeout", "2")
+        status = until(
+            lambda: host_tools("status", "--port", device.port, "--timeout", "2"), lambda r: "maintenance" in r.stderr
+        )
         assert status.returncode == 3  # no app: maintenance, named through the REPL
         assert status.stderr == "host_tools status: the board is in maintenance mode (deploy): no app, REPL free\n"
         marker = subprocess.run(
@@ -364,8 +381,7 @@ def test_a_main_py_that_predates_the_marker_is_set_aside_then_replaced(tmp_path,
         with maintenance_repl(device.port) as repl:  # an older firmware's main.py: it knows no maintenance marker
             repl.write_file("main.py", b"print('older firmware')\n")
             repl.reset()
-        time.sleep(2)
-        with Repl(device.port, wait=10) as repl:
+        with Repl(device.port, wait=10) as repl:  # retried until the board, reset, gives its raw REPL
             assert repl.read_file("main.py") == b"print('older firmware')\n"
         second = deploy.deploy(device.port, quiet=True)
         assert "main.py" in second["copied"] and second["hello"]["firmware_hash"] == first["hash"]

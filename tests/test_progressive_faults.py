@@ -59,7 +59,7 @@ def test_every_record_once_and_the_meter_to_the_cent_through_faults(tmp_path):
             if fault in ("broker", "both"):
                 floor.broker.kill()
                 floor.broker.start()
-                time.sleep(1.5)  # the clients reconnect (0.2-1 s back-off)
+                assert floor.wait(lambda: all(c.is_connected() for c in floor.clients.values()), 15)
                 for t, payloads in sent.items():  # as a gateway does after a reconnect
                     for p in payloads:
                         floor.republish(t, p)

@@ -9,7 +9,6 @@ The ledger's replay equals its meters throughout."""
 
 import json
 import signal
-import time
 
 import pytest
 from progressive_floor import Floor
@@ -116,7 +115,7 @@ def test_a_pending_hit_voided_is_reversed_to_the_cent_and_survives_sigkills(floo
     }
     assert stored(floor)[0] == meters
     floor.republish("T1", void(floor, "T1", 2, 2))  # record 4, a second void of the same hit, then a copy of it
-    time.sleep(1.0)
+    floor.after_handling("hit 1 was voided already, by record 3")
     assert floor.meters["MEA"]["rev"] == rev
     _, rows, _ = stored(floor)
     assert rows[-1][5] == "refused: hit 1 was voided already, by record 3"
@@ -163,9 +162,15 @@ def test_voids_of_no_known_hit_another_count_or_malformed_are_refused_and_change
     void(floor, "T1", 2, 1, game="FUP")  # record 5: T1 has no FUP hit
     void(floor, "T2", 2, 1)  # T2's record 1 names a record its journal does not have
     void(floor, "T3", 3, 2, game="FUP")  # T3's record 2 names a later record
-    time.sleep(1.5)
-    log = floor.controller_log()
     refused = "refused: prog_void MEA x%d from T1 journal 1 record %d (of record %d): "
+    floor.after_handling(
+        refused % (2, 3, 1),
+        refused % (3, 4, 2),
+        "record 5 (of record 2)",
+        "record 1 of journal 1: a void of record 2, not an earlier record",
+        "record 2 of journal 1: a void of record 3, not an earlier record",
+    )
+    log = floor.controller_log()
     assert refused % (2, 3, 1) + "no hit on the MEA meter is table T1 journal 1 record 1" in log
     assert refused % (3, 4, 2) + "the void counts 3 winning wagers; hit 1 had 1" in log
     assert "record 5 (of record 2): no hit on the FUP meter is table T1 journal 1 record 2" in log
