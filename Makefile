@@ -83,10 +83,11 @@ bench: venv
 	$(MAKE) --no-print-directory bench-heap
 	$(MAKE) --no-print-directory bench-floor
 
-# The board's memory budget, scenario by scenario: the smallest heap each needs
+# The board's memory budget, scenario by scenario: the smallest heap each needs,
+# the heaps the tests run it at and the deepest C stack; rewrites docs/board.md's table
 # on the unix port, the 32-bit estimate and the margin (docs/board.md, Memory).
 bench-heap: venv
-	$(PY) tests/heap_budget.py
+	$(PY) tests/heap_budget.py --write-doc
 
 # host_tools on the virtual board: deploy time, request round trip, journal sync rate (build/host_bench.json).
 bench-host: venv

@@ -43,6 +43,32 @@ import gc  # noqa: E402
 from crapsboard.boot import startup  # noqa: E402
 from crapsboard.table import board as hw  # noqa: E402
 
+# The table's modules, leaves first (tests/test_firmware_imports.py checks the
+# order): an import that finds what it imports loaded already does not nest,
+# and nested imports are where the C stack runs deepest at power-up
+# (docs/board.md, Memory: the stack).
+LEAF_FIRST = (
+    "crapsboard.base.files",
+    "crapsboard.base.ticks",
+    "crapsboard.rules.paytable",
+    "crapsboard.rules.paytable_specs",
+    "crapsboard.rules.paytables",
+    "crapsboard.rules.config_type",
+    "crapsboard.rules.engine",
+    "crapsboard.rules.hold",
+    "crapsboard.rules.config_parse",
+    "crapsboard.rules.config",
+    "crapsboard.journal.journal_record",
+    "crapsboard.journal.journal_codes",
+    "crapsboard.journal.journal_read",
+    "crapsboard.journal.snapshot",
+    "crapsboard.journal.snapshot_read",
+    "crapsboard.journal.journal_restore",
+    "crapsboard.table.layout_names",
+    "crapsboard.table.layout_parse",
+    "crapsboard.table.layout",
+)
+
 
 def main():
     diag = startup.begin(hw.reset_cause())
@@ -58,6 +84,8 @@ def main():
     shut = startup.shut_repl()
     startup.measure_firmware()
     try:
+        for name in LEAF_FIRST:  # each import finds its imports loaded: none nests deep
+            __import__(name)
         from crapsboard.boot import power_up
 
         layout = power_up.load_layout()

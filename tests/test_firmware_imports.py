@@ -100,3 +100,47 @@ def test_an_import_the_header_does_not_allow_is_found(tmp_path):
     rules = fg.allowed(package)
     assert rules == {"base": set(), "rules": {"base"}, "table": {"base", "rules"}}
     assert fg.forbidden(fg.graph(package), rules) == [("crapsboard.rules.engine", "crapsboard.table.app")]
+
+
+# ---- power-up and the link import leaves first -----------------------------------------
+
+
+def leaf_first(path):
+    """The LEAF_FIRST tuple of module names a firmware file declares."""
+    import ast
+
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and [t.id for t in node.targets if isinstance(t, ast.Name)] == ["LEAF_FIRST"]:
+            return [e.value for e in node.value.elts]
+    raise AssertionError("no LEAF_FIRST in " + path)
+
+
+def out_of_order(names, edges):
+    """(module, what it imports) pairs where the import comes later in `names`."""
+    at = {name: i for i, name in enumerate(names)}
+    return [(m, d) for m in names for d in edges[m] if d in at and at[d] > at[m]]
+
+
+LEAF_FIRST_FILES = [
+    os.path.join(fg.FIRMWARE, "main.py"),
+    os.path.join(fg.PACKAGE_DIR, "link", "link_wait.py"),
+]
+
+
+def test_power_up_and_the_link_import_their_modules_leaves_first():
+    edges = fg.graph()
+    for path in LEAF_FIRST_FILES:
+        names = leaf_first(path)
+        assert len(names) >= 6 and set(names) <= set(edges), path
+        assert out_of_order(names, edges) == [], path
+
+
+def test_a_module_listed_before_what_it_imports_is_found():
+    edges = fg.graph()
+    names = leaf_first(LEAF_FIRST_FILES[0])
+    swapped = [names[1], names[0]] + names[2:]  # base.ticks before base.files: no edge, no finding
+    assert out_of_order(swapped, edges) == out_of_order(names, edges) == []
+    late = [n for n in names if n != "crapsboard.rules.paytable"] + ["crapsboard.rules.paytable"]
+    assert ("crapsboard.rules.paytables", "crapsboard.rules.paytable") in out_of_order(late, edges)

@@ -12,10 +12,33 @@ from crapsboard.boot import startup  # noqa: E402  (after the micropython stand-
 
 startup.FAULT_RESET_MS = 0  # the real board waits 5 s before it resets
 
-try:
-    import main  # noqa: F401  (booting is importing)
-except SystemExit:
-    pass
+
+def boot():
+    try:
+        import main  # noqa: F401  (booting is importing)
+    except SystemExit:
+        pass
+
+
+STACK = getattr(__import__("fake_setup"), "STACK", 0)
+if STACK:  # the boot in a thread of STACK bytes: MicroPython's check trips at STACK - 8 KB (unix port)
+    import _thread
+    import time
+
+    ended = []
+
+    def boot_in_thread():
+        try:
+            boot()
+        finally:
+            ended.append(1)
+
+    _thread.stack_size(STACK)
+    _thread.start_new_thread(boot_in_thread, ())
+    while not ended:
+        time.sleep_ms(5)
+else:
+    boot()
 
 sys.path.pop(0)  # this folder, first on the path: the report comes compiled from the flash folder
 import boot_report  # noqa: E402, F401  (reports on import)

@@ -19,6 +19,18 @@ _CTRL_C = const(3)
 # mpremote sends next reach the REPL, not the link. main.py sets it.
 BREAK_IN = False
 _NOT_LOADED = '{"id": null, "ok": false, "error": "link not loaded: out of memory, try again"}\n'
+# The link's modules, leaves first (tests/test_firmware_imports.py checks the
+# order): each import then finds what it imports loaded already and does not
+# nest, which keeps the C stack shallow (docs/board.md, Memory: the stack).
+# Then link_task, which loads link_app.
+LEAF_FIRST = (
+    "crapsboard.link.link_json",
+    "crapsboard.link.link",
+    "crapsboard.link.link_config",
+    "crapsboard.link.link_info",
+    "crapsboard.link.link_events",
+    "crapsboard.link.link_admin",
+)
 
 
 async def wait(args):
@@ -46,6 +58,8 @@ async def wait(args):
             continue
         before = modules.loaded()
         try:
+            for name in LEAF_FIRST:
+                modules.load(name)
             link_task = modules.load("crapsboard.link.link_task")
             task = link_task.on_demand("crapsboard.link.link_app", "board_link", args)
         except Exception:  # MemoryError above all: the table plays on, the host is told
