@@ -14,7 +14,8 @@ import re
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIRMWARE = os.path.join(ROOT, "firmware")
 PACKAGE_DIR = os.path.join(FIRMWARE, "lib", "crapsboard")
-ALLOWED_LINE = re.compile(r"^# May import: (.*)$", re.M)
+# A package's header line: a comment in the firmware, a docstring line on the host side.
+ALLOWED_LINE = re.compile(r"^(?:# )?May import: (.*)$", re.M)
 
 
 def modules(package_dir=PACKAGE_DIR):
@@ -117,8 +118,8 @@ def allowed(package_dir=PACKAGE_DIR):
             m = ALLOWED_LINE.search(f.read())
         if m is None:
             continue
-        words = [w.strip() for w in m.group(1).split(",")]
-        out[entry] = {w for w in words if w and not w.startswith("(")}
+        words = [w.strip(" .") for w in m.group(1).split(",")]
+        out[entry] = {w for w in words if w and not w.startswith(("(", "nothing"))}
     return out
 
 

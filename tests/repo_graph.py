@@ -10,7 +10,6 @@ as `hardware.<name>`.
 """
 
 import os
-import re
 
 import firmware_graph as fg
 
@@ -18,7 +17,6 @@ ROOT = fg.ROOT
 # The repository's top-level parts, lowest first: each may import only parts before it.
 LAYERS = ("firmware", "hardware", "sim", "host_tools", "bench")
 FLOOR = "host_tools.floor"
-HEADER_LINE = re.compile(r"^(?:# )?May import: (.*)$", re.M)
 
 
 def part(module):
@@ -75,19 +73,9 @@ FLOOR_DIR = os.path.join(ROOT, "host_tools", "floor")
 
 
 def floor_headers(floor_dir=FLOOR_DIR):
-    """{concern: set of concerns it may import} from each floor subpackage's
-    __init__.py docstring line "May import: …"."""
-    out = {}
-    for entry in sorted(os.listdir(floor_dir)):
-        init = os.path.join(floor_dir, entry, "__init__.py")
-        if not os.path.isfile(init):
-            continue
-        with open(init, encoding="utf-8") as f:
-            m = HEADER_LINE.search(f.read())
-        if m is not None:
-            words = [w.strip(" .") for w in m.group(1).split(",")]
-            out[entry] = {w for w in words if w and not w.startswith("nothing")}
-    return out
+    """{concern: set of concerns it may import} from each floor package's
+    __init__.py docstring line "May import: …" (firmware_graph.allowed reads both forms)."""
+    return fg.allowed(floor_dir)
 
 
 def floor_forbidden(edges, headers):

@@ -9,6 +9,7 @@ import struct
 
 import pytest
 from test_journal_staging import EMPTY_RECORD, sizes
+from test_journal_start import play_hands
 
 from crapsboard.journal import journal as jn
 from crapsboard.journal import journal_record as jr
@@ -193,14 +194,7 @@ def test_only_a_drop_record_marks_segments_as_dropped_after_a_restart(tmp_path):
     journal.maintain(table, 5)
     again = jn.Journal(str(tmp_path), b"BOARD1", key=KEY, **settings)
     again.mount(Table())
-    appended, removed = [], []
-    again.on_append = lambda record, prev: appended.append(record)
-    for t in range(10, 200, 10):
-        before = set(os.listdir(again.dir))
-        again.append(jr.END_HAND, 0, t, table)
-        again.maintain(table, t)
-        removed += sorted(int(name[1:]) for name in before - set(os.listdir(again.dir)) if name[0] == "g")
-    drops = [struct.unpack_from("<II", r, jr.HEADER_SIZE) for r in appended if r[10] == jr.DROP]
+    drops, removed = play_hands(again, table, range(10, 200, 10))
     assert removed and [first for first, _ in drops] == removed
 
 
@@ -236,12 +230,6 @@ def test_a_drop_recorded_before_a_power_cut_is_not_recorded_again_after_it(tmp_p
     assert "g%d" % dropped[0][0] in os.listdir(journal.dir)
     again = jn.Journal(str(tmp_path), b"BOARD1", key=KEY, **settings)
     again.mount(Table())
-    again_dropped = []
-    again.on_append = lambda record, prev: (
-        record[10] == jr.DROP and again_dropped.append(struct.unpack_from("<II", record, jr.HEADER_SIZE))
-    )
-    for t in range(200, 260, 10):
-        again.append(jr.END_HAND, 0, t, table)
-        again.maintain(table, t)
+    again_dropped, _ = play_hands(again, table, range(200, 260, 10))
     assert "g%d" % dropped[0][0] not in os.listdir(again.dir)  # removed at last
     assert dropped[0] not in again_dropped and again_dropped  # later segments dropped, each once

@@ -64,6 +64,19 @@ def test_a_third_journal_replaces_journal_old_with_the_second(tmp_path):
         assert jr.peek_seq(f.read(), 0) == 3
 
 
+def play_hands(journal, table, times):
+    """A hand ended at each of `times`, maintained after each as the app does:
+    (the drop records' (first, last) seqs, the segments removed meanwhile)."""
+    appended, removed = [], []
+    journal.on_append = lambda record, prev: appended.append(record)
+    for t in times:
+        before = set(os.listdir(journal.dir))
+        journal.append(jr.END_HAND, 0, t, table)
+        journal.maintain(table, t)
+        removed += sorted(int(name[1:]) for name in before - set(os.listdir(journal.dir)) if name[0] == "g")
+    return [struct.unpack_from("<II", r, jr.HEADER_SIZE) for r in appended if r[10] == jr.DROP], removed
+
+
 def test_a_new_journal_started_on_a_running_board_records_every_drop_of_its_own(tmp_path):
     """The link's journal_reset starts a new journal on the running board's
     Journal: its segments are dropped with a drop record each (payload u32
@@ -73,23 +86,11 @@ def test_a_new_journal_started_on_a_running_board_records_every_drop_of_its_own(
     journal = jn.Journal(str(tmp_path), b"BOARD1", key=KEY, batch=2, segment_bytes=64, max_segments=2)
     journal.mount(table)
     journal.start_new(table, 0, 1, 0)
-    appended = []
-    journal.on_append = lambda record, prev: appended.append(record)
-    for t in range(10, 100, 10):
-        journal.append(jr.END_HAND, 0, t, table)
-        journal.maintain(table, t)
-    dropped_before = [struct.unpack_from("<II", r, jr.HEADER_SIZE) for r in appended if r[10] == jr.DROP]
+    dropped_before, _ = play_hands(journal, table, range(10, 100, 10))
     assert dropped_before and dropped_before[-1][1] >= 10
     journal.start_new(table, 100, 2, 2)
     journal.maintain(table, 100)  # as after every event
-    del appended[:]
-    removed = []
-    for t in range(110, 200, 10):
-        before = set(os.listdir(journal.dir))
-        journal.append(jr.END_HAND, 0, t, table)
-        journal.maintain(table, t)
-        removed += sorted(int(name[1:]) for name in before - set(os.listdir(journal.dir)) if name[0] == "g")
-    drops = [struct.unpack_from("<II", r, jr.HEADER_SIZE) for r in appended if r[10] == jr.DROP]
+    drops, removed = play_hands(journal, table, range(110, 200, 10))
     # Record 1 (131 bytes: it names the old journal) went straight into g1,
     # which then rotated: the first segment dropped holds record 1 alone.
     assert drops[0] == (1, 1)
