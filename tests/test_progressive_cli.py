@@ -21,9 +21,9 @@ pytestmark = pytest.mark.timeout(180)
 @pytest.fixture
 def floor(tmp_path):
     # MEA-01's break-even meter is 37,790.93 units (docs/odds.md): with a $1 unit and a
-    # seed of $37,790.00, 94 more cents pass it.
+    # base of $37,790.00 (a cent a $1 wager to the meter), 94 more cents pass it.
     game_params = json.loads(json.dumps(PARAMS))
-    game_params["MEA"].update(seed=3_779_000, increment_ppm=10_000)  # a cent a $1 wager
+    game_params["MEA"].update(base=3_779_000, reset=3_779_000, reserve_ceiling=7_558_000, increment_ppm=10_000)
     f = Floor(tmp_path / "floor", game_params=game_params)
     yield f
     f.close()
@@ -107,8 +107,8 @@ def test_parameters_change_only_by_a_technician_and_a_shift_manager_with_no_tabl
     as_bob = ["progressive-params", "--game", "MEA", "--set", "cap=6000000", "--technician", "tom", "--manager", "bob"]
     done = host_tools(floor, *as_bob, stdin="tom's long password\nbob's long password\n")
     assert done.returncode == 1 and "bob is not a shift manager" in done.stderr
-    done = host_tools(floor, *change[:4], "seed=99999999", *change[5:], stdin=good)
-    assert done.returncode == 2 and "MEA: seed 99999999 cents is above the cap 5000000 cents" in done.stderr
+    done = host_tools(floor, *change[:4], "reset=99999999", *change[5:], stdin=good)
+    assert done.returncode == 2 and "MEA: reset 99999999 cents is above the cap 5000000 cents" in done.stderr
     assert stored_params(floor)[0] == before
 
     done = host_tools(floor, *change, stdin=good)

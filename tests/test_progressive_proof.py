@@ -55,25 +55,30 @@ FAULTS = ("broker", "gateway", "controller")  # the first SIGKILL finds two roun
 KEY_CHANCE = 0.1  # before each roll, per game, where seed 003 takes the wager
 PPM = 1_000_000
 # Rates that leave fractions of a cent (12.3457% and 1.7777% of a $1 unit) and
-# caps a round's contributions pass, so carried fractions and the cap's
-# overflow into the reserve are in the replay; MEA shares a hit, Fired Up pays
-# each winning wager the whole meter with a reseed between.
+# caps a round's contributions pass, so carried fractions, the overflow past
+# the cap and its return to the meter at each reset are in the replay; MEA
+# shares a hit, Fired Up pays each winning wager the whole meter with a reset
+# between.
 PARAMS = {
     "MEA": {
         "paytable": "PT-BJS-MEA-01",
         "base_unit": 100,
-        "seed": 100_000,
+        "base": 100_000,
+        "reset": 100_000,
         "increment_ppm": 123_457,
         "reserve_ppm": 17_777,
+        "reserve_ceiling": 200_000,
         "cap": 102_000,
         "pay_rule": "shared",
     },
     "FUP": {
         "paytable": "PT-BJS-FUP-01",
         "base_unit": 500,
-        "seed": 500_000,
+        "base": 500_000,
+        "reset": 500_000,
         "increment_ppm": 50_000,
         "reserve_ppm": 10_000,
+        "reserve_ceiling": 1_000_000,
         "cap": 505_000,
         "pay_rule": "positional",
     },
@@ -151,23 +156,30 @@ def replay_tables(records, game_params):
     count)] in the controller's order, by docs/progressive.md's rules written
     out apart from meter.py, in micro-cents: a wager of W adds W x unit x
     increment to the meter and W x unit x reserve rate to the reserve, the
-    meter's part past the cap going to the reserve; a hit pays from the
-    meter's whole cents (shared: an equal share each, the remainder staying;
-    positional: the whole meter to each winning wager in turn) and each
-    reseed brings the meter's cents up to the seed from the reserve's whole
-    cents first, then from the house."""
+    meter's part past the cap and the reserve's past its ceiling going to the
+    overflow; a hit pays from the meter's whole cents (shared: an equal share
+    each, the remainder staying; positional: the whole meter to each winning
+    wager in turn) and each reset brings the meter's cents up to the reset
+    amount from the reserve's whole cents first, then from the house, then
+    adds the overflow up to the cap."""
     out = {
-        g: {"meter": p["seed"] * PPM, "reserve": 0, "house": p["seed"], "paid": 0, "wagers": 0, "hits": []}
+        g: {"meter": p["base"] * PPM, "reserve": 0, "overflow": 0, "house": p["base"], "paid": 0, "wagers": 0}
         for g, p in game_params.items()
     }
+    for m in out.values():
+        m["hits"] = []
 
     def reseed(m, p):
-        short = p["seed"] - m["meter"] // PPM
+        short = p["reset"] - m["meter"] // PPM
         if short > 0:
             from_reserve = min(short, m["reserve"] // PPM)
             m["reserve"] -= from_reserve * PPM
             m["house"] += short - from_reserve
             m["meter"] += short * PPM
+        back = min(m["overflow"], p["cap"] * PPM - m["meter"])
+        if back > 0:
+            m["overflow"] -= back
+            m["meter"] += back
 
     for key, kind, game, count in records:
         m, p = out[game], game_params[game]
@@ -175,10 +187,11 @@ def replay_tables(records, game_params):
             stake = count * p["base_unit"]
             m["meter"] += stake * p["increment_ppm"]
             m["reserve"] += stake * p["reserve_ppm"]
-            over = m["meter"] - p["cap"] * PPM
-            if over > 0:
-                m["meter"] -= over
-                m["reserve"] += over
+            for part, ceiling in (("meter", p["cap"]), ("reserve", p["reserve_ceiling"])):
+                over = m[part] - ceiling * PPM
+                if over > 0:
+                    m[part] -= over
+                    m["overflow"] += over
             m["wagers"] += count
             continue
         at_hit = m["meter"] // PPM
@@ -206,11 +219,15 @@ def test_the_replay_by_hand():
             (t1, messages.PROG_WAGER, "MEA", 5),
             # + 37.0371 ¢ and + 5.3331 ¢: the meter 100,098 ¢ + 765,600 µ¢, the reserve 14 ¢ + 221,600 µ¢
             (t2, messages.PROG_WAGER, "MEA", 3),
-            # 3 winners share 100,098 ¢: 33,366 each; the reseed takes 14 ¢ from the reserve, 99,986 from the house
+            # 3 winners share 100,098 ¢: 33,366 each; the reset takes 14 ¢ from the reserve, 99,986 from the house
             (t1, messages.PROG_HIT, "MEA", 3),
-            # 99 x 100 ¢: + 1,222.2243 ¢ and + 175.9923 ¢ twice; the second passes the cap by 445,214,200 µ¢
+            # 99 x 100 ¢: + 1,222.2243 ¢ and + 175.9923 ¢ twice; the second passes the cap by 445,214,200 µ¢,
+            # the overflow; the reserve 352 ¢ + 206,200 µ¢
             (t2, messages.PROG_WAGER, "MEA", 99),
             (t2, messages.PROG_WAGER, "MEA", 99),
+            # one winner, 102,000 ¢; the reset takes the reserve's 352 ¢, 99,648 from the house, then
+            # the whole overflow (445.2142 ¢ fits under the cap): 100,445 ¢ + 214,200 µ¢
+            (t1, messages.PROG_HIT, "MEA", 1),
             # Fired Up: 2 x 500 ¢ x 5% = 50 ¢ (1% = 10 ¢ reserved); positional: 500,050 ¢, a reseed
             # (10 ¢ from the reserve, 499,990 from the house), then 500,000 ¢ and a reseed of 500,000
             (t1, messages.PROG_WAGER, "FUP", 2),
@@ -219,10 +236,12 @@ def test_the_replay_by_hand():
         PARAMS,
     )
     mea, fup = got["MEA"], got["FUP"]
-    assert mea["hits"] == [(list(t1), 3, [33_366] * 3, 100_098)]
-    assert divmod(mea["meter"], PPM) == (102_000, 0)
-    assert divmod(mea["reserve"], PPM) == (797, 420_400)
-    assert (mea["house"], mea["paid"], mea["wagers"]) == (199_986, 100_098, 206)
+    assert mea["hits"] == [(list(t1), 3, [33_366] * 3, 100_098), (list(t1), 1, [102_000], 102_000)]
+    assert divmod(mea["meter"], PPM) == (100_445, 214_200)
+    assert (mea["reserve"], mea["overflow"]) == (206_200, 0)
+    assert (mea["house"], mea["paid"], mea["wagers"]) == (299_634, 202_098, 206)
+    # every micro-cent: 206 wagers x 100 ¢ x (12.3457% + 1.7777%) + the house = meter + reserve + paid
+    assert 206 * 100 * 141_234 + 299_634 * PPM == mea["meter"] + mea["reserve"] + 202_098 * PPM
     assert fup["hits"] == [(list(t2), 2, [500_050, 500_000], 500_050)]
     assert (fup["meter"], fup["reserve"], fup["house"], fup["paid"]) == (500_000 * PPM, 0, 1_499_990, 1_000_050)
 
@@ -366,6 +385,7 @@ def test_the_meters_are_the_replay_of_the_tables_records_through_faults(tmp_path
             w = want[game]
             assert m.amount * PPM + m.amount_frac == w["meter"]
             assert m.reserve * PPM + m.reserve_frac == w["reserve"]
+            assert m.overflow * PPM + m.overflow_frac == w["overflow"]
             assert (m.house, m.paid, m.wagers) == (w["house"], w["paid"], w["wagers"])
             assert [(h["key"], h["wagers"], h["pays"], h["meter_at_hit"]) for h in m.hits] == w["hits"]
             assert all(h["acked_by"] == "sam" for h in m.hits)

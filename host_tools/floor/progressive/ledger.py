@@ -54,7 +54,7 @@ class Ledger:
         return {g: pm.check_game(g, json.loads(b)) for g, b in rows}
 
     def meters(self, params):
-        """{game: Meter}: each stored meter, a fresh one (at its seed) for a game without."""
+        """{game: Meter}: each stored meter, a fresh one (at its base amount) for a game without."""
         stored = dict(self.db.execute("select game, body from meters").fetchall())
         return {g: Meter.load(p, json.loads(stored[g])) if g in stored else Meter(p) for g, p in params.items()}
 
