@@ -95,6 +95,19 @@ def test_parameters_change_only_by_a_technician_and_a_shift_manager_with_no_tabl
     assert done.stderr.splitlines() == [
         "host_tools floor: tables T2 are live: parameters change only while no table is; nothing changed"
     ]
+    # Every field is checked before the passwords are read and before the live tables:
+    # a reset under MEA-01's $300 nine-number pay, a ceiling under one reset, a rate out of range.
+    bad_fields = [
+        ("reset=29999", "MEA reset: 29999 cents is below PT-BJS-MEA-01's highest fixed award, 300 for 1"),
+        ("reserve_ceiling=100", "MEA: reserve_ceiling 100 cents is below one reset (3779000 cents)"),
+        ("increment_ppm=600000", "MEA increment_ppm: 600000 is above 500000"),
+        ("cap=3778999", "MEA: base 3779000 cents is above the cap 3778999 cents"),
+    ]
+    for setting, message in bad_fields:
+        done = host_tools(floor, *change[:4], setting, *change[5:], stdin="")
+        assert done.returncode == 2, done.stderr
+        assert len(done.stderr.splitlines()) == 1 and message in done.stderr and "Traceback" not in done.stderr
+        assert "nothing changed" in done.stderr
     floor.presence("T2", "offline")
 
     wrong = [
