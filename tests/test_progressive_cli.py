@@ -49,16 +49,35 @@ def test_floor_meter_shows_amount_state_and_return_flagged_past_break_even(floor
     mea = rows["MEA"]
     assert (mea["amount"], mea["reserve"], mea["state"], mea["paytable"]) == (3_779_000, 0, "open", "PT-BJS-MEA-01")
     assert mea["break_even"] == 3_779_094 and mea["past_break_even"] is False
-    assert 99.99 < mea["return_pct"] < 100.0
+    assert mea["return_pct"] == 99.9986  # 1 - 0.9322 / 69,968 = 99.99866...%: cut
+    assert (mea["overflow"], mea["reset"], mea["pay_rule"], mea["hits_seen"]) == (0, 3_779_000, "shared", 0)
     assert rows["FUP"]["amount"] == 500_000 and rows["FUP"]["state"] == "open"
 
-    floor.send("T1", messages.PROG_WAGER, 94)  # 94 cents: the meter reaches break-even
+    floor.send("T1", messages.PROG_WAGER, 93)  # 93 cents: one cent under break-even
+    assert floor.wait(lambda: floor.meters["MEA"]["amount"] == 3_779_093)
+    line = next(x for x in host_tools(floor, "meter").stdout.splitlines() if x.startswith("MEA"))
+    assert "return per wager 99.99% / " in line and "below break-even" in line  # never "100.00%" below it
+    floor.send("T1", messages.PROG_WAGER, 1)  # the meter reaches break-even for one winning wager
     assert floor.wait(lambda: floor.meters["MEA"]["amount"] == 3_779_094)
     done = host_tools(floor, "meter")
     assert done.returncode == 0, done.stderr
     line = next(x for x in done.stdout.splitlines() if x.startswith("MEA"))
     assert "$37,790.94 (3779094 cents)" in line and "open" in line and "PAST BREAK-EVEN" in line
-    assert "return 100.00%" in line and "break-even $37,790.94" in line
+    assert "shared by winning wagers" in line and "overflow 0 cents" in line
+    # 45.9883% + 37,790.94 / W / 69,968: 100.00% / 72.99% / 63.99% for 1, 2, 3 winning wagers
+    assert "return per wager 100.00% / 72.99% / 63.99% (1 / 2 / 3 winning wagers)" in line
+    assert "winning wagers per hit seen 1.00 (0 hits)" in line and "break-even $37,790.94" in line
+
+    # A hit of 2 winning wagers: from then on break-even is read at 2 winners a hit.
+    floor.send("T1", messages.PROG_HIT, 2)
+    assert floor.wait(lambda: floor.meters["MEA"]["state"] == "pending")
+    floor.send("T1", messages.PROG_WAGER, 94)  # back to $37,790.94 after the $37,790.00 reset
+    assert floor.wait(lambda: floor.meters["MEA"]["amount"] == 3_779_094)
+    mea = {r["game"]: r for r in json.loads(host_tools(floor, "meter", "--json").stdout)}["MEA"]
+    assert (mea["hits_seen"], mea["winners_per_hit"]) == (1, "2/1")
+    assert mea["break_even_seen"] == 7_558_187 and mea["past_break_even"] is False  # 2 x 3,779,093.22...
+    line = next(x for x in host_tools(floor, "meter").stdout.splitlines() if x.startswith("MEA"))
+    assert "winning wagers per hit seen 2.00 (1 hits)" in line and "($75,581.87 at the winners seen): below" in line
 
     floor.kill_controller(signal.SIGKILL)
     assert floor.wait(lambda: floor.presence_words()[-1] == "offline")

@@ -5,8 +5,10 @@ pit_cli does; host_tools/floor/cli.py takes them in.
 """
 
 import json
+import math
 import os
 import time
+from fractions import Fraction
 
 from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError
 from host_tools.floor.base import floordir, topics, words
@@ -91,12 +93,66 @@ def meters(directory, broker_url=None, wait=1.0, now=None):
     for game in sorted(g for g in got if g in params.GAMES):
         m = got[game]
         fresh = isinstance(m.get("at"), (int, float)) and now - m["at"] <= STALE_AFTER_S
-        row = {k: m.get(k) for k in ("game", "amount", "reserve", "base_unit", "seed", "cap", "paytable", "pending")}
+        keys = ("game", "amount", "reserve", "overflow", "base_unit", "base", "reset", "reserve_ceiling", "cap")
+        row = {k: m.get(k) for k in keys + ("paytable", "pay_rule", "pending")}
         row["state"] = m.get("state") if online and fresh else "closed"
-        row.update(rtp.figures(game, m["paytable"], m["amount"], m["base_unit"]))
-        row["return"] = "%d/%d" % (row["return"].numerator, row["return"].denominator)
+        rule = m.get("pay_rule") or "shared"
+        after = min(m["cap"], m["reset"] + (m.get("overflow") or 0)) if "reset" in m and "cap" in m else None
+        fig = rtp.figures(
+            game,
+            m["paytable"],
+            m["amount"],
+            m["base_unit"],
+            rule,
+            after,
+            m.get("hits_seen") or 0,
+            m.get("winning_wagers_seen") or 0,
+        )
+        seen, per = fig["winners_per_hit"], fig["per_wager"]
+        row.update(
+            {
+                "return": "%d/%d" % (fig["return"].numerator, fig["return"].denominator),
+                "return_pct": fig["return_pct"],
+                "return_per_wager": {str(w): "%d/%d" % (v.numerator, v.denominator) for w, v in per.items()},
+                "return_per_wager_pct": {str(w): rtp.truncated_pct(v, 4) for w, v in per.items()},
+                "break_even": fig["break_even"],
+                "hits_seen": m.get("hits_seen") or 0,
+                "winners_per_hit": "%d/%d" % (seen.numerator, seen.denominator),
+                "break_even_seen": fig["break_even_seen"],
+                "past_break_even": fig["past_break_even"],
+            }
+        )
         rows.append(row)
     return rows
+
+
+def meter_line(r):
+    """One game as `floor meter` prints it; percentages cut, never rounded up past break-even."""
+    flag = "PAST BREAK-EVEN" if r["past_break_even"] else "below break-even"
+    seen = Fraction(r["winners_per_hit"])
+    rule = "shared by winning wagers" if r["pay_rule"] != "positional" else "each winning wager in position order"
+    per = " / ".join("%.2f%%" % rtp.truncated_pct(Fraction(r["return_per_wager"][w]), 2) for w in ("1", "2", "3"))
+    return (
+        "%s %-8s %13s (%d cents)  reserve %d cents  overflow %d cents  %s %s  "
+        "return per wager %s (1 / 2 / 3 winning wagers)  winning wagers per hit seen %.2f (%d hits)  "
+        "break-even %s (%s at the winners seen): %s"
+        % (
+            r["game"],
+            r["state"],
+            words.money(r["amount"]),
+            r["amount"],
+            r["reserve"],
+            r["overflow"] or 0,
+            r["paytable"],
+            rule,
+            per,
+            math.floor(seen * 100) / 100,
+            r["hits_seen"],
+            words.money(r["break_even"]),
+            words.money(r["break_even_seen"]),
+            flag,
+        )
+    )
 
 
 def run_meter(args):
@@ -107,21 +163,7 @@ def run_meter(args):
         print(json.dumps(rows, sort_keys=True))
         return
     for r in rows:
-        flag = "PAST BREAK-EVEN" if r["past_break_even"] else "below break-even"
-        print(
-            "%s %-8s %13s (%d cents)  reserve %d cents  %s return %.2f%%  break-even %s: %s"
-            % (
-                r["game"],
-                r["state"],
-                words.money(r["amount"]),
-                r["amount"],
-                r["reserve"],
-                r["paytable"],
-                r["return_pct"],
-                words.money(r["break_even"]),
-                flag,
-            )
-        )
+        print(meter_line(r))
 
 
 # ---- floor progressive-params ---------------------------------------------------------------
