@@ -25,7 +25,7 @@ from host_tools.floor.bus import broker
 from host_tools.floor.bus.mqtt import Client
 from host_tools.floor.gateway.outbox import Outbox
 from host_tools.floor.people import accounts as people
-from host_tools.floor.progressive import ledger, params
+from host_tools.floor.progressive import integrity, ledger, params
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PEOPLE = {
@@ -76,6 +76,7 @@ class Floor:
         self.floor = floordir.new_floor(self.dir, tables=tables, port=broker.free_port(), ws_port=broker.free_port())
         broker.write_config(self.dir, self.floor)
         floordir.write_json(params.params_path(self.dir), game_params or PARAMS)
+        integrity.install(self.dir)  # the installation step: the controller's code recorded
         if with_people:
             for name, (role, password) in PEOPLE.items():
                 people.add_person(self.dir, name, role, password)

@@ -15,7 +15,9 @@ messages (topics.py):
 - `ack/<role>/<user>`: a person's acknowledgement. The broker's ACL vouches
   for the role and the user in the topic: a person can publish only there;
 - `progressive/<game>/meter` (the progressive controller's, only it writes
-  there): a hit it holds PENDING is an alert for the shift manager.
+  there): a hit it holds PENDING is an alert for the shift manager;
+  `progressive/check`, its self-check at start: a refusal is an alert for
+  the shift manager and surveillance.
 
 Thread-safe: paho's network thread writes, the web server's loop reads.
 Every change bumps `version` and calls the listeners (the pushes to pages).
@@ -83,7 +85,24 @@ class FloorView:
             return self._recorder_alert(payload, now)
         if topic.startswith(root + "/progressive/") and topic.endswith("/meter"):
             return self._progressive(payload, now)
+        if topic == root + "/progressive/check":
+            return self._progressive_check(payload, now)
         return None
+
+    def _progressive_check(self, payload, now):
+        """The controller's self-check at start (only it writes the topic): a refusal is
+        an alert for the shift manager and surveillance, the technician told."""
+        try:
+            check = topics.decode(payload)
+        except ValueError:
+            return None
+        if check.get("ok") is not False:
+            return None
+        detail = "the progressive controller checked itself at start and refused to open: %s" % check.get("reason")
+        raised = self.book.progressive("check", 0, "floor", now, detail, "progressive_refused", "prog-check")
+        for alert in raised:
+            self._restore_acks(alert)
+        return raised or None
 
     def _progressive(self, payload, now):
         """The controller's meter (only its account writes the topic): a hit it holds

@@ -13,7 +13,7 @@ from fractions import Fraction
 from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError
 from host_tools.floor.base import floordir, topics, words
 from host_tools.floor.bus import retained
-from host_tools.floor.progressive import messages, params, rtp
+from host_tools.floor.progressive import integrity, messages, params, rtp
 
 
 def _dir(parser):
@@ -33,10 +33,26 @@ def initial_params(directory):
 
 
 def write_default_params(directory):
-    """DIR/progressive.json with the defaults, unless the floor has one."""
+    """DIR/progressive.json with the defaults, unless the floor has one; and the record of the
+    controller's code as installed (integrity.py), which its self-check compares at start."""
     path = params.params_path(directory)
     if not os.path.exists(path):
         floordir.write_json(path, params.default_params())
+    integrity.install(directory)
+
+
+# ---- floor progressive-install ---------------------------------------------------------------
+
+
+def add_install_arguments(parser):
+    _dir(parser)
+
+
+def run_install(args):
+    d = floordir.floor_dir(args.dir)
+    floordir.read_floor(d)  # a floor's directory, or one line
+    digest = integrity.install(d)
+    print("the progressive controller's code recorded as installed: %s (%s)" % (digest, integrity.record_path(d)))
 
 
 # ---- floor progressive -------------------------------------------------------------------
@@ -76,11 +92,16 @@ def meters(directory, broker_url=None, wait=1.0, now=None):
 
     floor = floordir.read_floor(directory)
     url = broker_url or "mqtt://127.0.0.1:%d" % floor["port"]
-    got, presence = {}, []
+    got, presence, checks = {}, [], []
     meter_prefix = topics.floor_root(floor["floor"]) + "/progressive/"
     for topic, payload in retained.read(directory, url, [meter_prefix + "#"], wait):
         if topic == messages.presence_topic(floor["floor"]):
             presence.append(payload.decode("ascii", "replace"))
+        elif topic == messages.check_topic(floor["floor"]):
+            try:
+                checks.append(topics.decode(payload))
+            except ValueError:
+                checks.append({"ok": False, "reason": "the controller's self-check report does not parse"})
         elif topic.startswith(meter_prefix) and topic.endswith("/meter"):
             try:
                 obj = topics.decode(payload)
@@ -89,6 +110,13 @@ def meters(directory, broker_url=None, wait=1.0, now=None):
             got[obj.get("game")] = obj
     now = time.time() if now is None else now
     online = bool(presence) and presence[-1] == topics.ONLINE
+    check = checks[-1] if checks else {"ok": None, "reason": "no self-check report from the controller"}
+    controller = {
+        "presence": presence[-1] if presence else None,
+        "self_check_ok": check.get("ok"),
+        "self_check": check.get("reason"),
+        "code_digest": (check.get("code") or {}).get("digest"),
+    }
     rows = []
     for game in sorted(g for g in got if g in params.GAMES):
         m = got[game]
@@ -120,10 +148,22 @@ def meters(directory, broker_url=None, wait=1.0, now=None):
                 "winners_per_hit": "%d/%d" % (seen.numerator, seen.denominator),
                 "break_even_seen": fig["break_even_seen"],
                 "past_break_even": fig["past_break_even"],
+                "controller": controller,
             }
         )
         rows.append(row)
+    if not rows and check.get("ok") is False:
+        raise HostToolError("the progressive controller refused to open: %s" % check.get("reason"), EXIT_FAILED)
     return rows
+
+
+def controller_line(c):
+    """The controller's self-check, as `floor meter` prints it under the meters."""
+    if c["self_check_ok"] is True:
+        return "controller %s; self-check: %s" % (c["presence"], c["self_check"])
+    if c["self_check_ok"] is False:
+        return "controller REFUSED to open (every table closed): %s" % c["self_check"]
+    return "controller %s; %s" % (c["presence"], c["self_check"])
 
 
 def meter_line(r):
@@ -164,6 +204,7 @@ def run_meter(args):
         return
     for r in rows:
         print(meter_line(r))
+    print(controller_line(rows[0]["controller"]))
 
 
 # ---- floor progressive-params ---------------------------------------------------------------
@@ -188,6 +229,11 @@ def run_params(args):
 
 
 SUBCOMMANDS = {
+    "progressive-install": (
+        add_install_arguments,
+        run_install,
+        "record the progressive controller's code as installed (its self-check compares it at start)",
+    ),
     "progressive": (add_service_arguments, run_service, "the linked progressive's controller (the meters' writer)"),
     "meter": (add_meter_arguments, run_meter, "each progressive meter, its state and its return to player"),
     "progressive-params": (

@@ -35,8 +35,16 @@ _BY_NAME = {name: code for code, name in KINDS.items()}
 MAX_WAGERS = 99  # positions on a craps layout are far fewer; a larger count is a keying error
 
 
+REFUSED = "refused"  # the controller's presence when its self-check failed (integrity.py)
+
+
 def presence_topic(floor):
     return "%s/progressive/presence" % topics.floor_root(floor)
+
+
+def check_topic(floor):
+    """The controller's self-check report (integrity.py), retained."""
+    return "%s/progressive/check" % topics.floor_root(floor)
 
 
 def meter_topic(floor, game):
