@@ -149,6 +149,12 @@ class Floor:
         self.republish(table, payload)
         return payload, rec
 
+    def send_config(self, table, paytables):
+        """A configuration record of `table`'s board ({wager name: paytable id} in force)."""
+        payload, rec = self.journals[table].config(paytables)
+        self.republish(table, payload)
+        return payload, rec
+
     def republish(self, table, payload):
         info = self.gateway(table).publish(topics.table("main", table, "event"), payload, qos=1)
         try:

@@ -15,7 +15,8 @@ messages (topics.py):
 - `ack/<role>/<user>`: a person's acknowledgement. The broker's ACL vouches
   for the role and the user in the topic: a person can publish only there;
 - `progressive/<game>/meter` (the progressive controller's, only it writes
-  there): a hit it holds PENDING is an alert for the shift manager;
+  there): a hit it holds PENDING is an alert for the shift manager, a table
+  it closed for playing another paytable one for the floor supervisor;
   `progressive/check`, its self-check at start: a refusal is an alert for
   the shift manager and surveillance.
 
@@ -133,6 +134,11 @@ class FloorView:
                 table, ident = str(hit.get("table")), "prog-%s-%d-void" % (game, n)
                 detail = _kept_detail(game, n, table, hit)
                 raised += self.book.progressive(game, n, table, now, detail, "progressive_void_kept", ident)
+        closed = meter.get("closed_tables") if isinstance(meter.get("closed_tables"), dict) else {}
+        for table, why in sorted(closed.items()):
+            detail = "%s progressive closed at %s: it %s; closed until its board is set right" % (game, table, why)
+            ident = "prog-%s-table-%s" % (game, table)
+            raised += self.book.progressive(game, 0, str(table), now, detail, "progressive_wrong_paytable", ident)
         for alert in raised:
             self._restore_acks(alert)
         return raised or None  # the controller's heartbeat (every 2 s) changes nothing on the page

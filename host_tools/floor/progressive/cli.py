@@ -149,12 +149,25 @@ def meters(directory, broker_url=None, wait=1.0, now=None):
                 "break_even_seen": fig["break_even_seen"],
                 "past_break_even": fig["past_break_even"],
                 "controller": controller,
+                "tables": m.get("tables") or {},
+                "closed_tables": m.get("closed_tables") or {},
             }
         )
         rows.append(row)
     if not rows and check.get("ok") is False:
         raise HostToolError("the progressive controller refused to open: %s" % check.get("reason"), EXIT_FAILED)
     return rows
+
+
+def tables_line(r):
+    """The tables linked to a game and the paytable each plays, as `floor meter` prints them."""
+    if not r["tables"]:
+        return "%s tables: none has said its paytable yet" % r["game"]
+    said = []
+    for t, plays in sorted(r["tables"].items()):
+        closed = r["closed_tables"].get(t)
+        said.append("%s %s%s" % (t, plays, " (CLOSED: %s)" % closed if closed else ""))
+    return "%s tables: %s" % (r["game"], ", ".join(said))
 
 
 def controller_line(c):
@@ -204,6 +217,7 @@ def run_meter(args):
         return
     for r in rows:
         print(meter_line(r))
+        print(tables_line(r))
     print(controller_line(rows[0]["controller"]))
 
 

@@ -100,9 +100,12 @@ class Service:
         if where is not None and where[1] == "event":
             try:
                 inp = messages.parse_event(where[0], payload)
+                cfg = messages.parse_config(where[0], payload) if inp is None else None
             except ValueError as e:
                 log("ignored a record on %s: %s" % (topic, e))
                 return None
+            if cfg is not None:
+                return self.controller.take_config(cfg)
             return None if inp is None else self.controller.take(inp)
         if topic.startswith(root + "/ack/"):
             parts = topic[len(root) + 5 :].split("/")
