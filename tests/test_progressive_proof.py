@@ -39,7 +39,7 @@ from progressive_floor import PEOPLE, Floor, TableGateway, read_ledger
 from bench.floor.localfloor import have_mosquitto
 from crapsboard.rules.engine import Table
 from crapsboard.table import progressive as pg
-from host_tools.floor.progressive import ledger, messages
+from host_tools.floor.progressive import ledger, maintenance, messages
 
 HANDS = int(os.environ.get("HANDS", "300"))
 SEED = int(os.environ.get("FLOOR_SEED", "22"))
@@ -151,7 +151,7 @@ class BoardTable:
         self.records[rec["seq"]] = (kind, pg.GAMES[game], count)
 
 
-def replay_tables(records, game_params):
+def replay_tables(records, game_params, changes=()):
     """Each game's meter folded from the tables' records [(key, kind, game,
     count)] in the controller's order, by docs/progressive.md's rules written
     out apart from meter.py, in micro-cents: a wager of W adds W x unit x
@@ -161,7 +161,11 @@ def replay_tables(records, game_params):
     each, the remainder staying; positional: the whole meter to each winning
     wager in turn) and each reset brings the meter's cents up to the reset
     amount from the reserve's whole cents first, then from the house, then
-    adds the overflow up to the cap."""
+    adds the overflow up to the cap. `changes`: [(i, game, new parameters)],
+    a maintenance taken before the i-th record: a meter below the new reset
+    raised to it by the house (its fraction kept), a reserve above the new
+    ceiling giving the excess to the overflow."""
+    game_params = {g: dict(p) for g, p in game_params.items()}
     out = {
         g: {"meter": p["base"] * PPM, "reserve": 0, "overflow": 0, "house": p["base"], "paid": 0, "wagers": 0}
         for g, p in game_params.items()
@@ -181,7 +185,21 @@ def replay_tables(records, game_params):
             m["overflow"] -= back
             m["meter"] += back
 
-    for key, kind, game, count in records:
+    pending = sorted(changes, key=lambda c: c[0])
+    for i, (key, kind, game, count) in enumerate(records + [(None, None, None, None)]):
+        while pending and pending[0][0] == i:
+            _, changed, new = pending.pop(0)
+            game_params[changed] = dict(new)
+            m = out[changed]
+            if m["meter"] // PPM < new["reset"]:
+                m["house"] += new["reset"] - m["meter"] // PPM
+                m["meter"] = new["reset"] * PPM + m["meter"] % PPM
+            excess = m["reserve"] - new["reserve_ceiling"] * PPM
+            if excess > 0:
+                m["reserve"] -= excess
+                m["overflow"] += excess
+        if key is None:
+            break
         m, p = out[game], game_params[game]
         if kind == messages.PROG_WAGER:
             stake = count * p["base_unit"]
@@ -243,6 +261,20 @@ def test_the_replay_by_hand():
     # every micro-cent: 206 wagers x 100 ¢ x (12.3457% + 1.7777%) + the house = meter + reserve + paid
     assert 206 * 100 * 141_234 + 299_634 * PPM == mea["meter"] + mea["reserve"] + 202_098 * PPM
     assert fup["hits"] == [(list(t2), 2, [500_050, 500_000], 500_050)]
+    # A maintenance after the MEA records: reset $1,010, above the meter's 100,445 ¢ + 214,200 µ¢:
+    # the house adds 555 ¢, the fraction kept; then 1 wager: + 12.3457 ¢ and + 1.7777 ¢.
+    new = dict(PARAMS["MEA"], reset=101_000, reserve_ceiling=101_000)
+    mea_records = [
+        (t1, messages.PROG_WAGER, "MEA", 5),
+        (t2, messages.PROG_WAGER, "MEA", 3),
+        (t1, messages.PROG_HIT, "MEA", 3),
+        (t2, messages.PROG_WAGER, "MEA", 99),
+        (t2, messages.PROG_WAGER, "MEA", 99),
+        (t1, messages.PROG_HIT, "MEA", 1),
+    ]
+    changed = replay_tables(mea_records + [(t2, messages.PROG_WAGER, "MEA", 1)], PARAMS, [(6, "MEA", new)])["MEA"]
+    assert divmod(changed["meter"], PPM) == (101_012, 559_900)  # 101,000 + 0.2142 + 12.3457
+    assert (changed["reserve"], changed["house"]) == (206_200 + 1_777_700, 299_634 + 555)
     assert (fup["meter"], fup["reserve"], fup["house"], fup["paid"]) == (500_000 * PPM, 0, 1_499_990, 1_000_050)
 
 
@@ -314,6 +346,20 @@ class Proof:
             time.sleep(self.rng.uniform(0.0, 1.0))
             gateway.start()
 
+    def change_params(self):
+        """A technician and the shift manager change MEA's reset and cap while every table is
+        offline (the tables' presence says so), with every hit acknowledged (the meter open)."""
+        end = time.monotonic() + 60
+        while not all(h["acked_by"] for m in read_ledger(self.floor)[1].values() for h in m.hits):
+            assert time.monotonic() < end, "hits not acknowledged in 60 s"
+            self.acknowledge()
+            time.sleep(0.5)
+        for t in TABLES:
+            self.floor.presence(t, "offline")
+        passwords = (PEOPLE["tom"][1], PEOPLE["sam"][1])
+        settings = ["reset=100500", "cap=103000"]
+        return maintenance.change(self.floor.dir, "MEA", settings, "tom", "sam", passwords)
+
     def acknowledge(self):
         """The shift manager acknowledges every hit paid and pending."""
         _, meters, _ = read_ledger(self.floor)
@@ -346,6 +392,8 @@ def test_the_meters_are_the_replay_of_the_tables_records_through_faults(tmp_path
             proof.fault(kind)
             wait_for(lambda: proof.taken() == proof.total(), 300, "controller taking every record")
             proof.acknowledge()
+            if r == rounds // 2:
+                print(proof.change_params(), flush=True)
             print(
                 "round %d/%d: %s; hits at %s published within %.1f ms; %d hands, %d records taken, %.0f s"
                 % (
@@ -380,7 +428,14 @@ def test_the_meters_are_the_replay_of_the_tables_records_through_faults(tmp_path
         assert {g: m.dump() for g, m in meters.items()} == {g: m.dump() for g, m in ledger.replay(rows).items()}
         order = sorted(seen, key=lambda s: s[4])
         records = [(s[:4], *proof.boards[s[0]].records[s[3]]) for s in order]
-        want = replay_tables(records, PARAMS)
+        # the maintenance, before the first record the controller took after it
+        changes = [
+            (sum(1 for s in order if s[4] < n), game, json.loads(body)["params"])
+            for n, _, what, game, body, outcome in rows[len(PARAMS) :]
+            if what == "params" and outcome == "applied"
+        ]
+        assert [(g, p["reset"], p["cap"]) for _, g, p in changes] == [("MEA", 100_500, 103_000)]
+        want = replay_tables(records, PARAMS, changes)
         for game, m in meters.items():
             w = want[game]
             assert m.amount * PPM + m.amount_frac == w["meter"]
@@ -413,11 +468,14 @@ def test_the_meters_are_the_replay_of_the_tables_records_through_faults(tmp_path
         assert floor.wait(lambda: all(floor.meters[g]["amount"] == meters[g].amount for g in meters))
 
         forced = sum(len(m.hits) for m in meters.values())
+        # the caps are passed each round: both meters' overflow went back to the players at resets
+        assert all(m.overflow_out > 0 for m in meters.values())
         assert sum(b.hands for b in proof.boards.values()) >= HANDS
         assert forced >= 2 * rounds and set(proof.faults) == set(FAULTS)
         print(
             "%d hands, %d records, %d hits (%s); faults %s; forced hits published within %.1f ms at most; "
-            "the controller took records from the recorder's copy %d times; %.0f s"
+            "the controller took records from the recorder's copy %d times; overflow paid back at resets %s; "
+            "%.0f s"
             % (
                 sum(b.hands for b in proof.boards.values()),
                 len(sent),
@@ -426,6 +484,7 @@ def test_the_meters_are_the_replay_of_the_tables_records_through_faults(tmp_path
                 dict(proof.faults),
                 max(proof.spreads),
                 floor.controller_log().count("from the recorder's copy"),
+                ", ".join("%s %.6f cents" % (g, m.overflow_out / PPM) for g, m in sorted(meters.items())),
                 time.monotonic() - started,
             )
         )
