@@ -61,7 +61,10 @@ def test_code_as_installed_passes_and_a_changed_module_is_named(tmp_path):
 
 
 def played_ledger(tmp_path):
-    path = str(tmp_path / "progressive.sqlite")
+    return played_ledger_at(str(tmp_path / "progressive.sqlite"))
+
+
+def played_ledger_at(path):
     c = Controller(path, GAMES)
     c.take(messages.Input(messages.PROG_WAGER, "MEA", 5, "T1", "bT1", 1, 1))
     c.take(messages.Input(messages.PROG_HIT, "MEA", 2, "T1", "bT1", 1, 2))
@@ -133,6 +136,28 @@ def test_a_ledger_that_is_not_sqlite_is_refused(tmp_path):
         f.write(b"this is not a database" * 200)
     got = integrity.check(str(tmp_path), path)["ledger"]
     assert got["ok"] is False and "not a database" in got["reason"]
+
+
+def test_a_parameter_change_is_refused_on_a_damaged_ledger(tmp_path):
+    from host_tools import HostToolError
+    from host_tools.floor.base import floordir
+    from host_tools.floor.progressive import maintenance
+
+    directory = str(tmp_path / "floor")
+    floordir.new_floor(directory, tables=["T1"], port=18999, ws_port=18998)
+    path = played_ledger_at(params.ledger_path(directory))
+    body = stored_meter(path)
+    body["reserve"] += 1
+    damage(path, "update meters set body=? where game='MEA'", json.dumps(body))
+    with pytest.raises(HostToolError) as e:
+        maintenance.change(directory, "MEA", ["cap=6000000"], "tom", "sam", ("x", "y"))
+    assert str(e.value) == (
+        "the ledger's stored MEA reserve differs from its log's replay (7, replay 6); nothing changed"
+    )
+    with open(path, "wb") as f:  # not a database at all: one line too, no traceback
+        f.write(b"not a database" * 300)
+    with pytest.raises(HostToolError, match="^the ledger's SQLite|^the ledger cannot be"):
+        maintenance.checked_change(directory, "MEA", ["cap=6000000"])
 
 
 # ---- the page ------------------------------------------------------------------------------

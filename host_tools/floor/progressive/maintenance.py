@@ -3,7 +3,8 @@
 Two people of the floor (host_tools/floor/people/accounts.py) must give their own
 passwords: a technician, who makes the change, and a shift manager, who
 authorises it. Every field is checked first (params.check_game, one line),
-before the people and before anyone asks whether a table is live. It is
+then the ledger against its own replay (integrity.py), before the people
+and before anyone asks whether a table is live. It is
 refused while any table is live (its gateway's retained presence `online`)
 or when the broker cannot say, and refused if the meter
 would drop (a cap below it) or is not open. The change is one ledger
@@ -21,7 +22,7 @@ from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError
 from host_tools.floor.base import floordir, topics
 from host_tools.floor.bus import retained
 from host_tools.floor.people import accounts as people
-from host_tools.floor.progressive import params
+from host_tools.floor.progressive import integrity, params
 
 
 def read_passwords(technician, manager, stdin=None):
@@ -68,8 +69,9 @@ def new_params(current, settings):
 
 
 def checked_change(directory, game, settings):
-    """The new Params for `game`, every field checked against the ledger's parameters in
-    force, before anyone is asked for anything; HostToolError (one line) otherwise."""
+    """The new Params for `game`, the ledger checked against its replay and every field
+    against the parameters in force, before anyone is asked for anything; HostToolError
+    (one line) otherwise."""
     from host_tools.floor.progressive.ledger import Ledger
 
     if game not in params.GAMES:
@@ -79,6 +81,9 @@ def checked_change(directory, game, settings):
     path = params.ledger_path(directory)
     if not os.path.exists(path):
         raise HostToolError("no progressive ledger at %s: start the controller once first" % path, EXIT_USAGE)
+    ledger_check = integrity.check(directory, path)["ledger"]
+    if not ledger_check["ok"]:  # a change is never written onto a ledger that is not its own replay
+        raise HostToolError("%s; nothing changed" % ledger_check["reason"], EXIT_FAILED)
     ledger = Ledger(path, readonly=True)
     try:
         current = ledger.params().get(game)
