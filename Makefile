@@ -100,11 +100,13 @@ bench-link: venv
 # The floor's figures: key press -> recorder and -> retained state, events per
 # second per table, 1/10/50 tables, catch-up after a broker restart (build/floor_bench.json);
 # key press -> alert visible in the pit page's browser (build/page_bench.json);
-# the progressive: hit -> PENDING on the meter topic, contributions/s (build/progressive_bench.json).
+# the progressive: hit -> PENDING on the meter topic, contributions/s (build/progressive_bench.json),
+# and where every contributed cent goes over 20,000 hits per game (build/progressive_money.json).
 bench-floor: venv mosquitto browser
 	$(PY) -m bench.floor.floor_bench
 	$(PY) -m bench.floor.page_bench
 	$(PY) -m bench.floor.progressive_bench
+	$(PY) -m bench.floor.progressive_money --paytable FUP=PT-BJS-FUP-05
 
 # >= 10,000 events across 3 tables through broker, gateway and board faults (`make test` runs a sample).
 proof-floor: venv mosquitto

@@ -25,7 +25,7 @@ from host_tools.floor.bus import broker
 from host_tools.floor.bus.mqtt import Client
 from host_tools.floor.gateway.outbox import Outbox
 from host_tools.floor.people import accounts as people
-from host_tools.floor.progressive import ledger, params
+from host_tools.floor.progressive import integrity, ledger, params
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PEOPLE = {
@@ -38,18 +38,22 @@ PARAMS = {
     "MEA": {
         "paytable": "PT-BJS-MEA-01",
         "base_unit": 100,
-        "seed": 100_000,
+        "base": 100_000,
+        "reset": 100_000,
         "increment_ppm": 100_000,
         "reserve_ppm": 20_000,
+        "reserve_ceiling": 200_000,
         "cap": 5_000_000,
         "pay_rule": "shared",
     },
     "FUP": {
         "paytable": "PT-BJS-FUP-05",
         "base_unit": 500,
-        "seed": 500_000,
+        "base": 500_000,
+        "reset": 500_000,
         "increment_ppm": 50_000,
         "reserve_ppm": 10_000,
+        "reserve_ceiling": 1_000_000,
         "cap": 10_000_000,
         "pay_rule": "positional",
     },
@@ -72,6 +76,7 @@ class Floor:
         self.floor = floordir.new_floor(self.dir, tables=tables, port=broker.free_port(), ws_port=broker.free_port())
         broker.write_config(self.dir, self.floor)
         floordir.write_json(params.params_path(self.dir), game_params or PARAMS)
+        integrity.install(self.dir)  # the installation step: the controller's code recorded
         if with_people:
             for name, (role, password) in PEOPLE.items():
                 people.add_person(self.dir, name, role, password)
@@ -141,6 +146,12 @@ class Floor:
     def send(self, table, kind, count, game="MEA", positions=None):
         """A progressive record of `table`'s board, published as its gateway does; returns it."""
         payload, rec = self.journals[table].record(kind, count, game, positions)
+        self.republish(table, payload)
+        return payload, rec
+
+    def send_config(self, table, paytables):
+        """A configuration record of `table`'s board ({wager name: paytable id} in force)."""
+        payload, rec = self.journals[table].config(paytables)
         self.republish(table, payload)
         return payload, rec
 

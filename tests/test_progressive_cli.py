@@ -21,9 +21,9 @@ pytestmark = pytest.mark.timeout(180)
 @pytest.fixture
 def floor(tmp_path):
     # MEA-01's break-even meter is 37,790.93 units (docs/odds.md): with a $1 unit and a
-    # seed of $37,790.00, 94 more cents pass it.
+    # base of $37,790.00 (a cent a $1 wager to the meter), 94 more cents pass it.
     game_params = json.loads(json.dumps(PARAMS))
-    game_params["MEA"].update(seed=3_779_000, increment_ppm=10_000)  # a cent a $1 wager
+    game_params["MEA"].update(base=3_779_000, reset=3_779_000, reserve_ceiling=7_558_000, increment_ppm=10_000)
     f = Floor(tmp_path / "floor", game_params=game_params)
     yield f
     f.close()
@@ -49,16 +49,35 @@ def test_floor_meter_shows_amount_state_and_return_flagged_past_break_even(floor
     mea = rows["MEA"]
     assert (mea["amount"], mea["reserve"], mea["state"], mea["paytable"]) == (3_779_000, 0, "open", "PT-BJS-MEA-01")
     assert mea["break_even"] == 3_779_094 and mea["past_break_even"] is False
-    assert 99.99 < mea["return_pct"] < 100.0
+    assert mea["return_pct"] == 99.9986  # 1 - 0.9322 / 69,968 = 99.99866...%: cut
+    assert (mea["overflow"], mea["reset"], mea["pay_rule"], mea["hits_seen"]) == (0, 3_779_000, "shared", 0)
     assert rows["FUP"]["amount"] == 500_000 and rows["FUP"]["state"] == "open"
 
-    floor.send("T1", messages.PROG_WAGER, 94)  # 94 cents: the meter reaches break-even
+    floor.send("T1", messages.PROG_WAGER, 93)  # 93 cents: one cent under break-even
+    assert floor.wait(lambda: floor.meters["MEA"]["amount"] == 3_779_093)
+    line = next(x for x in host_tools(floor, "meter").stdout.splitlines() if x.startswith("MEA"))
+    assert "return per wager 99.99% / " in line and "below break-even" in line  # never "100.00%" below it
+    floor.send("T1", messages.PROG_WAGER, 1)  # the meter reaches break-even for one winning wager
     assert floor.wait(lambda: floor.meters["MEA"]["amount"] == 3_779_094)
     done = host_tools(floor, "meter")
     assert done.returncode == 0, done.stderr
     line = next(x for x in done.stdout.splitlines() if x.startswith("MEA"))
     assert "$37,790.94 (3779094 cents)" in line and "open" in line and "PAST BREAK-EVEN" in line
-    assert "return 100.00%" in line and "break-even $37,790.94" in line
+    assert "shared by winning wagers" in line and "overflow 0 cents" in line
+    # 45.9883% + 37,790.94 / W / 69,968: 100.00% / 72.99% / 63.99% for 1, 2, 3 winning wagers
+    assert "return per wager 100.00% / 72.99% / 63.99% (1 / 2 / 3 winning wagers)" in line
+    assert "winning wagers per hit seen 1.00 (0 hits)" in line and "break-even $37,790.94" in line
+
+    # A hit of 2 winning wagers: from then on break-even is read at 2 winners a hit.
+    floor.send("T1", messages.PROG_HIT, 2)
+    assert floor.wait(lambda: floor.meters["MEA"]["state"] == "pending")
+    floor.send("T1", messages.PROG_WAGER, 94)  # back to $37,790.94 after the $37,790.00 reset
+    assert floor.wait(lambda: floor.meters["MEA"]["amount"] == 3_779_094)
+    mea = {r["game"]: r for r in json.loads(host_tools(floor, "meter", "--json").stdout)}["MEA"]
+    assert (mea["hits_seen"], mea["winners_per_hit"]) == (1, "2/1")
+    assert mea["break_even_seen"] == 7_558_187 and mea["past_break_even"] is False  # 2 x 3,779,093.22...
+    line = next(x for x in host_tools(floor, "meter").stdout.splitlines() if x.startswith("MEA"))
+    assert "winning wagers per hit seen 2.00 (1 hits)" in line and "($75,581.87 at the winners seen): below" in line
 
     floor.kill_controller(signal.SIGKILL)
     assert floor.wait(lambda: floor.presence_words()[-1] == "offline")
@@ -95,6 +114,19 @@ def test_parameters_change_only_by_a_technician_and_a_shift_manager_with_no_tabl
     assert done.stderr.splitlines() == [
         "host_tools floor: tables T2 are live: parameters change only while no table is; nothing changed"
     ]
+    # Every field is checked before the passwords are read and before the live tables:
+    # a reset under MEA-01's $300 nine-number pay, a ceiling under one reset, a rate out of range.
+    bad_fields = [
+        ("reset=29999", "MEA reset: 29999 cents is below PT-BJS-MEA-01's highest fixed award, 300 for 1"),
+        ("reserve_ceiling=100", "MEA: reserve_ceiling 100 cents is below one reset (3779000 cents)"),
+        ("increment_ppm=600000", "MEA increment_ppm: 600000 is above 500000"),
+        ("cap=3778999", "MEA: base 3779000 cents is above the cap 3778999 cents"),
+    ]
+    for setting, message in bad_fields:
+        done = host_tools(floor, *change[:4], setting, *change[5:], stdin="")
+        assert done.returncode == 2, done.stderr
+        assert len(done.stderr.splitlines()) == 1 and message in done.stderr and "Traceback" not in done.stderr
+        assert "nothing changed" in done.stderr
     floor.presence("T2", "offline")
 
     wrong = [
@@ -107,8 +139,8 @@ def test_parameters_change_only_by_a_technician_and_a_shift_manager_with_no_tabl
     as_bob = ["progressive-params", "--game", "MEA", "--set", "cap=6000000", "--technician", "tom", "--manager", "bob"]
     done = host_tools(floor, *as_bob, stdin="tom's long password\nbob's long password\n")
     assert done.returncode == 1 and "bob is not a shift manager" in done.stderr
-    done = host_tools(floor, *change[:4], "seed=99999999", *change[5:], stdin=good)
-    assert done.returncode == 2 and "MEA: seed 99999999 cents is above the cap 5000000 cents" in done.stderr
+    done = host_tools(floor, *change[:4], "reset=99999999", *change[5:], stdin=good)
+    assert done.returncode == 2 and "MEA: reset 99999999 cents is above the cap 5000000 cents" in done.stderr
     assert stored_params(floor)[0] == before
 
     done = host_tools(floor, *change, stdin=good)

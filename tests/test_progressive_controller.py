@@ -177,10 +177,12 @@ def test_a_bad_parameters_file_is_refused_with_one_line_and_no_ledger(tmp_path):
                     "MEA": {
                         "paytable": "PT-BJS-MEA-01",
                         "base_unit": 100,
-                        "seed": 100,
+                        "base": 100_000,
+                        "reset": 100_000,
                         "increment_ppm": -5,
                         "reserve_ppm": 0,
-                        "cap": 1000,
+                        "reserve_ceiling": 200_000,
+                        "cap": 5_000_000,
                     }
                 },
                 out,
@@ -193,7 +195,7 @@ def test_a_bad_parameters_file_is_refused_with_one_line_and_no_ledger(tmp_path):
             timeout=60,
         )
         assert done.returncode == 2
-        assert done.stderr.strip().splitlines() == ["host_tools floor: MEA increment_ppm: -5 is negative"]
+        assert done.stderr.strip().splitlines() == ["host_tools floor: MEA increment_ppm: -5 is below 1000"]
         assert not os.path.exists(os.path.join(f.dir, "progressive.sqlite"))
     finally:
         f.close()

@@ -56,7 +56,7 @@ def test_the_stored_meters_are_the_replay_of_the_log_at_every_step(tmp_path_fact
             elif op[0] == "cap":
                 try:
                     new = params.check_game(op[1], dict(GAMES[op[1]].to_dict(), cap=op[2]))
-                except ValueError:  # a cap below the seed: refused before the controller (maintenance.py)
+                except ValueError:  # a cap below the reset: refused before the controller (maintenance.py)
                     continue
                 c.change_params(new, "tom", "sam")
             stored = dumps(c.ledger.meters(c.ledger.params()))

@@ -17,9 +17,11 @@ def game(**over):
     entry = {
         "paytable": "PT-BJS-MEA-01",
         "base_unit": 100,
-        "seed": 100_000,
+        "base": 100_000,
+        "reset": 100_000,
         "increment_ppm": 10_000,
-        "reserve_ppm": 500_000,
+        "reserve_ppm": 200_000,
+        "reserve_ceiling": 200_000,
         "cap": 5_000_000,
         "pay_rule": "shared",
     }
@@ -37,14 +39,15 @@ def balanced(m):
 
 def test_fractions_of_a_cent_are_carried_not_rounded():
     # $5 unit, 3.3333% to the meter, 1.6667% hidden: 500 x 33,333 = 16,666,500 micro-cents a wager.
-    m = Meter(game(base_unit=500, increment_ppm=33_333, reserve_ppm=16_667, seed=1000, cap=10_000))
+    p = game(base_unit=500, increment_ppm=33_333, reserve_ppm=16_667, base=150_000, reset=150_000, cap=200_000)
+    m = Meter(p)
     m.contribute("T1", 1)
-    assert (m.amount, m.amount_frac) == (1016, 666_500)
+    assert (m.amount, m.amount_frac) == (150_016, 666_500)
     assert (m.reserve, m.reserve_frac) == (8, 333_500)
     m.contribute("T2", 1)  # 666,500 + 16,666,500 = 17,333,000: 17 cents, 333,000 carried
-    assert (m.amount, m.amount_frac) == (1033, 333_000)
+    assert (m.amount, m.amount_frac) == (150_033, 333_000)
     m.contribute("T1", 1)  # 333,000 + 16,666,500 = 16,999,500: 16 cents
-    assert (m.amount, m.amount_frac) == (1049, 999_500)
+    assert (m.amount, m.amount_frac) == (150_049, 999_500)
     assert (m.reserve, m.reserve_frac) == (25, 500)  # 3 x 8,333,500 = 25,000,500
     assert m.contributed == 3 * 500 * (33_333 + 16_667)
     assert m.wagers == 3 and balanced(m)
@@ -56,12 +59,38 @@ def test_a_count_of_wagers_scales_the_contribution():
     assert (m.amount, m.reserve, m.wagers) == (100_070, 14, 7)
 
 
-def test_past_the_cap_the_meters_share_goes_to_the_reserve():
-    m = Meter(game(seed=1000, cap=1010, increment_ppm=100_000, reserve_ppm=0))
-    m.contribute("T1", 3)  # 30 cents: 10 reach the cap, 20 go to the reserve
-    assert (m.amount, m.reserve) == (1010, 20)
+def test_past_the_cap_the_meters_share_goes_to_the_overflow_and_back_at_each_reset():
+    m = Meter(game(cap=100_010, increment_ppm=100_000, reserve_ppm=0))
+    m.contribute("T1", 3)  # 30 cents: 10 reach the cap, 20 go to the overflow
+    assert (m.amount, m.reserve, m.overflow) == (100_010, 0, 20)
     m.contribute("T1", 1)
-    assert (m.amount, m.reserve) == (1010, 30)
+    assert (m.amount, m.overflow) == (100_010, 30)
+    m.lock("T1", "b", 1, 5, 1, arrival=1)
+    hit = m.settle()[0]
+    # pays 100,010; the reset: 100,000 from the house (no reserve), then 10 of the
+    # overflow's 30 on top (the cap), 20 wait for the next reset.
+    assert hit["pays"] == [100_010] and hit["reseeds"] == [[0, 100_000, 10]]
+    assert (m.amount, m.overflow, m.overflow_out, m.house) == (100_010, 20, 10 * pm.PPM, 200_000)
+    m.lock("T1", "b", 1, 6, 1, arrival=2)
+    assert m.settle()[0]["reseeds"] == [[0, 100_000, 10]]
+    m.lock("T1", "b", 1, 7, 1, arrival=3)
+    assert m.settle()[0]["reseeds"] == [[0, 100_000, 10]]
+    assert (m.amount, m.overflow, m.paid, m.house) == (100_010, 0, 300_030, 400_000)
+    assert balanced(m)
+
+
+def test_past_the_reserves_ceiling_the_hidden_share_goes_to_the_overflow():
+    # 0.1 cent to the meter and 20 cents hidden per $1 wager; the reserve holds one reset.
+    m = Meter(game(increment_ppm=1_000, reserve_ppm=200_000, reserve_ceiling=100_000))
+    m.contribute("T1", 5_000)  # 500 cents to the meter, 100,000 to the reserve: full
+    assert (m.amount, m.reserve, m.overflow) == (100_500, 100_000, 0)
+    m.contribute("T2", 1)  # 0.1 cent to the meter; its 20 hidden cents pass the ceiling
+    assert (m.amount, m.amount_frac, m.reserve, m.overflow) == (100_500, 100_000, 100_000, 20)
+    m.lock("T2", "b", 1, 3, 1, arrival=1)
+    hit = m.settle()[0]
+    # pays 100,500; 0.1 cent stays; the reset: 100,000 from the reserve, then the overflow's 20.
+    assert hit["pays"] == [100_500] and hit["reseeds"] == [[100_000, 0, 20]]
+    assert (m.amount, m.amount_frac, m.reserve, m.overflow, m.house) == (100_020, 100_000, 0, 0, 100_000)
     assert balanced(m)
 
 
@@ -78,25 +107,25 @@ def test_a_bad_count_is_refused_and_changes_nothing(bad):
 
 
 def meter_at_100001():
-    m = Meter(game())  # 1 cent to the meter and 50 to the reserve per $1 wager
+    m = Meter(game())  # 1 cent to the meter and 20 to the reserve per $1 wager
     m.contribute("T1", 1)
-    assert (m.amount, m.reserve) == (100_001, 50)
+    assert (m.amount, m.reserve) == (100_001, 20)
     return m
 
 
 def test_shared_pay_whole_cents_the_remainder_stays_then_the_reseed():
     m = meter_at_100001()
-    m.contribute("T1", 3)  # 3 wagers in action at T1: 100,004 cents, reserve 200
+    m.contribute("T1", 3)  # 3 wagers in action at T1: 100,004 cents, reserve 80
     m.amount -= 3  # (a meter of 100,001 cents with 3 in action, to work by hand)
     m.house -= 3
     n = m.lock("T1", "b1", 1, 9, 3, arrival=5)
     assert n == 1 and m.state == LOCKED
     paid = m.settle()
-    # 100,001 // 3 = 33,333 each; 2 cents stay; the reseed brings 2 up to 100,000:
-    # 200 from the reserve, 99,798 from the house.
+    # 100,001 // 3 = 33,333 each; 2 cents stay; the reset brings 2 up to 100,000:
+    # 80 from the reserve, 99,918 from the house.
     assert paid[0]["pays"] == [33_333, 33_333, 33_333]
     assert paid[0]["meter_at_hit"] == 100_001
-    assert paid[0]["reseeds"] == [[200, 99_798]]
+    assert paid[0]["reseeds"] == [[80, 99_918, 0]]
     assert (m.amount, m.reserve, m.paid) == (100_000, 0, 99_999)
     assert m.state == PENDING and m.pending() == [1]
     assert balanced(m)
@@ -104,26 +133,26 @@ def test_shared_pay_whole_cents_the_remainder_stays_then_the_reseed():
 
 def test_positional_pay_each_winner_the_meter_with_a_reseed_between():
     m = Meter(game(pay_rule="positional"))
-    m.contribute("T2", 2)  # 100,002 cents, reserve 100
+    m.contribute("T2", 2)  # 100,002 cents, reserve 40
     m.lock("T2", "b2", 1, 4, 2, arrival=1)
     hit = m.settle()[0]
-    # first position: 100,002; reseed 100,000 (100 from the reserve, 99,900 house);
-    # second position: 100,000; reseed 100,000 (all from the house).
+    # first position: 100,002; reset 100,000 (40 from the reserve, 99,960 house);
+    # second position: 100,000; reset 100,000 (all from the house).
     assert hit["pays"] == [100_002, 100_000]
-    assert hit["reseeds"] == [[100, 99_900], [0, 100_000]]
+    assert hit["reseeds"] == [[40, 99_960, 0], [0, 100_000, 0]]
     assert (m.amount, m.reserve, m.paid) == (100_000, 0, 200_002)
     assert balanced(m)
 
 
 def test_a_reserve_that_covers_the_reseed_funds_it_alone():
-    m = Meter(game(reserve_ppm=990_000, increment_ppm=10_000))
-    for _ in range(11):
-        m.contribute("T1", 99)  # 1,089 wagers: 1,089 cents to the meter, 1,089 x 99 = 107,811 to the reserve
+    m = Meter(game(reserve_ppm=200_000, increment_ppm=10_000))
+    for _ in range(51):
+        m.contribute("T1", 100)  # 5,100 wagers: 5,100 cents to the meter, 5,100 x 20 = 102,000 to the reserve
     m.lock("T1", "b", 1, 300, 1, arrival=1)
     hit = m.settle()[0]
-    assert hit["pays"] == [101_089]
-    assert hit["reseeds"] == [[100_000, 0]]
-    assert (m.amount, m.reserve, m.house) == (100_000, 7_811, 100_000)
+    assert hit["pays"] == [105_100]
+    assert hit["reseeds"] == [[100_000, 0, 0]]
+    assert (m.amount, m.reserve, m.house) == (100_000, 2_000, 100_000)
 
 
 def test_hits_are_paid_in_their_order_each_from_the_meter_the_one_before_left():
@@ -173,8 +202,16 @@ def test_parameters_never_make_the_meter_drop():
     m.contribute("T1", 10)  # 100,100
     with pytest.raises(Refused, match="cap 100099 cents is below the meter, 100100 cents"):
         m.change_params(game(cap=100_099))
-    m.change_params(game(seed=150_000))  # below the new seed: the house raises it
+    m.change_params(game(reset=150_000, reserve_ceiling=150_000))  # below the new reset: the house raises it
     assert (m.amount, m.house) == (150_000, 150_000 - 100)
+    assert balanced(m)
+
+
+def test_a_lower_reserve_ceiling_gives_the_excess_to_the_overflow():
+    m = Meter(game(increment_ppm=1_000, reserve_ppm=200_000))
+    m.contribute("T1", 6_000)  # 120,000 cents hidden
+    m.change_params(game(increment_ppm=1_000, reserve_ppm=200_000, reserve_ceiling=100_000))
+    assert (m.reserve, m.overflow) == (100_000, 20_000)
     assert balanced(m)
 
 
@@ -205,13 +242,26 @@ steps = st.lists(
 @given(
     steps,
     st.integers(1, 2_000),
-    st.integers(0, 400_000),
-    st.integers(0, 400_000),
+    st.integers(*pm.INCREMENT_RANGE),
+    st.integers(*pm.RESERVE_RANGE),
     st.sampled_from(pm.PAY_RULES),
-    st.integers(1, 300_000),
+    st.integers(300, 1_000),
+    st.integers(1, 3),
 )
-def test_no_cent_is_created_or_lost_and_the_meter_drops_only_on_a_paid_win(ops, base, inc, res, rule, seed):
-    m = Meter(game(base_unit=base, increment_ppm=inc, reserve_ppm=res, pay_rule=rule, seed=seed, cap=seed * 3))
+def test_no_cent_is_created_or_lost_and_the_meter_drops_only_on_a_paid_win(ops, base, inc, res, rule, units, resets):
+    reset = units * base  # at least the 300-unit nine-number pay
+    m = Meter(
+        game(
+            base_unit=base,
+            increment_ppm=inc,
+            reserve_ppm=res,
+            pay_rule=rule,
+            base=reset + base,
+            reset=reset,
+            cap=reset * 3,
+            reserve_ceiling=reset * resets,
+        )
+    )
     seq = 0
     for op in ops:
         before = m.amount
@@ -227,18 +277,24 @@ def test_no_cent_is_created_or_lost_and_the_meter_drops_only_on_a_paid_win(ops, 
                 for hit in m.settle():
                     assert hit["paid"] == sum(hit["pays"]) and all(p >= 0 for p in hit["pays"])
                     assert hit["pays"][0] <= hit["meter_at_hit"]
-                # shared: n x (meter // n); positional: the meter, then the seed for each further position
+                    # each reset: the reset amount, then what the overflow added
+                    assert all(r[0] + r[1] >= 0 and r[2] >= 0 for r in hit["reseeds"])
+                # shared: n x (meter // n); positional: the meter, then each reset meter
                 n = op[2]
-                want = before // n * n if rule == "shared" else before + (n - 1) * seed
-                assert m.paid - paid_before == want
+                if rule == "shared":
+                    assert m.paid - paid_before == before // n * n
+                else:
+                    later = [reset + r[2] for r in hit["reseeds"][:-1]]
+                    assert hit["pays"] == [before] + later
             else:
                 m.acknowledge(op[1], "sam")
                 assert m.amount == before
         except Refused:
             assert m.amount == before and m.paid == paid_before
         assert balanced(m), op
-        assert m.amount <= m.params.cap or m.amount == m.params.seed
+        assert m.amount <= m.params.cap and m.reserve <= m.params.reserve_ceiling
         assert 0 <= m.amount_frac < pm.PPM and 0 <= m.reserve_frac < pm.PPM and m.reserve >= 0
+        assert 0 <= m.overflow_frac < pm.PPM and m.overflow >= 0
 
 
 # ---- parameters --------------------------------------------------------------------------
@@ -247,12 +303,23 @@ def test_no_cent_is_created_or_lost_and_the_meter_drops_only_on_a_paid_win(ops, 
 @pytest.mark.parametrize(
     "over, message",
     [
-        ({"increment_ppm": -1}, "MEA increment_ppm: -1 is negative"),
+        ({"increment_ppm": -1}, "MEA increment_ppm: -1 is below 1000"),
+        ({"increment_ppm": 999}, "MEA increment_ppm: 999 is below 1000"),
+        ({"increment_ppm": 500_001}, "MEA increment_ppm: 500001 is above 500000"),
         ({"reserve_ppm": -5}, "MEA reserve_ppm: -5 is negative"),
-        ({"seed": 6_000_000}, "MEA: seed 6000000 cents is above the cap 5000000 cents"),
-        ({"increment_ppm": 700_000, "reserve_ppm": 300_001}, "increment_ppm + reserve_ppm = 1000001, over 100%"),
+        ({"reserve_ppm": 200_001}, "MEA reserve_ppm: 200001 is above 200000"),
+        ({"reset": 6_000_000}, "MEA: reset 6000000 cents is above the cap 5000000 cents"),
+        ({"base": 5_000_001}, "MEA: base 5000001 cents is above the cap 5000000 cents"),
+        (
+            {"reset": 29_999},
+            "MEA reset: 29999 cents is below PT-BJS-MEA-01's highest fixed award, 300 for 1 on a 100-cent unit"
+            " (30000 cents): the top award would be worth less than a lesser one",
+        ),
+        ({"base": 1}, "MEA base: 1 cents is below PT-BJS-MEA-01's highest fixed award"),
+        ({"base_unit": 500}, "MEA base: 100000 cents is below PT-BJS-MEA-01's highest fixed award, 300 for 1 on a 500"),
+        ({"reserve_ceiling": 99_999}, "MEA: reserve_ceiling 99999 cents is below one reset (100000 cents)"),
         ({"base_unit": 0}, "MEA base_unit: 0 is below 1"),
-        ({"seed": 1.5}, "MEA seed: 1.5 is not a whole number"),
+        ({"reset": 1.5}, "MEA reset: 1.5 is not a whole number"),
         ({"cap": True}, "MEA cap: True is not a whole number"),
         ({"pay_rule": "first"}, "MEA pay_rule 'first': one of shared, positional"),
         ({"paytable": "PT-BJS-FUP-01"}, "MEA paytable 'PT-BJS-FUP-01': one of PT-BJS-MEA-01-06"),
@@ -281,4 +348,8 @@ def test_unknown_game_and_missing_fields_are_refused():
 def test_the_defaults_are_valid_and_rates_sum_to_at_most_100_percent_exactly():
     got = pm.check(pm.default_params())
     assert sorted(got) == ["FUP", "MEA"]
-    assert pm.check_game("MEA", game(increment_ppm=600_000, reserve_ppm=400_000).to_dict()).reserve_ppm == 400_000
+    assert pm.check_game("MEA", game(increment_ppm=500_000, reserve_ppm=200_000).to_dict()).reserve_ppm == 200_000
+    fup = pm.check_game("FUP", dict(game().to_dict(), paytable="PT-BJS-FUP-05", base=100_000, reset=100_000))
+    assert pm.top_fixed_award("FUP", fup.paytable) == 1000  # five matches, 1000 for 1: a $1,000 reset is the least
+    with pytest.raises(ValueError, match="FUP reset: 99999 cents is below PT-BJS-FUP-05's highest fixed award"):
+        pm.check_game("FUP", dict(fup.to_dict(), reset=99_999))

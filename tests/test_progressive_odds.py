@@ -49,7 +49,7 @@ def test_the_documented_figures_are_the_exact_odds(ident):
 def test_the_doc_table_says_the_pinned_figures():
     with open(os.path.join(ROOT, "docs", "odds.md"), encoding="utf-8") as f:
         text = f.read()
-    section = text.split("## The linked progressive", 1)[1].split("\n## ", 1)[0]
+    section = text.split("## The linked progressive", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
     lines = [x for x in section.splitlines() if x.startswith("| PT-BJS-")]
     assert len(lines) == 6
     for ident, (r0, one_in, slope, at_1000, even) in DOCUMENTED.items():
@@ -72,8 +72,38 @@ def test_the_return_at_a_meter_and_the_break_even_flag():
     # return(A) = R0 + p x A / U: a $1,000 meter on a $1 unit is 1,000 units.
     r = row("PT-BJS-MEA-01")
     assert rtp.figures("MEA", "PT-BJS-MEA-01", 100_000, 100)["return"] == r.return_excl_top + r.top_probability * 1000
-    assert rtp.figures("MEA", "PT-BJS-MEA-01", 100_000, 100)["return_pct"] == 47.4175
+    assert rtp.figures("MEA", "PT-BJS-MEA-01", 100_000, 100)["return_pct"] == 47.4174  # 47.41749…%, cut
     # A $5 unit: the same meter in dollars is a fifth of the units; break-even five times the dollars.
     five = rtp.figures("FUP", "PT-BJS-FUP-03", 500_000, 500)
     assert five["return"] == Fraction(4187, 8748) + Fraction(1, 69984) * 1000
     assert five["break_even"] == 36_488 * 500
+
+
+def test_a_return_is_cut_never_rounded_up_past_break_even():
+    # One cent under MEA-01's break-even: 99.9999...%, which "%.2f" would print as 100.00%.
+    below = rtp.figures("MEA", "PT-BJS-MEA-01", 3_779_093, 100)
+    assert below["return_pct"] == 99.9999 and rtp.truncated_pct(below["return"], 2) == 99.99
+    assert rtp.truncated_pct(Fraction(1), 2) == 100.0 and rtp.truncated_pct(Fraction(12_345, 100_000), 2) == 12.34
+
+
+def test_the_return_per_wager_for_one_two_and_three_winning_wagers_and_the_winners_seen():
+    r = row("PT-BJS-MEA-01")
+    at = rtp.figures("MEA", "PT-BJS-MEA-01", 3_779_094, 100)  # $37,790.94: break-even for one winner
+    # shared: each of W winners gets $37,790.94 / W, i.e. 37,790.94 / W units
+    for w in (1, 2, 3):
+        assert at["per_wager"][w] == r.return_excl_top + r.top_probability * Fraction(3_779_094, 100 * w)
+    # 45.9883% + 18,895.47 / 69,968 = 72.99%; / 3: 12,596.98 / 69,968 -> 63.99%
+    assert rtp.truncated_pct(at["per_wager"][2], 2) == 72.99
+    assert rtp.truncated_pct(at["per_wager"][3], 2) == 63.99
+    assert at["past_break_even"] is True and at["winners_per_hit"] == 1
+    # 3 winning wagers over 2 hits: 1.5 a hit; break-even 1.5 x 330,670,657/8,750 units = 5,668,639.83 cents
+    seen = rtp.figures("MEA", "PT-BJS-MEA-01", 3_779_094, 100, "shared", 100_000, hits=2, winners=3)
+    assert seen["winners_per_hit"] == Fraction(3, 2) and seen["break_even_seen"] == 5_668_640
+    assert seen["past_break_even"] is False
+    assert rtp.figures("MEA", "PT-BJS-MEA-01", 5_668_640, 100, "shared", 100_000, 2, 3)["past_break_even"] is True
+    assert rtp.figures("MEA", "PT-BJS-MEA-01", 5_668_639, 100, "shared", 100_000, 2, 3)["past_break_even"] is False
+    # positional, 2 winners: the first the meter, the second the reset meter ($1,000): (37,790.94 + 1,000) / 2 units
+    pos = rtp.figures("MEA", "PT-BJS-MEA-01", 3_779_094, 100, "positional", 100_000, hits=1, winners=2)
+    assert pos["per_wager"][2] == r.return_excl_top + r.top_probability * Fraction(3_779_094 + 100_000, 200)
+    # break-even at 2: A + 100,000 = 2 x 3,779,093.22..., A = 7,458,186.45... -> 7,458,187 cents
+    assert pos["break_even_seen"] == 7_458_187

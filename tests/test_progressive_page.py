@@ -28,7 +28,7 @@ from bench.floor.progressive_feed import TableJournal
 from host_tools.floor.base import floordir, topics
 from host_tools.floor.page.app import make_app
 from host_tools.floor.page.sessions import Sessions
-from host_tools.floor.progressive import messages, params
+from host_tools.floor.progressive import integrity, messages, params
 
 pytestmark = [
     pytest.mark.timeout(180),
@@ -40,6 +40,7 @@ pytestmark = [
 def floor(tmp_path):
     f = Floor(tmp_path / "floor", tables=("T1", "T2"))
     floordir.write_json(params.params_path(f.dir), PARAMS)
+    integrity.install(f.dir)  # the installation step: the controller's code recorded
     log = open(os.path.join(f.dir, "logs", "progressive.log"), "ab")
     f.controller = subprocess.Popen(
         [sys.executable, "-m", "host_tools", "floor", "progressive", "--dir", f.dir], cwd=ROOT, stdout=log, stderr=log

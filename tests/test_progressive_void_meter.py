@@ -14,12 +14,13 @@ from host_tools.floor.page.floorview import FloorView
 from host_tools.floor.progressive import ledger, params
 from host_tools.floor.progressive.meter import PENDING, Meter, Refused
 
-MEA = params.check_game("MEA", PARAMS["MEA"])  # $1 unit, $1,000 seed, 10 cents and 2 hidden per wager
-FUP = params.check_game("FUP", PARAMS["FUP"])  # $5 unit, $5,000 seed, 25 cents and 5 hidden, positional
+MEA = params.check_game("MEA", PARAMS["MEA"])  # $1 unit, $1,000 base and reset, 10 cents and 2 hidden per wager
+FUP = params.check_game("FUP", PARAMS["FUP"])  # $5 unit, $5,000 base and reset, 25 cents and 5 hidden, positional
 
 
 def money(m):
-    return {k: getattr(m, k) for k in ("amount", "amount_frac", "reserve", "reserve_frac", "house", "paid")}
+    keys = ("amount", "amount_frac", "reserve", "reserve_frac", "overflow", "overflow_frac", "house", "paid")
+    return {k: getattr(m, k) for k in keys}
 
 
 def hit(m, table, seq, wagers):
@@ -33,7 +34,7 @@ def test_a_pending_positional_hit_voided_gives_back_both_reseeds_and_keeps_wager
     assert (m.amount, m.reserve) == (500_100, 20)
     hit(m, "T1", 2, 2)  # positional: 500,100 then the reseed's 500,000
     assert m.hits[0]["pays"] == [500_100, 500_000]
-    assert m.hits[0]["reseeds"] == [[20, 499_980], [0, 500_000]]
+    assert m.hits[0]["reseeds"] == [[20, 499_980, 0], [0, 500_000, 0]]
     assert (m.amount, m.reserve, m.house, m.paid) == (500_000, 0, 1_499_980, 1_000_100)
     m.contribute("T2", 3)  # keyed before T2 heard PENDING: 75 cents and 15
     assert (m.amount, m.reserve) == (500_075, 15)
@@ -45,6 +46,8 @@ def test_a_pending_positional_hit_voided_gives_back_both_reseeds_and_keeps_wager
         "amount_frac": 0,
         "reserve": 35,
         "reserve_frac": 0,
+        "overflow": 0,
+        "overflow_frac": 0,
         "house": 500_000,
         "paid": 0,
     }
@@ -61,27 +64,31 @@ def test_a_void_carries_the_fractions_and_the_cap_as_if_the_hit_never_was():
         {
             "paytable": "PT-BJS-MEA-01",
             "base_unit": 100,
-            "seed": 1000,
+            "base": 100_000,
+            "reset": 100_000,
             "increment_ppm": 333_333,  # 33.3333 cents a wager
             "reserve_ppm": 0,
-            "cap": 1100,
+            "reserve_ceiling": 200_000,
+            "cap": 100_100,
         },
     )
     m = Meter(p)
-    m.contribute("T1", 3)  # 1000 + 99.9999
-    assert (m.amount, m.amount_frac) == (1099, 999_900)
-    hit(m, "T1", 2, 1)  # pays 1099; the 0.9999 stays; the house reseeds 1000
-    assert (m.amount, m.amount_frac, m.house, m.paid) == (1000, 999_900, 2000, 1099)
+    m.contribute("T1", 3)  # 100,000 + 99.9999
+    assert (m.amount, m.amount_frac) == (100_099, 999_900)
+    hit(m, "T1", 2, 1)  # pays 100,099; the 0.9999 stays; the house resets 100,000
+    assert (m.amount, m.amount_frac, m.house, m.paid) == (100_000, 999_900, 200_000, 100_099)
     m.contribute("T1", 1)
-    assert (m.amount, m.amount_frac) == (1034, 333_200)
+    assert (m.amount, m.amount_frac) == (100_034, 333_200)
     m.void("T1", "bT1", 1, 4, 2, 1)
-    # 4 wagers on the seed: 1133.3332 cents, capped at 1100, 33.3332 to the reserve.
+    # 4 wagers on the base: 100,133.3332 cents, capped at 100,100, 33.3332 to the overflow.
     assert money(m) == {
-        "amount": 1100,
+        "amount": 100_100,
         "amount_frac": 0,
-        "reserve": 33,
-        "reserve_frac": 333_200,
-        "house": 1000,
+        "reserve": 0,
+        "reserve_frac": 0,
+        "overflow": 33,
+        "overflow_frac": 333_200,
+        "house": 100_000,
         "paid": 0,
     }
     money_in, held = m.balance()
@@ -109,6 +116,8 @@ def test_voids_newest_first_go_back_hit_by_hit_and_an_older_one_first_moves_noth
         "amount_frac": 0,
         "reserve": 10,
         "reserve_frac": 0,
+        "overflow": 0,
+        "overflow_frac": 0,
         "house": 100_000,
         "paid": 0,
     }

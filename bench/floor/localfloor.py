@@ -207,7 +207,11 @@ class Rig:
 
     def start_progressive(self):
         """The progressive controller's process on this floor (its log: progressive);
-        the Popen, which the caller stops, kills or starts again."""
+        the Popen, which the caller stops, kills or starts again. The installation step
+        (the controller's code recorded, integrity.py) comes first."""
+        from host_tools.floor.progressive import integrity
+
+        integrity.install(self.dir)
         with open(self.log("progressive"), "ab") as log:
             return subprocess.Popen(
                 [sys.executable, "-m", "host_tools", "floor", "progressive", "--dir", self.dir, "--broker", self.url],

@@ -39,7 +39,7 @@ from bench.floor.progressive_feed import TableJournal
 from host_tools.floor.base import floordir, topics
 from host_tools.floor.bus import broker
 from host_tools.floor.people import accounts as people
-from host_tools.floor.progressive import messages, params
+from host_tools.floor.progressive import integrity, messages, params
 from host_tools.floor.progressive.service import KEEPALIVE_S
 
 TABLES = ("T1", "T2", "T3")
@@ -60,6 +60,7 @@ class Bench:
         floor = floordir.new_floor(directory, tables=TABLES, port=broker.free_port(), ws_port=broker.free_port())
         broker.write_config(directory, floor)
         floordir.write_json(params.params_path(directory), params.default_params())
+        integrity.install(directory)  # the installation step: the controller's code recorded
         self.port = floor["port"]
         self.broker = broker.Broker(directory).start()
         self.meters = {}

@@ -33,11 +33,24 @@ class TableJournal:
         winning wagers): (the event payload for the bus, the record)."""
         return self._append(messages.PROG_VOID, count, messages.payload_bytes(game, hit=hit_seq))
 
-    def _append(self, kind, count, payload):
+    def config(self, paytables):
+        """A kind 16 `config` record carrying the table's state with `paytables` ({wager
+        name: id}, e.g. {"fired_up": "PT-BJS-FUP-03"}) in force, as a board journals a
+        configuration change (the firmware's own snapshot codec): (event payload, record)."""
+        from crapsboard.journal import snapshot
+        from crapsboard.rules import config as cfg
+        from crapsboard.rules.engine import Table
+
+        table = Table(cfg.parse({"paytables": paytables}))
+        return self._append(jr.CONFIG, 0, b"", snapshot.dumps(table, self.seq + 1))
+
+    def _append(self, kind, count, payload, state=b""):
         self.seq += 1
         prev = self.hash
-        _, digest = jr.encode(prev, self.seq, self.seq * 1000, kind, count, b"", payload)
+        _, digest = jr.encode(prev, self.seq, self.seq * 1000, kind, count, state, payload)
         rec = {"seq": self.seq, "t": self.seq * 1000, "kind": str(kind), "arg": count, "payload": payload.hex()}
+        if state:
+            rec["state"] = state.hex()
         rec["link"] = digest[: jr.LINK_SIZE].hex()
         self.hash = digest
         return topics.event_payload(self.table, self.board, self.journal_id, rec, prev.hex()), rec

@@ -50,6 +50,18 @@ KINDS = {
     "bad_record": ("record the floor cannot read", (FLOOR_SUPERVISOR,), (TECHNICIAN,), False),
     "progressive_pending": ("progressive PENDING", (SHIFT_MANAGER,), (), False),
     "progressive_voided": ("progressive hit VOIDED at the table: reversed, PENDING", (SHIFT_MANAGER,), (), False),
+    "progressive_wrong_paytable": (
+        "progressive closed at this table: it plays another paytable than the meter's",
+        (FLOOR_SUPERVISOR,),
+        (TECHNICIAN,),
+        False,
+    ),
+    "progressive_refused": (
+        "progressive controller REFUSED to open: every table's progressive closed",
+        (SHIFT_MANAGER, SURVEILLANCE),
+        (TECHNICIAN,),
+        False,
+    ),
     "progressive_void_kept": (
         "progressive hit voided at the table but NOT reversed: check the pay-out",
         (SHIFT_MANAGER, SURVEILLANCE),

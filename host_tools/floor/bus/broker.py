@@ -70,6 +70,7 @@ def acl_text(floor):
         "topic read %s/#" % root,
         "topic write %s/progressive/+/meter" % root,
         "topic write %s/progressive/presence" % root,
+        "topic write %s/progressive/check" % root,  # its self-check at start (docs/progressive.md)
         "topic write %s/table/+/downlink" % root,
         "",
     ]

@@ -7,8 +7,9 @@ It reads each linked game's retained meter and the controller's presence,
 and sends the board a `progressive` request per game (game, state, amount,
 at) signed with the table's key like `time`: on each meter it reads and every
 FORWARD_S. It says `closed` at once when the controller's presence says
-`offline`, when its own broker connection is lost, or when a meter is older
-than STALE_S (a silent controller); the board closes by itself 6 s after the
+`offline`, when its own broker connection is lost, when a meter is older
+than STALE_S (a silent controller), or when the meter lists this table among
+its `closed_tables` (its board plays another paytable than the meter's); the board closes by itself 6 s after the
 last request whatever happens here.
 
 Mixed into Gateway, which calls _progressive_init, _progressive_message (paho's
@@ -43,7 +44,7 @@ class ProgressiveSide:
         self.topic_prog_presence = root + "/progressive/presence"
         self._meter_topics = {topics.meter(self.floor, g): g for g in GAMES}
         self._prog_lock = threading.Lock()
-        self.meters = {}  # game -> (state, amount, at) as the controller published it
+        self.meters = {}  # game -> (state, amount, at, closed here) as the controller published it
         self.prog_presence = None  # the controller's: online, offline, or None (not heard)
         self.prog_fresh = threading.Event()  # a meter or presence came: forward now
         self.last_prog = 0.0
@@ -62,7 +63,8 @@ class ProgressiveSide:
             return False
         try:
             obj = topics.decode(payload)
-            meter = (str(obj["state"]), int(obj["amount"]), int(obj["at"]))
+            closed_here = self.table in (obj.get("closed_tables") or {})  # plays another paytable
+            meter = (str(obj["state"]), int(obj["amount"]), int(obj["at"]), closed_here)
         except (ValueError, KeyError, TypeError):
             return True  # not a meter: ignored (only the controller's account can write here)
         if meter[0] not in STATES or obj.get("game") != game:
@@ -84,8 +86,8 @@ class ProgressiveSide:
             presence = self.prog_presence
         up = self.mqtt.connected.is_set() and presence == topics.ONLINE
         view = {}
-        for game, (state, amount, at) in meters.items():
-            view[game] = (state if up and now - at <= STALE_S else "closed", amount)
+        for game, (state, amount, at, closed_here) in meters.items():
+            view[game] = (state if up and now - at <= STALE_S and not closed_here else "closed", amount)
         return view
 
     def _forward_progressive(self):

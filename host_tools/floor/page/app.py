@@ -105,13 +105,13 @@ def make_app(view, floor, directory, sessions=None, person_bus=PersonBus):
         session = current(request)
         if session is None:
             return to_login()
-        return html(render.floor(view.snapshot(), session, view.version))
+        return html(render.floor(view.snapshot(), session, view.version, view.progressive()))
 
     async def fragment(request):
         session = current(request, touch=False)  # page.js asks, not the person
         if session is None:
             return Response(status_code=401, headers=SECURITY_HEADERS)
-        return html(render.live(view.snapshot(), session, view.version))
+        return html(render.live(view.snapshot(), session, view.version, view.progressive()))
 
     async def events(request):
         session = current(request, touch=False)

@@ -78,8 +78,11 @@ class ServiceBus:
         self.connected = threading.Event()
         self.client.on_disconnect = lambda *a: self.connected.clear()
         view.listeners.append(self._publish_pending)
-        # The progressive controller's meters: a hit it holds PENDING is the shift manager's alert.
+        # The progressive controller's meters: a hit it holds PENDING is the shift manager's alert;
+        # its presence (a meter is shown closed unless it is online) and its self-check.
         self.subscriptions.append((root + "/progressive/+/meter", QOS))
+        self.subscriptions.append((root + "/progressive/presence", QOS))
+        self.subscriptions.append((root + "/progressive/check", QOS))
 
     def _on_connect(self, client, userdata, flags, reason, properties):
         if reason.is_failure:

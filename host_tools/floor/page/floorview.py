@@ -15,7 +15,10 @@ messages (topics.py):
 - `ack/<role>/<user>`: a person's acknowledgement. The broker's ACL vouches
   for the role and the user in the topic: a person can publish only there;
 - `progressive/<game>/meter` (the progressive controller's, only it writes
-  there): a hit it holds PENDING is an alert for the shift manager.
+  there): a hit it holds PENDING is an alert for the shift manager, a table
+  it closed for playing another paytable one for the floor supervisor;
+  `progressive/check`, its self-check at start: a refusal is an alert for
+  the shift manager and surveillance.
 
 Thread-safe: paho's network thread writes, the web server's loop reads.
 Every change bumps `version` and calls the listeners (the pushes to pages).
@@ -27,6 +30,10 @@ import time
 from host_tools.floor.alerts import book as alerts
 from host_tools.floor.base import presence, topics
 from host_tools.floor.base.words import money
+
+METER_NAMES = {"MEA": "Make 'Em All Progressive", "FUP": "Fired Up Progressive"}
+# What the page shows of a meter: a message changing none of these (the heartbeat) changes nothing.
+_SHOWN = ("amount", "reserve", "overflow", "state", "pending", "tables", "closed_tables", "hits_seen", "paytable")
 
 # The recorder's alert kinds (host_tools/floor/recorder/service.py) as the book's findings.
 RECORDER_KINDS = {
@@ -55,6 +62,8 @@ class FloorView:
         self.keys_dir = keys_dir  # the floor's directory (DIR/keys/<table>.key): HOLD clearances are signed
         self.downlinks = []  # (table, payload) of cleared HOLDs to publish on table/<t>/downlink
         self.saved_acks = {}  # alert id -> [ack entries] from the log, applied when the alert is raised again
+        self.meters = {}  # game -> the controller's meter view (progressive/<game>/meter)
+        self.prog_presence = None  # the controller's presence: online, offline, refused, or None
         for entry in log.entries() if log else []:
             if entry["action"] == "acknowledged":
                 self.saved_acks.setdefault(entry["alert"], []).append(entry)
@@ -83,7 +92,28 @@ class FloorView:
             return self._recorder_alert(payload, now)
         if topic.startswith(root + "/progressive/") and topic.endswith("/meter"):
             return self._progressive(payload, now)
+        if topic == root + "/progressive/check":
+            return self._progressive_check(payload, now)
+        if topic == root + "/progressive/presence":
+            word = payload.decode("utf-8", "replace").strip() if isinstance(payload, bytes) else str(payload)
+            changed, self.prog_presence = word != self.prog_presence, word
+            return [] if changed and self.meters else None
         return None
+
+    def _progressive_check(self, payload, now):
+        """The controller's self-check at start (only it writes the topic): a refusal is
+        an alert for the shift manager and surveillance, the technician told."""
+        try:
+            check = topics.decode(payload)
+        except ValueError:
+            return None
+        if check.get("ok") is not False:
+            return None
+        detail = "the progressive controller checked itself at start and refused to open: %s" % check.get("reason")
+        raised = self.book.progressive("check", 0, "floor", now, detail, "progressive_refused", "prog-check")
+        for alert in raised:
+            self._restore_acks(alert)
+        return raised or None
 
     def _progressive(self, payload, now):
         """The controller's meter (only its account writes the topic): a hit it holds
@@ -93,8 +123,11 @@ class FloorView:
         except ValueError:
             return None
         game, last = meter.get("game"), meter.get("last_hit") or {}
-        if not isinstance(game, str):
+        if game not in METER_NAMES or not isinstance(meter.get("amount"), int):
             return None
+        before = self.meters.get(game)
+        self.meters[game] = meter
+        shown_changed = before is None or any(before.get(k) != meter.get(k) for k in _SHOWN)
         voided = meter.get("voided") or []
         raised = []
         for n in meter.get("pending") or []:
@@ -114,9 +147,16 @@ class FloorView:
                 table, ident = str(hit.get("table")), "prog-%s-%d-void" % (game, n)
                 detail = _kept_detail(game, n, table, hit)
                 raised += self.book.progressive(game, n, table, now, detail, "progressive_void_kept", ident)
+        closed = meter.get("closed_tables") if isinstance(meter.get("closed_tables"), dict) else {}
+        for table, why in sorted(closed.items()):
+            detail = "%s progressive closed at %s: it %s; closed until its board is set right" % (game, table, why)
+            ident = "prog-%s-table-%s" % (game, table)
+            raised += self.book.progressive(game, 0, str(table), now, detail, "progressive_wrong_paytable", ident)
         for alert in raised:
             self._restore_acks(alert)
-        return raised or None  # the controller's heartbeat (every 2 s) changes nothing on the page
+        if raised or shown_changed:
+            return raised
+        return None  # the controller's heartbeat (every 2 s) changes nothing on the page
 
     def _table_message(self, table, leaf, payload, now):
         tile = self.tiles.setdefault(table, _tile(table))
@@ -253,6 +293,45 @@ class FloorView:
             tiles = [dict(self.tiles[t]) for t in sorted(self.tiles)]
             every = [a.as_dict() for a in self.book.alerts.values()]
             return tiles, [a for a in every if a["open"]], every, list(self.book.audit)
+
+    def progressive(self):
+        """Each meter as the page shows it: [{game, name, state, amount, reserve, overflow,
+        pay_rule, tables, closed_tables, per_wager (1, 2, 3 winning wagers, cut), break_even,
+        break_even_seen, winners_per_hit, past_break_even}], `closed` while the controller
+        is not online."""
+        from host_tools.floor.progressive import rtp
+
+        out = []
+        with self.lock:
+            meters = [dict(self.meters[g]) for g in sorted(self.meters)]
+            online = self.prog_presence == topics.ONLINE
+        for m in meters:
+            row = {k: m.get(k) for k in ("game", "amount", "reserve", "overflow", "pay_rule", "pending")}
+            row["name"] = METER_NAMES[m["game"]]
+            row["state"] = m.get("state") if online else "closed"
+            row["why"] = None if online else "the controller is %s" % (self.prog_presence or "not heard yet")
+            row["tables"] = m.get("tables") if isinstance(m.get("tables"), dict) else {}
+            row["closed_tables"] = m.get("closed_tables") if isinstance(m.get("closed_tables"), dict) else {}
+            try:
+                after = min(m["cap"], m["reset"] + (m.get("overflow") or 0))
+                fig = rtp.figures(
+                    m["game"],
+                    m["paytable"],
+                    m["amount"],
+                    m["base_unit"],
+                    m.get("pay_rule") or "shared",
+                    after,
+                    m.get("hits_seen") or 0,
+                    m.get("winning_wagers_seen") or 0,
+                )
+            except (KeyError, TypeError, ValueError, AttributeError):
+                fig = None
+            if fig is not None:
+                row["per_wager"] = ["%.2f%%" % rtp.truncated_pct(fig["per_wager"][w], 2) for w in (1, 2, 3)]
+                row.update({k: fig[k] for k in ("break_even", "break_even_seen", "past_break_even")})
+                row["winners_per_hit"] = float(fig["winners_per_hit"])
+            out.append(row)
+        return out
 
     def table_records(self, table):
         """[(record, received)]: the table's history as the recorder holds it."""

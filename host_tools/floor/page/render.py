@@ -12,6 +12,7 @@ import re
 from html import escape
 
 from host_tools.floor.alerts import book as alerts
+from host_tools.floor.base.words import money
 from sim import board_svg
 from sim.paths import BOARD_JSON
 
@@ -122,7 +123,67 @@ def board_answer(outcome):
     )
 
 
-def tile(t):
+def meters_line(t, meters):
+    """The meters the tile's table plays: the public amount, PENDING, or closed and why."""
+    lines = []
+    for m in meters:
+        name, wrong = esc(m["name"]), m["closed_tables"].get(t["table"])
+        if wrong:  # its board plays another paytable than the meter's
+            lines.append("%s <strong>closed</strong>: it %s" % (name, esc(wrong)))
+        elif m["state"] == "closed":
+            lines.append("%s <strong>closed</strong>: %s" % (name, esc(m["why"] or "the controller says so")))
+        elif m["state"] in ("pending", "locked"):
+            lines.append("%s <strong>%s</strong> PENDING" % (name, esc(money(m["amount"]))))
+        else:
+            rule = "shared by winning wagers" if m["pay_rule"] != "positional" else "each winning wager in turn"
+            lines.append("%s <strong>%s</strong> open, %s" % (name, esc(money(m["amount"])), rule))
+    return '<p class="meters">%s</p>' % "<br>".join(lines) if lines else ""
+
+
+def meters_panel(meters, session):
+    """Each meter's hidden figures: the shift manager's and surveillance's only."""
+    if not meters or session.role not in (alerts.SHIFT_MANAGER, alerts.SURVEILLANCE):
+        return ""
+    rows = []
+    for m in meters:
+        rule = "shared by winning wagers" if m["pay_rule"] != "positional" else "each winning wager in turn"
+        per = " / ".join(m.get("per_wager") or ["—"] * 3)
+        if "break_even" in m:
+            flag = "PAST BREAK-EVEN" if m["past_break_even"] else "below break-even"
+            even = "%s (%s at %.2f winning wagers a hit)" % (
+                money(m["break_even"]),
+                money(m["break_even_seen"]),
+                m["winners_per_hit"],
+            )
+        else:
+            flag, even = "—", "—"
+        rows.append(
+            '<tr data-game="%s"><th>%s</th><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>'
+            "<td>%s</td><td>%s</td><td>%s</td></tr>"
+            % tuple(
+                esc(x)
+                for x in (
+                    m["game"],
+                    m["name"],
+                    m["state"],
+                    money(m["amount"]),
+                    money(m["reserve"] or 0),
+                    money(m["overflow"] or 0),
+                    rule,
+                    per,
+                    even,
+                    flag,
+                )
+            )
+        )
+    return (
+        '<section id="meters"><h2>Progressive meters</h2><table><tr><th>game</th><th>state</th><th>meter</th>'
+        "<th>reserve</th><th>overflow</th><th>several winners</th>"
+        "<th>return per wager, 1 / 2 / 3 winning wagers</th><th>break-even</th><th></th></tr>%s</table></section>"
+    ) % "".join(rows)
+
+
+def tile(t, meters=()):
     # The gateway's retained state: the board's own `status` reply (lamps, hand) and its link.
     state = t["state"] or {}
     downlinks = [o for o in state.get("downlinks") or [] if isinstance(o, dict)]
@@ -132,7 +193,7 @@ def tile(t):
     online = {True: ("online", "online"), False: ("offline", "OFFLINE"), None: ("unknown", "no word yet")}[t["online"]]
     return (
         '<a class="tile %s" id="tile-%s" href="/table/%s"><h2>%s <span class="presence">%s</span></h2>%s'
-        "<p>hand: <strong>%s</strong> rolls · shooter %s · point %s</p><p>last event %s (seq %s)%s</p>%s</a>"
+        "<p>hand: <strong>%s</strong> rolls · shooter %s · point %s</p>%s<p>last event %s (seq %s)%s</p>%s</a>"
     ) % (
         online[0],
         esc(t["table"]),
@@ -143,6 +204,7 @@ def tile(t):
         esc(hand.get("rolls", "—")),
         esc(hand.get("shooter", "—")),
         esc(hand.get("point") or "off"),
+        meters_line(t, meters),
         esc(when(t["last_event_at"])),
         esc(t["seq"]),
         esc(link),
@@ -157,21 +219,22 @@ def for_role(alert, role):
     return role == alerts.SHIFT_MANAGER and bool(alert["escalations"]) and not alert["hold"] and bool(alert["missing"])
 
 
-def live(view_snapshot, session, version):
+def live(view_snapshot, session, version, meters=()):
     tiles, open_alerts, _, _ = view_snapshot
     # Newest first; what waits for this person's role before the rest, a HOLD before a notice.
     order = sorted(reversed(open_alerts), key=lambda a: (not for_role(a, session.role), not a["hold"]))
     boxes = "".join(alert_box(a, session) for a in order)
     banner = '<div class="alerts" role="alert">%s</div>' % boxes if boxes else '<p class="calm">No open alert.</p>'
-    return '<div id="live" data-version="%d">%s<div class="tiles">%s</div></div>' % (
+    return '<div id="live" data-version="%d">%s<div class="tiles">%s</div>%s</div>' % (
         version,
         banner,
-        "".join(tile(t) for t in tiles),
+        "".join(tile(t, meters) for t in tiles),
+        meters_panel(meters, session),
     )
 
 
-def floor(view_snapshot, session, version):
-    return page("Floor", live(view_snapshot, session, version), session)
+def floor(view_snapshot, session, version, meters=()):
+    return page("Floor", live(view_snapshot, session, version, meters), session)
 
 
 def refused(reason, session):

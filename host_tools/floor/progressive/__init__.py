@@ -8,6 +8,7 @@
 - `catch_up`: progressive records the bus lost, from the recorder's copy;
 - `service`: `floor progressive`, the controller on the broker (presence, heartbeat);
 - `rtp`: the return to player at a meter amount, from the exact odds;
+- `integrity`: the controller's self-check at start (its code, its ledger's replay);
 - `maintenance`: `floor progressive-params`, a technician and a shift manager;
 - `cli`: `floor progressive | meter | progressive-params`.
 

@@ -74,6 +74,7 @@ class Controller:
         elif initial_params and initial_params != params:
             log("the parameters file differs from the ledger's: the ledger's are in force (floor progressive-params)")
         self.meters = self.ledger.meters(params)
+        self.tables = self.ledger.tables()  # table -> the progressive paytables its board plays
         self.version = self.ledger.data_version()
         self.refusals = 0
         for m in self.meters.values():
@@ -88,12 +89,25 @@ class Controller:
         version = self.ledger.data_version()
         if version != self.version:
             self.meters = self.ledger.meters(self.ledger.params())
+            self.tables = self.ledger.tables()
             self.version = version
             return True
         return False
 
+    def view(self, meter):
+        """The meter's view with the linked tables: which paytable each plays, and the
+        tables closed for this game because they play another one than the meter's."""
+        out = meter.view()
+        game, want = meter.params.game, meter.params.paytable
+        plays = {t: c["paytables"].get(game) for t, c in sorted(self.tables.items())}
+        out["tables"] = plays
+        out["closed_tables"] = {
+            t: "plays %s; the %s meter is on %s" % (p, game, want) for t, p in plays.items() if p != want
+        }
+        return out
+
     def views(self):
-        return {g: m.view() for g, m in sorted(self.meters.items())}
+        return {g: self.view(m) for g, m in sorted(self.meters.items())}
 
     def publish_all(self):
         for game, view in self.views().items():
@@ -122,6 +136,12 @@ class Controller:
             try:
                 if meter is None:
                     raise Refused("%s is not linked on this floor" % inp.game)
+                plays = self.tables.get(inp.table, {}).get("paytables", {}).get(inp.game)
+                if inp.kind != messages.PROG_VOID and plays is not None and plays != meter.params.paytable:
+                    raise Refused(
+                        "table %s plays %s; the %s meter is on %s: its progressive is closed until it is set right"
+                        % (inp.table, plays, inp.game, meter.params.paytable)
+                    )
                 if inp.kind == messages.PROG_WAGER:
                     meter.contribute(inp.table, inp.count)
                 elif inp.kind == messages.PROG_VOID:
@@ -142,6 +162,30 @@ class Controller:
                 log(_void_line(meter, body))
             if meter.state == LOCKED:
                 self._settle(meter)
+            return "applied"
+
+    def take_config(self, cfg):
+        """A table's record carrying its configuration (messages.TableConfig): which
+        progressive paytables its board plays. "applied" or "duplicate"."""
+        with self.ledger.lock:
+            self.fresh()
+            if self.ledger.seen(cfg.key()):
+                return "duplicate"
+            body = {"table": cfg.table, "board": cfg.board, "journal": cfg.journal, "seq": cfg.seq}
+            body["paytables"] = cfg.paytables
+            before = self.tables.get(cfg.table, {}).get("paytables")
+            row = (self.clock(), "table_config", None, body, "applied")
+            self.ledger.commit(*row, key=cfg.key(), table=(cfg.table, body))
+            self.tables[cfg.table] = body
+            if before != cfg.paytables:
+                for game, m in sorted(self.meters.items()):
+                    plays = cfg.paytables.get(game)
+                    if plays != m.params.paytable:
+                        log(
+                            "table %s plays %s; the %s meter is on %s: its progressive is closed"
+                            % (cfg.table, plays, game, m.params.paytable)
+                        )
+                self.publish_all()
             return "applied"
 
     def _next_arrival(self):
@@ -205,4 +249,4 @@ class Controller:
         except BaseException:  # not durable: the meter in memory goes back to the ledger's
             self.meters = self.ledger.meters(self.ledger.params())
             raise
-        self.publish(meter.params.game, meter.view())
+        self.publish(meter.params.game, self.view(meter))

@@ -3,8 +3,10 @@
     params(game, body)          the parameters in force (JSON)
     meters(game, body)          each meter as Meter.dump() after the last change
     seen(tbl, board, journal, seq, n)   every table record taken (a copy is dropped)
+    tables(tbl, body)           each table's progressive paytables, from its board's configuration
     log(n, at, what, game, body, outcome)  every input in the controller's order:
-        what = "input" (a table's record: a wager, hit or void), "settle", "ack", "params"
+        what = "input" (a table's record: a wager, hit or void), "settle", "ack", "params",
+        "table_config" (a table's record carrying its configuration)
 
 One transaction per change: the log row, the record's identity and the meter
 after it commit together, and the controller publishes only after the commit
@@ -25,6 +27,7 @@ from host_tools.floor.progressive.meter import Meter
 _SCHEMA = """
 create table if not exists params (game text primary key, body text not null);
 create table if not exists meters (game text primary key, body text not null);
+create table if not exists tables (tbl text primary key, body text not null);
 create table if not exists seen (tbl text, board text, journal integer, seq integer, n integer,
     primary key (tbl, board, journal, seq));
 create table if not exists log (n integer primary key autoincrement, at real not null, what text not null,
@@ -54,9 +57,17 @@ class Ledger:
         return {g: pm.check_game(g, json.loads(b)) for g, b in rows}
 
     def meters(self, params):
-        """{game: Meter}: each stored meter, a fresh one (at its seed) for a game without."""
+        """{game: Meter}: each stored meter, a fresh one (at its base amount) for a game without."""
         stored = dict(self.db.execute("select game, body from meters").fetchall())
         return {g: Meter.load(p, json.loads(stored[g])) if g in stored else Meter(p) for g, p in params.items()}
+
+    def tables(self):
+        """{table: {"paytables": {game: id}, "board", "journal", "seq"}} as the boards last said."""
+        try:
+            rows = self.db.execute("select tbl, body from tables").fetchall()
+        except sqlite3.OperationalError:  # a ledger made before tables were kept (read-only)
+            return {}
+        return {t: json.loads(b) for t, b in rows}
 
     def seen(self, key):
         return self.db.execute("select 1 from seen where tbl=? and board=? and journal=? and seq=?", key).fetchone()
@@ -66,7 +77,7 @@ class Ledger:
 
     # ---- one change ----------------------------------------------------------------
 
-    def commit(self, at, what, game, body, outcome, meters=(), key=None, params=None):
+    def commit(self, at, what, game, body, outcome, meters=(), key=None, params=None, table=None):
         """One change, durable when this returns: a log row, the table record's
         identity `key` (if any), the meters after it and new parameters (if any).
         Returns the log row's number."""
@@ -82,6 +93,8 @@ class Ledger:
                 self.db.execute("insert or replace into params values (?, ?)", (p.game, json.dumps(p.to_dict())))
             for m in meters:
                 self.db.execute("insert or replace into meters values (?, ?)", (m.params.game, json.dumps(m.dump())))
+            if table is not None:
+                self.db.execute("insert or replace into tables values (?, ?)", (table[0], json.dumps(table[1])))
         return n
 
     @contextlib.contextmanager
@@ -117,6 +130,8 @@ def replay(rows):
     meters = {}
     for _, _, what, game, body, outcome in rows:
         obj = json.loads(body)
+        if what == "table_config":  # which paytable a table plays: no money moves
+            continue
         if what == "params":
             new = pm.check_game(game, obj["params"])
             if game not in meters:

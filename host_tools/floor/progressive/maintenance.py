@@ -2,8 +2,11 @@
 
 Two people of the floor (host_tools/floor/people/accounts.py) must give their own
 passwords: a technician, who makes the change, and a shift manager, who
-authorises it. It is refused while any table is live (its gateway's retained
-presence `online`) or when the broker cannot say, and refused if the meter
+authorises it. Every field is checked first (params.check_game, one line),
+then the ledger against its own replay (integrity.py), before the people
+and before anyone asks whether a table is live. It is
+refused while any table is live (its gateway's retained presence `online`)
+or when the broker cannot say, and refused if the meter
 would drop (a cap below it) or is not open. The change is one ledger
 transaction with its log row naming both people, read, changed and written
 under the ledger's write lock; a running controller sees the ledger change
@@ -19,7 +22,7 @@ from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError
 from host_tools.floor.base import floordir, topics
 from host_tools.floor.bus import retained
 from host_tools.floor.people import accounts as people
-from host_tools.floor.progressive import params
+from host_tools.floor.progressive import integrity, params
 
 
 def read_passwords(technician, manager, stdin=None):
@@ -65,15 +68,42 @@ def new_params(current, settings):
     return params.check_game(current.game, entry)
 
 
-def change(directory, game, settings, technician, manager, passwords, broker_url=None):
-    """Apply the change; returns the line to print. HostToolError (one line) on any refusal."""
-    from host_tools.floor.progressive.controller import Controller
+def checked_change(directory, game, settings):
+    """The new Params for `game`, the ledger checked against its replay and every field
+    against the parameters in force, before anyone is asked for anything; HostToolError
+    (one line) otherwise."""
+    from host_tools.floor.progressive.ledger import Ledger
 
-    floor = floordir.read_floor(directory)
     if game not in params.GAMES:
         raise HostToolError("unknown game %r: the linked games are %s" % (game, ", ".join(params.GAMES)), EXIT_USAGE)
     if not settings:
         raise HostToolError("nothing to change: give --set FIELD=VALUE", EXIT_USAGE)
+    path = params.ledger_path(directory)
+    if not os.path.exists(path):
+        raise HostToolError("no progressive ledger at %s: start the controller once first" % path, EXIT_USAGE)
+    ledger_check = integrity.check(directory, path)["ledger"]
+    if not ledger_check["ok"]:  # a change is never written onto a ledger that is not its own replay
+        raise HostToolError("%s; nothing changed" % ledger_check["reason"], EXIT_FAILED)
+    ledger = Ledger(path, readonly=True)
+    try:
+        current = ledger.params().get(game)
+    finally:
+        ledger.close()
+    if current is None:
+        raise HostToolError("%s is not linked on this floor" % game, EXIT_FAILED)
+    try:
+        return new_params(current, settings)
+    except ValueError as e:
+        raise HostToolError(str(e) + "; nothing changed", EXIT_USAGE)
+
+
+def change(directory, game, settings, technician, manager, passwords, broker_url=None):
+    """Apply the change; returns the line to print. HostToolError (one line) on any refusal.
+    Order: every field checked, then the two people, then whether any table is live."""
+    from host_tools.floor.progressive.controller import Controller
+
+    floor = floordir.read_floor(directory)
+    new = checked_change(directory, game, settings)
     if people.verify(directory, technician, passwords[0]) != "technician":
         raise HostToolError(
             "%s is not a technician of this floor, or the password is wrong; nothing changed" % technician, EXIT_FAILED
@@ -88,18 +118,10 @@ def change(directory, game, settings, technician, manager, passwords, broker_url
             "tables %s are live: parameters change only while no table is; nothing changed" % ", ".join(live),
             EXIT_FAILED,
         )
-    path = params.ledger_path(directory)
-    if not os.path.exists(path):
-        raise HostToolError("no progressive ledger at %s: start the controller once first" % path, EXIT_USAGE)
-    controller = Controller(path, {})
+    controller = Controller(params.ledger_path(directory), {})
     try:
-        current = controller.ledger.params().get(game)
-        if current is None:
+        if controller.ledger.params().get(game) is None:
             raise HostToolError("%s is not linked on this floor" % game, EXIT_FAILED)
-        try:
-            new = new_params(current, settings)
-        except ValueError as e:
-            raise HostToolError(str(e) + "; nothing changed", EXIT_USAGE)
         outcome = controller.change_params(new, technician, manager)
     finally:
         controller.close()

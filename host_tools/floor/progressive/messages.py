@@ -17,6 +17,12 @@ board's hash chain and the floor's recorder holds them:
 Until the firmware names these kinds, a board's link sends them by number
 ("23", "24", "25"); both spellings are taken.
 
+And the board's **configuration**: every record that carries the table's
+state (kind 16 `config` at each configuration change and at boot, 18
+`journal_start`, 19 `snapshot`) holds the paytables in force, so the
+controller knows which progressive paytable each table plays
+(`parse_config`) and refuses a table on another one than its meter's.
+
 Down, from the controller (the only account the broker lets write them):
 `progressive/<game>/meter` (retained, the meter's view: amount, reserve,
 state, …, `at` its time) and `progressive/presence` (retained `online` /
@@ -35,12 +41,66 @@ _BY_NAME = {name: code for code, name in KINDS.items()}
 MAX_WAGERS = 99  # positions on a craps layout are far fewer; a larger count is a keying error
 
 
+REFUSED = "refused"  # the controller's presence when its self-check failed (integrity.py)
+
+
 def presence_topic(floor):
     return "%s/progressive/presence" % topics.floor_root(floor)
 
 
+def check_topic(floor):
+    """The controller's self-check report (integrity.py), retained."""
+    return "%s/progressive/check" % topics.floor_root(floor)
+
+
 def meter_topic(floor, game):
     return topics.meter(floor, game)
+
+
+CONFIG_KINDS = {16: "config", 18: "journal_start", 19: "snapshot"}  # records carrying the table's state
+
+
+class TableConfig:
+    """The progressive paytables a table's board plays, from a record carrying its state:
+    {game: paytable id}, with the record's identity on the floor."""
+
+    def __init__(self, table, board, journal, seq, paytables):
+        self.table, self.board, self.journal, self.seq = table, board, journal, seq
+        self.paytables = paytables
+
+    def key(self):
+        return (self.table, self.board, self.journal, self.seq)
+
+
+def parse_config(table, payload):
+    """The TableConfig in a table's `event` payload when its record carries the table's
+    state, None for other records; ValueError (one line) when the record's link does
+    not match its fields or its state is not a snapshot."""
+    from crapsboard.journal import snapshot_read
+    from crapsboard.rules import paytables as pt
+
+    obj = topics.decode(payload)
+    record, journal = obj.get("record"), obj.get("journal")
+    if not isinstance(record, dict) or not isinstance(journal, dict):
+        return None
+    kind = record.get("kind")
+    code = next((k for k, name in CONFIG_KINDS.items() if kind in (name, str(k), k)), None)
+    if code is None or obj.get("table") != table:
+        return None
+    board, jid, seq = journal.get("board"), journal.get("id"), record.get("seq")
+    if not isinstance(board, str) or not isinstance(jid, int) or not isinstance(seq, int) or seq < 1:
+        raise ValueError("journal identity or seq missing")
+    try:
+        prev = bytes.fromhex(obj.get("prev", ""))
+        _, digest = sync.encode_fields(dict(record, kind=str(code)), prev)
+        link_ok = len(prev) == 32 and digest[:8].hex() == record.get("link")
+        _, _, config = snapshot_read.decode(bytes.fromhex(record.get("state", "")))
+    except (KeyError, TypeError, ValueError, OverflowError, AttributeError, snapshot_read.SnapshotError) as e:
+        raise ValueError("record %s of journal %s: its state is not the table's: %s" % (seq, jid, e))
+    if not link_ok:
+        raise ValueError("record %s of journal %s: its link does not match its fields" % (seq, jid))
+    games = {"MEA": pt.MEA_PROGRESSIVE, "FUP": pt.FIRED_UP}
+    return TableConfig(table, board, jid, seq, {g: config.paytables[w].ident for g, w in games.items()})
 
 
 def kind_code(kind):

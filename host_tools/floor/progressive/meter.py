@@ -2,22 +2,26 @@
 
 Money is kept exactly. A contribution of W wagers adds W × base_unit ×
 increment_ppm micro-cents (1/1,000,000 of a cent) to the meter and W ×
-base_unit × reserve_ppm to the reserve; each keeps the fraction of a cent it
-cannot show yet (`*_frac`, 0 … 999,999 micro-cents) and carries it into the
-next contribution, so nothing is rounded away. Past the cap the meter's share
-goes to the reserve. The house puts money in only to seed the meter (the
-first seed, and a reseed the reserve cannot cover), counted in `house`. So at
-every step, in micro-cents:
+base_unit × reserve_ppm to the hidden reserve; each keeps the fraction of a
+cent it cannot show yet (`*_frac`, 0 … 999,999 micro-cents) and carries it
+into the next contribution, so nothing is rounded away. What would pass the
+cap, and what would pass the reserve's ceiling, goes to the **overflow**, a
+visible figure that belongs to the players: at each reset the meter starts at
+the reset amount plus the overflow (up to the cap; the rest waits for the
+next reset). The house puts money in only as the base amount and where the
+reserve cannot cover a reset, counted in `house`. So at every step, in
+micro-cents:
 
-    contributed + house × 10⁶ == meter + reserve + paid × 10⁶
+    contributed + house × 10⁶ == meter + reserve + overflow + paid × 10⁶
 
-(`meter` and `reserve` with their fractions). The meter never drops except
+(`meter`, `reserve` and `overflow` with their fractions). The meter never drops except
 on a paid, recorded win: `lock` and `settle` are the only steps that lower it
 (a `void` puts back the meter at the hit, never below the reseeded one).
 
 A hit: `lock(hit)` records it in the ordered list of hits with the meter
 locked; `settle()` pays every locked hit in order by the pay rule and
-reseeds from the reserve, and the meter is then `pending` until a shift
+resets (the reserve first, the house for the rest, then the overflow), and
+the meter is then `pending` until a shift
 manager acknowledges each hit (`acknowledge`). A hit whose roll a
 supervisor undid at the table is voided (`void`): reversed to the cent while
 it is PENDING and nothing later rests on it, otherwise recorded only. A hit
@@ -40,11 +44,14 @@ class Refused(ValueError):
 class Meter:
     def __init__(self, params):
         self.params = params
-        self.amount = params.seed  # whole cents shown
+        self.amount = params.base  # whole cents shown
         self.amount_frac = 0  # micro-cents not yet a whole cent
         self.reserve = 0
         self.reserve_frac = 0
-        self.house = params.seed  # cents the house put in (seeds)
+        self.overflow = 0  # the players' money past the cap and the reserve's ceiling
+        self.overflow_frac = 0
+        self.overflow_out = 0  # micro-cents of overflow put back into the meter at resets
+        self.house = params.base  # cents the house put in (base, resets the reserve could not cover)
         self.contributed = 0  # micro-cents of all contributions
         self.paid = 0  # cents paid on wins
         self.wagers = 0  # progressive wagers counted
@@ -69,8 +76,14 @@ class Meter:
     def balance(self):
         """(money in, money held or paid), in micro-cents: equal at every step."""
         money_in = self.contributed + self.house * PPM
-        held = self.amount * PPM + self.amount_frac + self.reserve * PPM + self.reserve_frac + self.paid * PPM
+        held = self.amount * PPM + self.amount_frac + self.reserve * PPM + self.reserve_frac
+        held += self.overflow * PPM + self.overflow_frac + self.paid * PPM
         return money_in, held
+
+    def winning_wagers_seen(self):
+        """(hits, winning wagers) over the hits paid and not voided: what the floor has seen."""
+        hits = [h for h in self.hits if h["paid"] is not None and not _reversed(h)]
+        return len(hits), sum(h["wagers"] for h in hits)
 
     # ---- contributions ---------------------------------------------------------------
 
@@ -83,19 +96,24 @@ class Meter:
         self.rev += 1
 
     def _share(self, wagers):
-        """Put `wagers` wagers' shares in the meter and the reserve; returns the micro-cents
-        put in. Shares add up: `_share(a); _share(b)` leaves what `_share(a + b)` does
-        (the cap takes the same overflow either way), which `void` relies on."""
+        """Put `wagers` wagers' shares in the meter and the reserve, each up to its ceiling
+        (the cap; reserve_ceiling), the rest in the overflow; returns the micro-cents put in.
+        Shares add up: `_share(a); _share(b)` leaves what `_share(a + b)` does (each
+        ceiling takes the same amount either way), which `void` relies on."""
         p = self.params
         stake = wagers * p.base_unit
-        to_meter = stake * p.increment_ppm
-        to_reserve = stake * p.reserve_ppm
-        meter = self.amount * PPM + self.amount_frac + to_meter
-        if meter > p.cap * PPM:  # the cap: the rest funds the next reseed
-            to_reserve += meter - p.cap * PPM
+        over = 0
+        meter = self.amount * PPM + self.amount_frac + stake * p.increment_ppm
+        if meter > p.cap * PPM:
+            over += meter - p.cap * PPM
             meter = p.cap * PPM
+        reserve = self.reserve * PPM + self.reserve_frac + stake * p.reserve_ppm
+        if reserve > p.reserve_ceiling * PPM:
+            over += reserve - p.reserve_ceiling * PPM
+            reserve = p.reserve_ceiling * PPM
         self.amount, self.amount_frac = divmod(meter, PPM)
-        self.reserve, self.reserve_frac = divmod(self.reserve * PPM + self.reserve_frac + to_reserve, PPM)
+        self.reserve, self.reserve_frac = divmod(reserve, PPM)
+        self.overflow, self.overflow_frac = divmod(self.overflow * PPM + self.overflow_frac + over, PPM)
         return stake * (p.increment_ppm + p.reserve_ppm)
 
     # ---- hits ------------------------------------------------------------------------
@@ -146,16 +164,25 @@ class Meter:
         return done
 
     def _reseed(self):
-        """Bring the meter up to the seed, from the reserve first, then the house.
-        Returns (from the reserve, from the house) in cents."""
-        short = self.params.seed - self.amount
-        if short <= 0:
-            return [0, 0]
-        from_reserve = min(short, self.reserve)
-        self.reserve -= from_reserve
-        self.house += short - from_reserve
-        self.amount += short
-        return [from_reserve, short - from_reserve]
+        """Reset the meter: up to the reset amount from the reserve first, then the house;
+        then the overflow on top, up to the cap (the rest stays for the next reset).
+        Returns [from the reserve, from the house, from the overflow] in cents (the
+        overflow's part as the whole cents the meter shows gained)."""
+        short = self.params.reset - self.amount
+        from_reserve = from_house = 0
+        if short > 0:
+            from_reserve = min(short, self.reserve)
+            self.reserve -= from_reserve
+            from_house = short - from_reserve
+            self.house += from_house
+            self.amount += short
+        meter = self.amount * PPM + self.amount_frac
+        move = min(self.overflow * PPM + self.overflow_frac, max(0, self.params.cap * PPM - meter))
+        self.overflow, self.overflow_frac = divmod(self.overflow * PPM + self.overflow_frac - move, PPM)
+        shown = self.amount
+        self.amount, self.amount_frac = divmod(meter + move, PPM)
+        self.overflow_out += move
+        return [from_reserve, from_house, self.amount - shown]
 
     def acknowledge(self, n, by):
         """The shift manager `by` acknowledges hit `n` (paid, pending)."""
@@ -171,7 +198,17 @@ class Meter:
 
     # ---- corrections -------------------------------------------------------------------
 
-    _MONEY = ("amount", "amount_frac", "reserve", "reserve_frac", "house", "paid")
+    _MONEY = (
+        "amount",
+        "amount_frac",
+        "reserve",
+        "reserve_frac",
+        "overflow",
+        "overflow_frac",
+        "overflow_out",
+        "house",
+        "paid",
+    )
     _BEFORE = _MONEY + ("wagers",)
 
     def void(self, table, board, journal, seq, hit_seq, wagers):
@@ -218,7 +255,8 @@ class Meter:
 
     def change_params(self, new):
         """New parameters (a recorded maintenance): refused if the meter would drop
-        (a cap below it); a meter below the new seed is raised to it by the house."""
+        (a cap below it); a meter below the new reset is raised to it by the house, and
+        a reserve above the new ceiling gives the excess to the overflow (never kept)."""
         if new.game != self.params.game:
             raise Refused("parameters of %s given to the %s meter" % (new.game, self.params.game))
         if self.state != OPEN:
@@ -226,14 +264,31 @@ class Meter:
         if new.cap < self.amount:
             raise Refused("cap %d cents is below the meter, %d cents: the meter never drops" % (new.cap, self.amount))
         self.params = new
-        if self.amount < new.seed:
-            self.house += new.seed - self.amount
-            self.amount = new.seed
+        if self.amount < new.reset:
+            self.house += new.reset - self.amount
+            self.amount = new.reset
+        excess = self.reserve * PPM + self.reserve_frac - new.reserve_ceiling * PPM
+        if excess > 0:
+            self.reserve, self.reserve_frac = new.reserve_ceiling, 0
+            self.overflow, self.overflow_frac = divmod(self.overflow * PPM + self.overflow_frac + excess, PPM)
         self.rev += 1
 
     # ---- snapshot ------------------------------------------------------------------
 
-    _SAVED = ("amount", "amount_frac", "reserve", "reserve_frac", "house", "contributed", "paid", "wagers", "rev")
+    _SAVED = (
+        "amount",
+        "amount_frac",
+        "reserve",
+        "reserve_frac",
+        "overflow",
+        "overflow_frac",
+        "overflow_out",
+        "house",
+        "contributed",
+        "paid",
+        "wagers",
+        "rev",
+    )
 
     def dump(self):
         """The meter as a JSON-able dict (without the parameters)."""
@@ -245,7 +300,7 @@ class Meter:
     def load(cls, params, obj):
         m = cls(params)
         for k in cls._SAVED:
-            setattr(m, k, obj[k])
+            setattr(m, k, obj.get(k, 0))  # a meter stored before the overflow existed had none
         m.hits = obj["hits"]
         m.claimed = {tuple(h["key"]) for h in m.hits}
         return m
@@ -253,16 +308,23 @@ class Meter:
     def view(self):
         """What the meter topic says: the public figures."""
         last = self.hits[-1] if self.hits else None
+        hits, winners = self.winning_wagers_seen()
         return {
             "game": self.params.game,
             "amount": self.amount,
             "reserve": self.reserve,
+            "overflow": self.overflow,
             "state": self.state,
             "rev": self.rev,
             "base_unit": self.params.base_unit,
-            "seed": self.params.seed,
+            "base": self.params.base,
+            "reset": self.params.reset,
+            "reserve_ceiling": self.params.reserve_ceiling,
             "cap": self.params.cap,
             "paytable": self.params.paytable,
+            "pay_rule": self.params.pay_rule,
+            "hits_seen": hits,
+            "winning_wagers_seen": winners,
             "pending": self.pending(),
             "last_hit": None if last is None else _hit_view(last),
             "voided": [h["n"] for h in self.hits if h["acked_by"] is None and _reversed(h)],

@@ -8,16 +8,27 @@ publishes `online` there and every meter (retained). Every HEARTBEAT_S
 seconds it publishes each meter again with a fresh `at`, so a table's
 gateway can tell a live controller from a stale retained meter (docs/progressive.md,
 "Times"). A meter is published only after the ledger committed it.
+
+Before it opens its ledger to write, it checks itself (integrity.py): its
+code against the installed record and its ledger against the ledger's own
+replay. The report is published retained on `progressive/check`. On a
+mismatch it refuses to open: presence `refused` (every table's gateway
+closes the progressive), no meter published, no record taken (it connects
+under a session of its own, so the broker keeps queueing the tables' records
+in the controller's session, and the recorder's copy keeps them too, for the
+controller that opens), and the pit page raises an alert for the shift
+manager and surveillance.
 """
 
 import json
+import os
 import signal
 import time
 
 from host_tools import EXIT_USAGE, HostToolError
 from host_tools.floor.base import topics
 from host_tools.floor.bus.mqtt import Client
-from host_tools.floor.progressive import catch_up, messages
+from host_tools.floor.progressive import catch_up, integrity, messages
 from host_tools.floor.progressive.controller import Controller, log
 
 HEARTBEAT_S = 2.0  # a meter is published at least this often
@@ -31,15 +42,24 @@ class Service:
         self.client = None
         self.recorder_path = recorder_path
         self.catch_up_at = 0.0  # monotonic time of the next look at the recorder's copy
-        self.controller = Controller(ledger_path, initial_params, publish=self._publish_meter)
+        self.check = integrity.check(os.path.dirname(os.path.abspath(ledger_path)), ledger_path)
+        self.controller = None
+        if self.check["ok"]:
+            self.controller = Controller(ledger_path, initial_params, publish=self._publish_meter)
+            log("self-check: %s" % self.check["reason"])
+        else:
+            log("REFUSED to open: %s; every table's progressive stays closed" % self.check["reason"])
+        # Refused, it connects under another session, clean: the broker keeps queueing the
+        # tables' records in the controller's own session for the controller that opens.
+        ok = self.controller is not None
         self.client = Client(
             url,
             "progressive",
             password,
-            "progressive-" + floor,
+            "progressive-" + floor + ("" if ok else "-refused"),
             keepalive,
             will=(messages.presence_topic(floor), topics.OFFLINE.encode()),
-            clean=False,
+            clean=not ok,
             on_message=self.handle,
             on_connect=self._on_connect,
         )
@@ -52,6 +72,12 @@ class Service:
 
     def _on_connect(self):
         root = topics.floor_root(self.floor)
+        check = dict(self.check, at=round(time.time(), 3))
+        self.client.publish(messages.check_topic(self.floor), topics.encode(check), retain=True)
+        if self.controller is None:  # refused: closed everywhere, nothing taken
+            self.client.publish(messages.presence_topic(self.floor), messages.REFUSED.encode(), retain=True)
+            log("connected to the broker; REFUSED: %s" % self.check["reason"])
+            return
         self.client.subscribe(root + "/table/+/event")
         self.client.subscribe(root + "/ack/+/+")
         with self.controller.ledger.lock:  # the main thread may be taking the recorder's records
@@ -61,18 +87,25 @@ class Service:
         log("connected to the broker; meters %s" % json.dumps(self.summary(), sort_keys=True))
 
     def summary(self):
+        if self.controller is None:
+            return {}
         return {g: [v["amount"], v["state"]] for g, v in self.controller.views().items()}
 
     def handle(self, topic, payload, retained=False):
         """One message from the broker (paho's thread, one at a time)."""
+        if self.controller is None:  # refused (a session's old subscriptions may still deliver)
+            return None
         root = topics.floor_root(self.floor)
         where = topics.parse_table_topic(self.floor, topic)
         if where is not None and where[1] == "event":
             try:
                 inp = messages.parse_event(where[0], payload)
+                cfg = messages.parse_config(where[0], payload) if inp is None else None
             except ValueError as e:
                 log("ignored a record on %s: %s" % (topic, e))
                 return None
+            if cfg is not None:
+                return self.controller.take_config(cfg)
             return None if inp is None else self.controller.take(inp)
         if topic.startswith(root + "/ack/"):
             parts = topic[len(root) + 5 :].split("/")
@@ -103,6 +136,9 @@ class Service:
             while not stop():
                 self.client.check_refused()
                 now = time.monotonic()
+                if self.controller is None:  # refused: stays up, closed, saying why
+                    time.sleep(0.05)
+                    continue
                 if now - last >= HEARTBEAT_S and self.client.connected.is_set():
                     with self.controller.ledger.lock:
                         self.controller.fresh()  # a maintenance committed new parameters
@@ -114,7 +150,8 @@ class Service:
                 time.sleep(0.05)
         finally:
             self.client.stop(last=(messages.presence_topic(self.floor), topics.OFFLINE.encode()))
-            self.controller.close()
+            if self.controller is not None:
+                self.controller.close()
 
 
 def serve(floor, url, password, ledger_path, initial_params, recorder_path=None):
