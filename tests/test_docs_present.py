@@ -28,7 +28,7 @@ def offending(pattern, names, read=None):
 
 
 def test_no_issue_number_in_the_docs_or_the_code():
-    names = tracked()
+    names = [n for n in tracked() if n != "tests/test_docs_present.py"]  # its own examples below
     assert len(names) > 300
     assert offending(ISSUE, names) == []
 
