@@ -13,9 +13,17 @@ firmware the same heap.
 The hands start when the app first starts its watchdog (the app is running),
 and go on across resets, as a dealer's would: presses that fall while the
 board restarts are lost.
+
+A line of the feed is taken once, ever: how far the feed has been read is kept
+beside it (FILE.pos, rewritten atomically as lines are taken), so a new
+`sim device` on the same feed (a restart by a supervisor, a new floor) goes on
+from there rather than pressing again what was pressed before. A line taken
+but not yet pressed when the device stops is lost, as a press that falls while
+the board restarts is.
 """
 
 import collections
+import json
 import os
 import struct
 
@@ -68,6 +76,7 @@ class Hands:
         self.feed_partial = b""
         self.feed_line = 0
         self.feed_next_poll = 0.0
+        self.feed_resumed = False  # the kept position looked at (once, when the feed is first there)
 
     def start(self, now):
         """The app runs: the script starts now, the feed is read from its start."""
@@ -77,13 +86,46 @@ class Hands:
 
     # ---- the feed file ------------------------------------------------------
 
+    def position_path(self):
+        return self.feed_path + ".pos"
+
+    def _resume(self, stat):
+        """Go on from where an earlier device left this same feed file."""
+        self.feed_resumed = True
+        try:
+            with open(self.position_path(), encoding="utf-8") as f:
+                kept = json.load(f)
+            same = (kept["dev"], kept["ino"]) == (stat.st_dev, stat.st_ino)
+            offset, line = int(kept["offset"]), int(kept["line"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return  # none kept (or unreadable): the feed is read from its start
+        if same and 0 <= offset <= stat.st_size:
+            self.feed_offset, self.feed_line = offset, line
+            self.log("keys: %s read from line %d on (the lines before were taken already)" % (self.feed_path, line + 1))
+
+    def _keep_position(self, stat):
+        tmp = self.position_path() + ".tmp"
+        taken = self.feed_offset - len(self.feed_partial)  # whole lines only
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                json.dump({"dev": stat.st_dev, "ino": stat.st_ino, "offset": taken, "line": self.feed_line}, f)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.position_path())
+        except OSError as e:
+            self.log("keys: cannot keep the feed's position in %s: %s" % (self.position_path(), e.strerror or e))
+
     def _read_feed(self, now):
         """Queue the steps of the whole lines appended to the feed since the last look."""
         self.feed_next_poll = now + FEED_POLL_S
         try:
             with open(self.feed_path, "rb") as f:
-                size = os.fstat(f.fileno()).st_size
-                if size < self.feed_offset:  # cut short or replaced: read it again from its start
+                stat = os.fstat(f.fileno())
+                size = stat.st_size
+                if not self.feed_resumed:
+                    self._resume(stat)
+                again = size < self.feed_offset
+                if again:  # cut short or replaced: read it again from its start
                     self.log("keys: %s is shorter than what was read: reading it from its start" % self.feed_path)
                     self.feed_offset, self.feed_partial, self.feed_line = 0, b"", 0
                 f.seek(self.feed_offset)
@@ -99,6 +141,8 @@ class Hands:
         for line in lines:
             self.feed_line += 1
             self._queue_line(line, now)
+        if lines or again:
+            self._keep_position(stat)
 
     def _queue_line(self, line, now):
         try:

@@ -136,7 +136,7 @@ def _floor_arguments(parser):
     _dir_option(p)
     p = sub.add_parser("up", help="run a whole floor here: broker, boards, gateways, recorder (make floor)")
     p.add_argument("--tables", type=int, default=3)
-    p.add_argument("--keys", default="", help="a key script every board plays once at its first boot")
+    p.add_argument("--keys", default="", help="a key script every board plays once, when this floor comes up")
     _dir_option(p)
     p = sub.add_parser("status", help="each table: online or offline, its last record and the recorder's lag")
     p.add_argument("--json", action="store_true")
@@ -193,7 +193,8 @@ def _run_floor(args):
     elif args.action == "keys":
         from host_tools.floor import supervise
 
-        supervise.press(d, args.table, args.script)
+        queued = supervise.press(d, args.table, args.script)
+        print("table %s: queued %s" % (args.table, queued))
 
 
 def _dash(value):
@@ -259,6 +260,12 @@ def events(directory, table_id, since=0, journal=None, fmt="jsonl", db=None, out
     if not os.path.exists(path):
         raise HostToolError("no recorder database at %s" % path, EXIT_USAGE)
     store = Store(path, readonly=True)
+    floor = floor_init.floor_or_none(directory)
+    if floor and table_id not in floor["tables"] and store.events(table_id, 0, None).fetchone() is None:
+        store.close()  # a table the floor does not have, nor ever recorded
+        raise HostToolError(
+            "no table %s on this floor (tables: %s)" % (table_id, ", ".join(floor["tables"])), EXIT_USAGE
+        )
     rows = store.events(table_id, since, journal)
     writer = None
     for tbl, board, jid, _seq, record in rows:
