@@ -17,18 +17,9 @@ import time
 
 from host_tools import EXIT_FAILED, EXIT_NO_BOARD, HostToolError
 from host_tools.commands import add_port_options, emit, flat_lines
+from host_tools.floor.base.words import RESET_CAUSES
 from host_tools.link import BoardLink
 
-# machine.reset_cause() on the ESP32 port (ports/esp32/modmachine.c): the
-# constant's name and what makes the chip report it.
-RESET_CAUSES = {
-    0: ("unknown", "a reset the chip does not name"),
-    1: ("PWRON_RESET", "power-on or brown-out"),
-    2: ("HARD_RESET", "machine.reset(), a crash (panic) or the reset button"),
-    3: ("WDT_RESET", "the watchdog: the app stopped feeding it"),
-    4: ("DEEPSLEEP_RESET", "a wake from deep sleep"),
-    5: ("SOFT_RESET", "a soft reboot (Ctrl-D at the REPL, sys.exit())"),
-}
 PROMPT_WAIT_S = 1.0  # how long to wait for a REPL's `>>> ` after a carriage return
 
 
