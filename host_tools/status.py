@@ -38,7 +38,9 @@ def human_lines(reply):
     if isinstance(reply.get("diag"), dict):
         causes["diag.cause"] = reply["diag"].get("cause")
     lines = []
-    for line in flat_lines(reply):
+    # What the board does not have is left out (the JSON keeps it as null): no `maintenance: null`.
+    shown = {k: v for k, v in reply.items() if not (k in ("maintenance", "diag") and v is None)}
+    for line in flat_lines(shown):
         name = line.split(": ", 1)[0]
         lines.append(name + ": " + reset_cause_text(causes[name]) if name in causes else line)
     return lines

@@ -100,6 +100,33 @@ def lock(directory):
     return fd
 
 
+def own_terminal():
+    """Take Ctrl-C for this process alone: when the terminal is ours, move to a
+    process group of our own and make it the terminal's foreground group, so a
+    Ctrl-C reaches the supervisor and not `make` above it (which would print
+    "Interrupt" and exit 130 while the floor is still stopping). Returns the
+    call that gives the terminal back (the children run in sessions of their own)."""
+    try:
+        fd = sys.stdin.fileno()
+        if not os.isatty(fd) or os.tcgetpgrp(fd) != os.getpgrp():
+            return lambda: None
+        before = os.getpgrp()
+        old = signal.signal(signal.SIGTTOU, signal.SIG_IGN)  # a background group may then set the foreground
+        os.setpgid(0, 0)
+        os.tcsetpgrp(fd, os.getpgrp())
+    except (OSError, ValueError, AttributeError):
+        return lambda: None
+
+    def give_back():
+        try:
+            os.tcsetpgrp(fd, before)
+        except OSError:
+            pass
+        signal.signal(signal.SIGTTOU, old)
+
+    return give_back
+
+
 def firmware_hash():
     from host_tools import deploy
 
@@ -181,6 +208,7 @@ def up(directory, tables, keys=""):
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
+    give_back = own_terminal()
     try:
         b = Service(
             "broker",
@@ -274,8 +302,9 @@ def up(directory, tables, keys=""):
         for s in order:
             s.stop()
         os.close(fd)
-    if stopping:
-        say(directory, "stopped; nothing left running")
+        if stopping:
+            say(directory, "stopped; nothing left running")
+        give_back()  # the terminal back to `make` (or the shell), after the last line
 
 
 def key_feed(directory, table_id):

@@ -140,6 +140,7 @@ def run_params(args):
     from host_tools.floor.progressive import maintenance
 
     d = floordir.floor_dir(args.dir)
+    maintenance.check_request(args.game, args.set)  # a misspelt field is named before anything is asked
     passwords = maintenance.read_passwords(args.technician, args.manager)
     print(maintenance.change(d, args.game, args.set, args.technician, args.manager, passwords, args.broker))
 

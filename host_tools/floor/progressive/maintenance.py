@@ -48,21 +48,41 @@ def live_tables(directory, floor, broker_url=None, wait=0.5):
     return sorted(t for t, word in seen.items() if word == topics.ONLINE)
 
 
-def new_params(current, settings):
-    """`current` (Params) with FIELD=VALUE settings applied, checked; ValueError otherwise."""
-    entry = current.to_dict()
+def parse_settings(settings):
+    """{field: value} of FIELD=VALUE settings, each field one of params.FIELDS and each
+    number a whole number: checked before anything else; ValueError naming the first fault."""
+    parsed = {}
     for item in settings:
         field, sep, value = item.partition("=")
         if not sep or field not in params.FIELDS:
             raise ValueError("--set %r: give FIELD=VALUE, FIELD one of %s" % (item, ", ".join(params.FIELDS)))
         if field in ("paytable", "pay_rule"):
-            entry[field] = value
+            parsed[field] = value
         else:
             try:
-                entry[field] = int(value)
+                parsed[field] = int(value)
             except ValueError:
                 raise ValueError("--set %s: %r is not a whole number" % (field, value))
+    return parsed
+
+
+def new_params(current, settings):
+    """`current` (Params) with FIELD=VALUE settings applied, checked; ValueError otherwise."""
+    entry = current.to_dict()
+    entry.update(parse_settings(settings))
     return params.check_game(current.game, entry)
+
+
+def check_request(game, settings):
+    """The game and the settings, checked before passwords, people or the broker; HostToolError (exit 2)."""
+    if game not in params.GAMES:
+        raise HostToolError("unknown game %r: the linked games are %s" % (game, ", ".join(params.GAMES)), EXIT_USAGE)
+    if not settings:
+        raise HostToolError("nothing to change: give --set FIELD=VALUE", EXIT_USAGE)
+    try:
+        parse_settings(settings)
+    except ValueError as e:
+        raise HostToolError(str(e) + "; nothing changed", EXIT_USAGE)
 
 
 def change(directory, game, settings, technician, manager, passwords, broker_url=None):
@@ -70,10 +90,7 @@ def change(directory, game, settings, technician, manager, passwords, broker_url
     from host_tools.floor.progressive.controller import Controller
 
     floor = floordir.read_floor(directory)
-    if game not in params.GAMES:
-        raise HostToolError("unknown game %r: the linked games are %s" % (game, ", ".join(params.GAMES)), EXIT_USAGE)
-    if not settings:
-        raise HostToolError("nothing to change: give --set FIELD=VALUE", EXIT_USAGE)
+    check_request(game, settings)
     if people.verify(directory, technician, passwords[0]) != "technician":
         raise HostToolError(
             "%s is not a technician of this floor, or the password is wrong; nothing changed" % technician, EXIT_FAILED
