@@ -8,6 +8,7 @@ would be recorded before it."""
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -111,6 +112,21 @@ def test_each_fed_key_is_pressed_once_through_a_board_kill_and_a_new_floor(tmp_p
         keys(folder, "T1", "2 2")
         assert wait_rolls(folder, "T1", [2, 2]) == [[3, 4], [2, 2]]
         assert wait_rolls(folder, "T2", [3, 4]) == [[3, 4]]
+        # Each record with its wall time, ISO 8601 with the zone, and whose it is: the board's once
+        # its gateway has set its clock (a `time` record), the host's estimate before.
+        done = host_tools("floor", "events", "--dir", folder, "--table", "T1")
+        events = [json.loads(x) for x in done.stdout.splitlines()]
+        assert all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d", e["time"]) for e in events)
+        kinds = [(e["kind"], e["time_from"]) for e in events]
+        set_at = [k for k, _ in kinds].index("time")
+        assert {f for _, f in kinds[set_at:]} == {"board"}, kinds
+        assert {f for k, f in kinds[:set_at] if k != "restart"} <= {"host estimate"}, kinds
+        as_csv = host_tools("floor", "events", "--dir", folder, "--table", "T1", "--format", "csv").stdout
+        assert as_csv.splitlines()[0].startswith("table,board,journal,seq,time,time_from,t,kind,")
+        for args in (("events", "--table", "T9"), ("keys", "--table", "T9", "3 4")):
+            unknown = host_tools("floor", args[0], "--dir", folder, *args[1:])
+            assert (unknown.returncode, unknown.stdout) == (2, "")
+            assert unknown.stderr == "host_tools floor: no table T9 on this floor (tables: T1, T2)\n"
 
         os.kill(board_pid(folder, "T1"), signal.SIGKILL)  # the board loses its power; the supervisor restarts it
         read_until(up, "board T1 ended (status -9): restarted", lines)

@@ -254,6 +254,8 @@ def _json(payload):
 
 def events(directory, table_id, since=0, journal=None, fmt="jsonl", db=None, out=None):
     """Write the recorder's events of `table_id` after `since` to `out`."""
+    from host_tools.floor.alerts import hands
+    from host_tools.floor.base import words
     from host_tools.floor.recorder.store import Store
 
     path = db or os.path.join(directory, "recorder.sqlite")
@@ -266,10 +268,15 @@ def events(directory, table_id, since=0, journal=None, fmt="jsonl", db=None, out
         raise HostToolError(
             "no table %s on this floor (tables: %s)" % (table_id, ", ".join(floor["tables"])), EXIT_USAGE
         )
-    rows = store.events(table_id, since, journal)
+    rows = store.events(table_id, 0, journal)  # from each journal's start: its clock records count
     writer = None
-    for tbl, board, jid, _seq, record in rows:
+    clocks = {}
+    for tbl, board, jid, seq, record, received in rows:
         obj = dict(json.loads(record), table=tbl, board=board, journal=jid)
+        wall, wall_from = clocks.setdefault((board, jid), hands.WallClock()).of(obj, received)
+        if seq <= since:
+            continue
+        obj.update(time=words.when(wall), time_from=wall_from)
         if fmt == "jsonl":
             out.write(json.dumps(obj, sort_keys=True) + "\n")
             continue
@@ -279,6 +286,8 @@ def events(directory, table_id, since=0, journal=None, fmt="jsonl", db=None, out
                 "board",
                 "journal",
                 "seq",
+                "time",
+                "time_from",
                 "t",
                 "kind",
                 "arg",
