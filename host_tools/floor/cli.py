@@ -184,10 +184,7 @@ def _run_floor(args):
             print(json.dumps(rows, sort_keys=True))
         else:
             for r in rows:
-                print(
-                    "%-8s %-8s board record %-6s recorded %-6s lag %s"
-                    % (r["table"], r["presence"] or "unknown", _dash(r["seq"]), _dash(r["recorded"]), _dash(r["lag"]))
-                )
+                print(status_line(r))
     elif args.action == "events":
         events(d, args.table, args.since, args.journal, args.format, args.db, sys.stdout)
     elif args.action == "keys":
@@ -197,8 +194,16 @@ def _run_floor(args):
         print("table %s: queued %s" % (args.table, queued))
 
 
-def _dash(value):
-    return "-" if value is None else str(value)
+def status_line(r):
+    """One table for people: `T1  online   board at record 12, recorded 12 (lag 0)`;
+    a number the floor does not have is left out, never shown as `-`."""
+    said = []
+    if r["seq"] is not None:
+        said.append("board at record %d" % r["seq"])
+    if r["recorded"] is not None:
+        said.append("recorded %d" % r["recorded"] + (" (lag %d)" % r["lag"] if r["lag"] is not None else ""))
+    presence = r["presence"] or "no word yet"
+    return "%-6s %-11s %s" % (r["table"], presence, ", ".join(said) or "no record yet")
 
 
 def status(directory, broker_url=None, wait=1.0):
