@@ -26,6 +26,7 @@ import collections
 import json
 import os
 import struct
+import time
 
 from crapsboard.table.app import KEYSWITCH_BIT, KEYSWITCH_NC_BIT
 from sim.portable import keyscript
@@ -62,8 +63,9 @@ class Hands:
     turned into changes of the held bitmap on the monotonic clock (seconds),
     timed as `python -m sim run` presses keys (docs/keys.md)."""
 
-    def __init__(self, layout, steps=(), feed_path=None, log=None):
+    def __init__(self, layout, steps=(), feed_path=None, log=None, clock=time.monotonic):
         self.layout = layout
+        self.clock = clock  # the device's clock (monotonic seconds), read again after a slow write
         self.log = log or (lambda line: None)
         self.base = idle_inputs(layout)  # held with no key pressed (the keyswitch's contacts)
         self.held = self.base
@@ -103,12 +105,12 @@ class Hands:
             self.feed_offset, self.feed_line = offset, line
             self.log("keys: %s read from line %d on (the lines before were taken already)" % (self.feed_path, line + 1))
 
-    def _keep_position(self, stat):
+    def _keep_position(self, stat, line):
         tmp = self.position_path() + ".tmp"
         taken = self.feed_offset - len(self.feed_partial)  # whole lines only
         try:
             with open(tmp, "w", encoding="utf-8") as f:
-                json.dump({"dev": stat.st_dev, "ino": stat.st_ino, "offset": taken, "line": self.feed_line}, f)
+                json.dump({"dev": stat.st_dev, "ino": stat.st_ino, "offset": taken, "line": line}, f)
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, self.position_path())
@@ -138,11 +140,14 @@ class Hands:
         self.feed_offset += len(data)
         data = self.feed_partial + data
         *lines, self.feed_partial = data.split(b"\n")  # a line is pressed once it is whole
+        if lines or again:
+            # Kept before the lines are pressed (taken once, ever), and their presses timed from
+            # after it: a slow write (fsync) must not eat into the first press's 80 ms.
+            self._keep_position(stat, self.feed_line + len(lines))
+            now = self.clock()
         for line in lines:
             self.feed_line += 1
             self._queue_line(line, now)
-        if lines or again:
-            self._keep_position(stat)
 
     def _queue_line(self, line, now):
         try:

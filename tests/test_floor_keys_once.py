@@ -78,6 +78,22 @@ def keys(folder, table, script):
     assert done.stdout == "table %s: queued %s\n" % (table, script)
 
 
+def key_roll(folder, table, script, tries=3):
+    """Key one roll (`floor keys`) until the recorder holds it: a loaded machine's board can
+    miss a press, then `*` drops the half roll and the roll is keyed again. The table's rolls."""
+    for _ in range(tries):
+        before = rolls(folder, table)
+        keys(folder, table, script)
+        end = time.monotonic() + 20
+        while time.monotonic() < end and len(rolls(folder, table)) == len(before):
+            time.sleep(0.2)
+        after = rolls(folder, table)
+        if len(after) > len(before):
+            return after
+        keys(folder, table, "*")
+    raise AssertionError("table %s's board did not take the roll %s" % (table, script))
+
+
 def board_pid(folder, table):
     image = os.path.join(folder, "boards", table + ".img")
     [pid] = [p for p in processes_naming(image) if _is_device(p)]
@@ -109,8 +125,8 @@ def test_each_fed_key_is_pressed_once_through_a_board_kill_and_a_new_floor(tmp_p
 
     up, lines = floor_up(folder, "--keys", "3 4")
     try:
-        keys(folder, "T1", "2 2")
-        assert wait_rolls(folder, "T1", [2, 2]) == [[3, 4], [2, 2]]
+        assert wait_rolls(folder, "T1", [3, 4]) == [[3, 4]]  # the start-up script, once
+        assert key_roll(folder, "T1", "2 2") == [[3, 4], [2, 2]]
         assert wait_rolls(folder, "T2", [3, 4]) == [[3, 4]]
         # Each record with its wall time, ISO 8601 with the zone, and whose it is: the board's once
         # its gateway has set its clock (a `time` record), the host's estimate before.
@@ -130,20 +146,17 @@ def test_each_fed_key_is_pressed_once_through_a_board_kill_and_a_new_floor(tmp_p
 
         os.kill(board_pid(folder, "T1"), signal.SIGKILL)  # the board loses its power; the supervisor restarts it
         read_until(up, "board T1 ended (status -9): restarted", lines)
-        keys(folder, "T1", "5 6")
-        assert wait_rolls(folder, "T1", [5, 6]) == [[3, 4], [2, 2], [5, 6]]
+        assert key_roll(folder, "T1", "5 6") == [[3, 4], [2, 2], [5, 6]]
     finally:
         stop(up, lines)
     assert processes_naming(folder) == []
 
     up, lines = floor_up(folder)  # a whole new floor on the same directory, no start-up script
     try:
-        keys(folder, "T1", "6 6")
-        keys(folder, "T2", "1 1")
-        assert wait_rolls(folder, "T1", [6, 6]) == [[3, 4], [2, 2], [5, 6], [6, 6]]
-        assert wait_rolls(folder, "T2", [1, 1]) == [[3, 4], [1, 1]]
+        assert key_roll(folder, "T1", "6 6") == [[3, 4], [2, 2], [5, 6], [6, 6]]
+        assert key_roll(folder, "T2", "1 1") == [[3, 4], [1, 1]]
     finally:
         stop(up, lines)
     with open(os.path.join(folder, "logs", "board-T1.log")) as f:
         log = f.read()
-    assert "read from line 3 on (the lines before were taken already)" in log  # the restarted board went on
+    assert re.search(r"keys: \S+T1\.keys read from line [3-9]\d* on \(the lines before were taken already\)", log)
