@@ -124,7 +124,7 @@ def related_box(group, session):
         tables = by_title.setdefault(a["title"], [])
         if a["table"] not in tables:
             tables.append(a["table"])
-    said = "; ".join("%s: %s" % (esc(title), esc(", ".join(tables))) for title, tables in by_title.items())
+    said = "; ".join("%s: %s" % (esc(title), esc(", ".join(sorted(tables)))) for title, tables in by_title.items())
     ids = " ".join(a["id"] for a in group)
     return (
         '<section class="related" id="related-%s" data-count="%d"><h2>%d alerts from one event</h2>'
