@@ -24,7 +24,9 @@ ARRIVES_S = 90
 
 @pytest.fixture(scope="module")
 def floor(tmp_path_factory):
-    f = PitFloor(str(tmp_path_factory.mktemp("pit")), shared_template(tmp_path_factory))
+    # Sessions idle out after 45 s: longer than keying a hand takes on a loaded machine, and
+    # short enough for the expired session at the end (waited for up to ARRIVES_S).
+    f = PitFloor(str(tmp_path_factory.mktemp("pit")), shared_template(tmp_path_factory), idle=45)
     yield f
     f.stop()
 
@@ -113,7 +115,7 @@ def test_the_pit_page_in_a_browser(floor, driver):
     driver.execute_script("window.loadedOnce = true")
     f.roll("T1", TO_FOURTH_POINT)  # keyed on T1's board
     box = wait_for(lambda: alert_box(driver, "fire_4"), timeout=ARRIVES_S)
-    assert box is not None and "4th Fire Bet point" in box
+    assert box is not None and "4th Fire Bet point" in box, (driver.current_url, text(driver)[:500])
     assert driver.execute_script("return window.loadedOnce") is True  # pushed, not reloaded
     shot(driver, "2-fourth-point-alert")
     driver.execute_script("document.querySelector('.tiles').scrollIntoView()")
@@ -127,9 +129,9 @@ def test_the_pit_page_in_a_browser(floor, driver):
     # Ann acknowledges with a note; the history shows it under her name, and her button is gone.
     driver.get(page.url + "/")
     press(driver, "fire_4", "cameras on T1")
-    driver.get(page.url + "/table/T1")
-    acks = wait_for(lambda: _reloaded_acks(driver, page.url))
-    assert "ann (surveillance) acknowledged at " in acks and "cameras on T1" in acks
+    assert wait_for(lambda: driver.current_url.rstrip("/") == page.url), text(driver)  # not refused
+    acks = wait_for(lambda: _reloaded_acks(driver, page.url), timeout=ARRIVES_S)
+    assert acks is not None and "ann (surveillance) acknowledged at " in acks and "cameras on T1" in acks, text(driver)
     shot(driver, "3-history-with-ack")
     driver.get(page.url + "/")
     assert wait_for(lambda: alert_box(driver, "fire_4"))
