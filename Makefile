@@ -7,7 +7,7 @@ STUBS  := $(VENV)/esp32-stubs
 STUBS_STAMP := $(STUBS)/.installed
 JOBS   ?= 2
 
-.PHONY: all venv system-deps sim test check bench bench-link bench-host bench-heap bench-floor mutate proof proof-journal proof-link proof-floor proof-progressive deploy floor mosquitto browser clean
+.PHONY: all venv system-deps sim test check bench bench-link bench-host bench-heap bench-floor mutate proof proof-journal proof-link proof-floor proof-progressive deploy floor floor-shots mosquitto browser clean
 
 all: test
 
@@ -53,6 +53,10 @@ mosquitto:
 
 browser:
 	@$(call install-missing,$(BROWSER_TOOLS))
+
+# docs/floor.md's pictures of the pit page, taken by its browser tests.
+floor-shots: venv mosquitto browser
+	FLOOR_SHOTS=docs/img/floor $(PY) -m pytest -q -n $(JOBS) tests/test_floor_browser.py tests/test_floor_roles_browser.py
 
 sim: venv
 	$(PY) -m sim

@@ -482,8 +482,29 @@ def add_reset_arguments(parser):
 def run_reset(args):
     from host_tools.repl import reset
 
-    reset(args.port)
+    try:
+        reset(args.port)
+    except HostToolError as e:
+        if e.code == EXIT_NO_BOARD and _in_play(args.port):  # the REPL is shut while the table plays
+            raise HostToolError(
+                "the board on %s is in play and its REPL is shut: run `python -m host_tools maintenance --port %s`"
+                " first (it reboots into maintenance), then reset" % (args.port, args.port),
+                EXIT_FAILED,
+            )
+        raise
     print("board on %s reset" % args.port)
+
+
+def _in_play(port):
+    """Whether the app answers hello on the link at `port`."""
+    from host_tools.link import BoardLink
+
+    try:
+        with BoardLink(port, timeout=2.0) as link:
+            link.hello()
+        return True
+    except HostToolError:
+        return False
 
 
 COMMANDS = {

@@ -16,6 +16,7 @@ import sys
 from crapsboard.journal import journal_read as jread
 from crapsboard.journal import journal_record as jr
 from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError, littlefs_meta
+from sim.portable.norflash import EFUSE_BYTES, EFUSE_TAG
 
 BLOCK_SIZE = 4096
 JOURNAL_DIR = "journal"
@@ -93,6 +94,9 @@ def _load(path):
             image = bytearray(f.read())
     except OSError as e:
         raise HostToolError("cannot read " + path + ": " + e.strerror, EXIT_USAGE)
+    tail = len(image) % BLOCK_SIZE
+    if tail == EFUSE_BYTES and image[-EFUSE_BYTES:].startswith(EFUSE_TAG):  # a virtual board's chip id
+        del image[-EFUSE_BYTES:]
     if not image or len(image) % BLOCK_SIZE:
         raise HostToolError(path + " is not a flash image of 4 KiB blocks", EXIT_USAGE)
     return image

@@ -17,18 +17,9 @@ import time
 
 from host_tools import EXIT_FAILED, EXIT_NO_BOARD, HostToolError
 from host_tools.commands import add_port_options, emit, flat_lines
+from host_tools.floor.base.words import RESET_CAUSES
 from host_tools.link import BoardLink
 
-# machine.reset_cause() on the ESP32 port (ports/esp32/modmachine.c): the
-# constant's name and what makes the chip report it.
-RESET_CAUSES = {
-    0: ("unknown", "a reset the chip does not name"),
-    1: ("PWRON_RESET", "power-on or brown-out"),
-    2: ("HARD_RESET", "machine.reset(), a crash (panic) or the reset button"),
-    3: ("WDT_RESET", "the watchdog: the app stopped feeding it"),
-    4: ("DEEPSLEEP_RESET", "a wake from deep sleep"),
-    5: ("SOFT_RESET", "a soft reboot (Ctrl-D at the REPL, sys.exit())"),
-}
 PROMPT_WAIT_S = 1.0  # how long to wait for a REPL's `>>> ` after a carriage return
 
 
@@ -47,7 +38,9 @@ def human_lines(reply):
     if isinstance(reply.get("diag"), dict):
         causes["diag.cause"] = reply["diag"].get("cause")
     lines = []
-    for line in flat_lines(reply):
+    # What the board does not have is left out (the JSON keeps it as null): no `maintenance: null`.
+    shown = {k: v for k, v in reply.items() if not (k in ("maintenance", "diag") and v is None)}
+    for line in flat_lines(shown):
         name = line.split(": ", 1)[0]
         lines.append(name + ": " + reset_cause_text(causes[name]) if name in causes else line)
     return lines

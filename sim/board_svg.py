@@ -38,15 +38,20 @@ def _lamp(svg, x, y, state):
 
 
 def caption(state):
-    """The line under the board: status, shooter, point, Fire Bet points, time."""
+    """The line under the board: status, shooter, point, Fire Bet points, time;
+    a figure the state does not hold is left out, never shown as `?`."""
     hand = state.get("hand", {})
-    return "status %s  |  shooter %s  |  point %s  |  Fire Bet points %s  |  t = %s ms" % (
-        state.get("status", "?"),
-        hand.get("shooter", "?"),
-        hand.get("point") or "OFF",
-        ", ".join(str(n) for n in hand.get("fire_points", [])) or "none",
-        state.get("t", "?"),
-    )
+    parts = []
+    if state.get("status") is not None:
+        parts.append("status %s" % state["status"])
+    if hand.get("shooter") is not None:
+        parts.append("shooter %s" % hand["shooter"])
+    if hand:
+        parts.append("point %s" % (hand.get("point") or "OFF"))
+        parts.append("Fire Bet points %s" % (", ".join(str(n) for n in hand.get("fire_points", [])) or "none"))
+    if state.get("t") is not None:
+        parts.append("t = %s ms" % state["t"])
+    return "  |  ".join(parts)
 
 
 def render(board, state):

@@ -30,14 +30,17 @@ from sim import keyfeed, runtime
 from sim.cli import ArgumentParser, CommandError, load_config_text, read_text
 from sim.paths import BOARD_JSON
 from sim.portable import keyscript
-from sim.portable.norflash import BLOCK_COUNT, BLOCK_SIZE
+from sim.portable.norflash import BLOCK_COUNT, BLOCK_SIZE, EFUSE_BYTES, EFUSE_TAG
 
 PROGRAM = "sim/portable/vboard.py"
 # The firmware plays and serves the link in 320K (docs/board.md, Memory); the REPL
 # and the stand-ins need room too.
 HEAPSIZE = "512K"
 WATCHDOG_MS = 8000  # firmware/lib/crapsboard/table/board.py: the ESP32's watchdog as the app starts it
-BOARD_ID = "240ac4000001"  # machine.unique_id() of the virtual board (the journal is tied to it)
+# machine.unique_id() of an image made before images kept their chip's id (every new image has its own).
+FIRST_BOARD_ID = "240ac4000001"
+ESPRESSIF_OUI = "240ac4"  # the first three bytes of an ESP32's factory MAC
+PARTITION_BYTES = BLOCK_COUNT * BLOCK_SIZE
 # machine.reset_cause() values of the ESP32 port (ports/esp32/modmachine.c).
 PWRON_RESET, HARD_RESET, WDT_RESET, SOFT_RESET = 1, 2, 3, 5
 CTRL_C = 3
@@ -88,6 +91,9 @@ class Device:
 
     def __init__(self, flash, layout, config_text=None, hands=None, heapsize=HEAPSIZE, log=None):
         self.flash = os.path.abspath(flash)
+        if not os.path.exists(self.flash):
+            new_image(self.flash)
+        self.board_id = board_id(self.flash)  # the chip's id: its journal is tied to it
         self.pins = pin_map(layout)
         self.config_text = config_text
         self.hands = hands or keyfeed.Hands(layout)  # what is held down: written to the VM as it changes
@@ -143,7 +149,7 @@ class Device:
             "mode": mode,
             "cause": cause,
             "uptime_ms": round((time.monotonic() - self.chip_reset_at) * 1000),
-            "uid": BOARD_ID,
+            "uid": self.board_id,
             "pins": self.pins,
             "config": self.config_text,
         }
@@ -408,6 +414,39 @@ class Device:
             pass
 
 
+# ---- the chip's id -----------------------------------------------------------------
+
+
+def _efuse(board):
+    return EFUSE_TAG + board.encode("ascii") + b"\n"
+
+
+def board_id(path):
+    """The id (hex) of the chip whose flash image is `path`: the one its image
+    keeps after the partition, or FIRST_BOARD_ID for an image without one."""
+    with open(path, "rb") as f:
+        f.seek(PARTITION_BYTES)
+        tail = f.read()
+    if not tail:
+        return FIRST_BOARD_ID
+    if len(tail) != EFUSE_BYTES or not tail.startswith(EFUSE_TAG) or not tail.endswith(b"\n"):
+        raise ValueError("not a chip id")
+    board = tail[len(EFUSE_TAG) : -1].decode("ascii")
+    int(board, 16)  # ValueError when it is not hex
+    if len(board) != 12:
+        raise ValueError("not a chip id")
+    return board
+
+
+def new_image(path, board=None):
+    """A new chip's flash: every block erased (formatted at its first boot) and
+    a new id of its own (`board`, 12 hex digits, or an Espressif MAC at random)."""
+    board = board or ESPRESSIF_OUI + os.urandom(3).hex()
+    with open(path, "wb") as f:
+        f.write(b"\xff" * PARTITION_BYTES + _efuse(board))
+    return board
+
+
 # ---- the command ------------------------------------------------------------------
 
 
@@ -423,10 +462,15 @@ def check_image(path):
             raise CommandError("cannot create flash %s: %s" % (path, e.strerror or e))
         return
     size = os.path.getsize(path)
-    if size != BLOCK_COUNT * BLOCK_SIZE:
+    if size not in (PARTITION_BYTES, PARTITION_BYTES + EFUSE_BYTES):
         raise CommandError(
-            "flash %s is %d bytes, not a flash image (%d blocks of %d bytes)" % (path, size, BLOCK_COUNT, BLOCK_SIZE)
+            "flash %s is %d bytes, not a flash image (%d blocks of %d bytes, and the chip's id)"
+            % (path, size, BLOCK_COUNT, BLOCK_SIZE)
         )
+    try:
+        board_id(path)
+    except (OSError, ValueError):
+        raise CommandError("flash %s: its last %d bytes are not a chip's id" % (path, EFUSE_BYTES))
     if not os.access(path, os.R_OK | os.W_OK):
         raise CommandError("flash %s: cannot read and write it" % path)
 
@@ -497,6 +541,11 @@ def main(argv):
     def stop(signum, frame):
         raise Stop()
 
+    if not os.path.exists(args.flash):
+        try:
+            new_image(args.flash)
+        except OSError as e:
+            raise CommandError("cannot create flash %s: %s" % (args.flash, e.strerror or e))
     hands = keyfeed.Hands(layout, steps, args.key_feed, log)
     device = Device(args.flash, layout, config_text, hands, heapsize, log)
     previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}

@@ -13,11 +13,20 @@ firmware the same heap.
 The hands start when the app first starts its watchdog (the app is running),
 and go on across resets, as a dealer's would: presses that fall while the
 board restarts are lost.
+
+A line of the feed is taken once, ever: how far the feed has been read is kept
+beside it (FILE.pos, rewritten atomically as lines are taken), so a new
+`sim device` on the same feed (a restart by a supervisor, a new floor) goes on
+from there rather than pressing again what was pressed before. A line taken
+but not yet pressed when the device stops is lost, as a press that falls while
+the board restarts is.
 """
 
 import collections
+import json
 import os
 import struct
+import time
 
 from crapsboard.table.app import KEYSWITCH_BIT, KEYSWITCH_NC_BIT
 from sim.portable import keyscript
@@ -54,8 +63,9 @@ class Hands:
     turned into changes of the held bitmap on the monotonic clock (seconds),
     timed as `python -m sim run` presses keys (docs/keys.md)."""
 
-    def __init__(self, layout, steps=(), feed_path=None, log=None):
+    def __init__(self, layout, steps=(), feed_path=None, log=None, clock=time.monotonic):
         self.layout = layout
+        self.clock = clock  # the device's clock (monotonic seconds), read again after a slow write
         self.log = log or (lambda line: None)
         self.base = idle_inputs(layout)  # held with no key pressed (the keyswitch's contacts)
         self.held = self.base
@@ -68,6 +78,7 @@ class Hands:
         self.feed_partial = b""
         self.feed_line = 0
         self.feed_next_poll = 0.0
+        self.feed_resumed = False  # the kept position looked at (once, when the feed is first there)
 
     def start(self, now):
         """The app runs: the script starts now, the feed is read from its start."""
@@ -77,13 +88,46 @@ class Hands:
 
     # ---- the feed file ------------------------------------------------------
 
+    def position_path(self):
+        return self.feed_path + ".pos"
+
+    def _resume(self, stat):
+        """Go on from where an earlier device left this same feed file."""
+        self.feed_resumed = True
+        try:
+            with open(self.position_path(), encoding="utf-8") as f:
+                kept = json.load(f)
+            same = (kept["dev"], kept["ino"]) == (stat.st_dev, stat.st_ino)
+            offset, line = int(kept["offset"]), int(kept["line"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return  # none kept (or unreadable): the feed is read from its start
+        if same and 0 <= offset <= stat.st_size:
+            self.feed_offset, self.feed_line = offset, line
+            self.log("keys: %s read from line %d on (the lines before were taken already)" % (self.feed_path, line + 1))
+
+    def _keep_position(self, stat, line):
+        tmp = self.position_path() + ".tmp"
+        taken = self.feed_offset - len(self.feed_partial)  # whole lines only
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                json.dump({"dev": stat.st_dev, "ino": stat.st_ino, "offset": taken, "line": line}, f)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.position_path())
+        except OSError as e:
+            self.log("keys: cannot keep the feed's position in %s: %s" % (self.position_path(), e.strerror or e))
+
     def _read_feed(self, now):
         """Queue the steps of the whole lines appended to the feed since the last look."""
         self.feed_next_poll = now + FEED_POLL_S
         try:
             with open(self.feed_path, "rb") as f:
-                size = os.fstat(f.fileno()).st_size
-                if size < self.feed_offset:  # cut short or replaced: read it again from its start
+                stat = os.fstat(f.fileno())
+                size = stat.st_size
+                if not self.feed_resumed:
+                    self._resume(stat)
+                again = size < self.feed_offset
+                if again:  # cut short or replaced: read it again from its start
                     self.log("keys: %s is shorter than what was read: reading it from its start" % self.feed_path)
                     self.feed_offset, self.feed_partial, self.feed_line = 0, b"", 0
                 f.seek(self.feed_offset)
@@ -96,6 +140,11 @@ class Hands:
         self.feed_offset += len(data)
         data = self.feed_partial + data
         *lines, self.feed_partial = data.split(b"\n")  # a line is pressed once it is whole
+        if lines or again:
+            # Kept before the lines are pressed (taken once, ever), and their presses timed from
+            # after it: a slow write (fsync) must not eat into the first press's 80 ms.
+            self._keep_position(stat, self.feed_line + len(lines))
+            now = self.clock()
         for line in lines:
             self.feed_line += 1
             self._queue_line(line, now)

@@ -6,7 +6,10 @@ import time
 
 from bench.floor.page_drive import PageProcess, chrome, missing  # noqa: F401  (the tests' names)
 
-SHOTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "build", "floor_screens")
+# Where the screenshots go: build/floor_screens/, or FLOOR_SHOTS (`make floor-shots`
+# takes docs/floor.md's pictures with these tests into docs/img/floor/).
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHOTS = os.path.join(ROOT, os.environ.get("FLOOR_SHOTS") or os.path.join("build", "floor_screens"))
 
 
 def shot(driver, name):

@@ -25,7 +25,7 @@ SEVEN_OUT = "2 2 3 4"  # a point of 4, then the seven-out: the next shooter
 
 
 class PitFloor:
-    def __init__(self, folder, template, tables=("T1", "T2"), idle=20):
+    def __init__(self, folder, template, tables=("T1", "T2"), idle=20, page_options=()):
         self.rig = Rig(folder, tables, template)
         self.dir = self.rig.dir
         for name, (role, password) in PEOPLE.items():
@@ -36,7 +36,7 @@ class PitFloor:
         self.rig.start_recorder()
         for t in tables:
             self.rig.start_gateway(t)
-        self.page = PageProcess(self.dir, broker.free_port(), "--idle", str(idle))
+        self.page = PageProcess(self.dir, broker.free_port(), "--idle", str(idle), *page_options)
         self.url = self.page.url
 
     def press(self, table, script):

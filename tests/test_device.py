@@ -19,6 +19,7 @@ import serial
 from conftest import ROOT
 
 from sim import devlayout
+from sim.device import FIRST_BOARD_ID, board_id
 from sim.portable import flashfs
 from sim.portable.norflash import NorFlash
 
@@ -184,6 +185,52 @@ def test_an_error_on_the_board_is_an_error_for_mpremote(device):
     )
     assert missing.returncode == 1 and "nothing.txt" in missing.stdout + missing.stderr
     assert dev.mpremote("resume", "exec", "print('still here')") == "still here\n"
+
+
+UNIQUE_ID = "import machine, binascii; print(binascii.hexlify(machine.unique_id()).decode())"
+
+
+def test_each_new_flash_image_is_its_own_chip_and_keeps_its_id(tmp_path):
+    # Two new images, two chips: each id is kept in its image (after the
+    # partition, as an ESP32's eFuse MAC) and answered across a restart of the
+    # device; an image made before images held an id is the first virtual chip.
+    ids = []
+    for name in ("a.img", "b.img"):
+        dev = Device(tmp_path / name)
+        try:
+            ids.append(dev.mpremote("resume", "exec", UNIQUE_ID).strip())
+        finally:
+            dev.stop()
+    assert ids[0] != ids[1] and all(re.fullmatch(r"240ac4[0-9a-f]{6}", i) for i in ids), ids
+    assert [board_id(str(tmp_path / n)) for n in ("a.img", "b.img")] == ids
+    assert os.path.getsize(tmp_path / "a.img") == 512 * 4096 + 24
+    dev = Device(tmp_path / "a.img")
+    try:
+        assert dev.mpremote("resume", "exec", UNIQUE_ID).strip() == ids[0]
+        dev.mpremote("resume", "reset")
+        dev.wait_line(r"^sim device: reset: machine\.reset\(\)$")
+        assert dev.mpremote("resume", "exec", UNIQUE_ID).strip() == ids[0]
+    finally:
+        dev.stop()
+    image_with(tmp_path / "old.img", {})
+    dev = Device(tmp_path / "old.img")
+    try:
+        assert dev.mpremote("resume", "exec", UNIQUE_ID).strip() == FIRST_BOARD_ID == "240ac4000001"
+    finally:
+        dev.stop()
+    # A file that ends in anything else is not this board's flash.
+    with open(tmp_path / "a.img", "r+b") as f:
+        f.seek(512 * 4096 + 11)
+        f.write(b"zz")
+    refused = subprocess.run(
+        [sys.executable, "-m", "sim", "device", "--flash", str(tmp_path / "a.img")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (refused.returncode, refused.stdout) == (2, "")
+    assert refused.stderr == "sim device: flash %s: its last 24 bytes are not a chip's id\n" % (tmp_path / "a.img")
 
 
 def test_reset_restarts_the_vm_and_the_flash_keeps_the_file(device, tmp_path):

@@ -4,6 +4,8 @@ Records are built as the link's `events` gives them (seq, kind, arg, dice,
 state in hex); the states are the firmware's own snapshots of a real table.
 """
 
+import re
+
 import pytest
 from floor_journal import POINTS_IN_ORDER, Journal
 
@@ -11,6 +13,7 @@ import host_tools  # noqa: F401  (puts firmware/lib on the path)
 from crapsboard.journal import snapshot
 from crapsboard.rules import engine
 from host_tools.floor.alerts import book as al
+from host_tools.floor.base import words
 
 
 def feed(book, table, records, now=0.0):
@@ -161,7 +164,9 @@ def test_restart_gap_offline_and_recorder_findings_go_to_the_floor_supervisor():
     book = al.AlertBook()
     records = j.records
     raised = feed(book, "T3", records[:3])
-    assert [(a.kind, a.seq, a.detail) for a in raised] == [("restart", 3, "reset cause 1")]
+    assert [(a.kind, a.seq, a.detail) for a in raised] == [
+        ("restart", 3, "the board came back after a reset: power-on or brown-out (PWRON_RESET)")
+    ]
     skipped = dict(records[3], seq=7)  # records 4-6 never arrived
     (gap,) = book.event("T3", skipped, 1.0)
     assert (gap.kind, gap.detail, gap.required, gap.told) == (
@@ -224,10 +229,38 @@ def test_hands_group_rolls_by_shooter_with_the_engines_resolutions():
     assert hands.select(got, until=1005.0) == [got[0]]
     assert hands.select(got, shooter=2) == [got[1]]
     lines = hands.csv_text([got[0]]).splitlines()
-    assert lines[0] == "shooter,seq,at,die1,die2,total,point,fire_points,resolved"
-    assert lines[1] == "1,2,1002.000,2,2,4,4,0,fired_up loss L0 pays 0"  # as the engine resolves it
-    assert lines[4].startswith("1,5,1005.000,3,4,7,,0,fire loss L1 pays 0;")  # points: the new shooter's
+    assert lines[0] == "shooter,seq,time,time_from,die1,die2,total,point,fire_points,resolved"
+    # No `time` record: each roll's time is when the floor received it, said to be the host's estimate.
+    stamp = words.when(1002.0)
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d", stamp)  # ISO 8601 with the zone
+    assert lines[1] == "1,2,%s,host estimate,2,2,4,4,0,Fired Up loss" % stamp  # as the engine resolves it
+    assert lines[4].startswith("1,5,%s,host estimate,3,4,7,,0,Fire Bet loss;" % words.when(1005.0))
     assert len(lines) == 5
+
+
+def test_a_rolls_time_is_the_boards_once_its_clock_is_set_until_it_restarts():
+    from host_tools.floor.alerts import hands
+
+    j = Journal()
+    j.roll(2, 2)  # t 2000: before the clock was set
+    j.add("time", 0, unix=1_800_000_000)  # t 3000: the gateway set the board's wall clock
+    j.roll(3, 1)  # t 4000: one second of the board's clock later
+    j.add("restart", 1)  # the journal clock counts no time off: the wall clock is lost
+    j.roll(4, 4)
+    pairs = [(r, 1_900_000_000.0 + r["seq"]) for r in j.records]
+    rolls = hands.hands(pairs)[0]["rolls"]
+    assert [(r["seq"], r["time"], r["time_from"]) for r in rolls] == [
+        (2, 1_900_000_002.0, "host estimate"),
+        (4, 1_800_000_001.0, "board"),
+        (6, 1_900_000_006.0, "host estimate"),
+    ]
+    lines = hands.csv_text(hands.hands(pairs)).splitlines()
+    assert lines[2].startswith("1,4,%s,board,3,1," % words.when(1_800_000_001.0))
+    win = [r for r in rolls[-1]["resolved"] if r["outcome"] == "win"]
+    assert words.resolution({"wager": "fire", "outcome": "win", "level": 4, "pays": "25 for 1"}) == (
+        "Fire Bet win at level 4, pays 25 for 1"
+    )
+    assert all(words.resolution(r).split()[0] in ("Fire", "All", "Make", "MEA", "Fired") for r in win)
 
 
 def test_hands_of_a_second_journal_start_from_its_own_fresh_table():

@@ -126,3 +126,59 @@ def test_a_floor_runs_supervised_and_stops_leaving_nothing(tmp_path, template):
     assert up.returncode == 0, err
     assert lines[-1].endswith("make floor: stopped; nothing left running")
     assert processes_naming(folder) == []
+
+
+def _read_pty(master, until=None, timeout=120):
+    """What the terminal shows, up to `until` (or the end: the other side closed)."""
+    import select
+
+    seen = b""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        ready, _, _ = select.select([master], [], [], 0.5)
+        if not ready:
+            continue
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # EIO: every process on the terminal has gone
+            return seen.decode("utf-8", "replace")
+        if not data:
+            return seen.decode("utf-8", "replace")
+        seen += data
+        if until is not None and until.encode() in seen:
+            return seen.decode("utf-8", "replace")
+    raise AssertionError("the terminal showed %r" % seen[-2000:])
+
+
+@pytest.mark.timeout(300)
+def test_make_floor_stopped_by_ctrl_c_at_its_terminal_exits_0_with_its_own_last_line(tmp_path, template):
+    # `make floor` in a terminal of its own (a pseudo-terminal); Ctrl-C typed there.
+    import pty
+
+    folder = str(tmp_path / "floor")
+    floor_init.init(folder, 1, "main", broker.free_port(), broker.free_port())
+    image, key_file, firmware_hash = template
+    shutil.copy(image, os.path.join(folder, "boards", "T1.img"))
+    shutil.copy(key_file, os.path.join(folder, "keys", "T1.key"))
+    with open(os.path.join(folder, "boards", "T1.deployed"), "w") as f:
+        f.write(firmware_hash + "\n")
+    env = dict(os.environ, CRAPSFLOOR_DIR=folder)
+    pid, master = pty.fork()
+    if pid == 0:  # the terminal's session: make in its foreground (venv taken as made: not rebuilt here)
+        try:
+            os.chdir(ROOT)
+            os.execvpe("make", ["make", "-s", "-o", "venv", "floor", "TABLES=1"], env)
+        finally:
+            os._exit(127)
+    try:
+        shown = _read_pty(master, "1 tables up")
+        os.write(master, b"\x03")  # Ctrl-C at the terminal
+        shown += _read_pty(master)
+    finally:
+        _, status = os.waitpid(pid, 0)
+        os.close(master)
+    lines = [line for line in shown.replace("\r", "").splitlines() if line.strip()]
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, (status, lines[-5:])
+    assert lines[-1].endswith("make floor: stopped; nothing left running"), lines[-5:]
+    assert not any("Interrupt" in line for line in lines)
+    assert processes_naming(folder) == []

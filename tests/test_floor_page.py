@@ -112,7 +112,10 @@ def test_the_4th_point_alert_acknowledged_by_surveillance_shows_in_history_with_
     alert = fourth_point(floor)
     page = client.get("/").text
     assert 'id="alert-%s"' % alert.id in page
-    assert "4th Fire Bet point" in page and "waiting for: <strong>floor supervisor, surveillance</strong>" in page
+    assert (
+        "4th Fire Bet point" in page
+        and "waiting for the <strong>floor supervisor and the surveillance</strong>" in page
+    )
     done = client.post(
         "/ack", data={"alert": alert.id, "note": "cameras 4 and 5", "csrf": token(page)}, follow_redirects=False
     )
@@ -121,11 +124,11 @@ def test_the_4th_point_alert_acknowledged_by_surveillance_shows_in_history_with_
     assert floor.wait(lambda v: alert.acks)
     assert alert.acks[0]["user"] == "ann" and alert.acks[0]["role"] == "surveillance"
     history = client.get("/table/T1").text
-    acks = history[history.index("id=acks") : history.index("id=refusals")]
-    assert "<td>ann</td><td>surveillance</td>" in acks and "cameras 4 and 5" in acks
+    acks = history[history.index("id=acks") : history.index("id=board")]
+    assert re.search(r"<td>ann \(surveillance\) acknowledged at [0-9T:+-]+: cameras 4 and 5</td>", acks), acks
     assert "<td>2-2</td>" in history  # the rolls, with their dice
     csv_text = client.get("/table/T1.csv").text
-    assert csv_text.splitlines()[0] == "shooter,seq,at,die1,die2,total,point,fire_points,resolved"
+    assert csv_text.splitlines()[0] == "shooter,seq,time,time_from,die1,die2,total,point,fire_points,resolved"
     assert len(csv_text.splitlines()) == 1 + 8
 
 
@@ -144,8 +147,12 @@ def test_a_floor_supervisor_cannot_clear_a_hold_and_the_refusal_is_recorded(floo
     assert "is for the surveillance, not the floor supervisor" in refused.text
     assert hold.open and hold.acks == []
     history = client.get("/table/T2").text
-    refusals = history[history.index("id=refusals") : history.index("id=rolls")]
-    assert "<td>bob</td>" in refusals and "not the floor supervisor" in refusals
+    # An attempt, kept apart from the acknowledgements.
+    acks = history[history.index("id=acks") : history.index("id=board")]
+    attempts = history[history.index("id=attempts") :]
+    assert "bob" not in acks and "not the floor supervisor" not in acks
+    assert "bob (floor supervisor) tried to acknowledge %s (HOLD: 6th Fire Bet point): refused, " % hold.id in attempts
+    assert "not the floor supervisor" in attempts
 
 
 def test_a_forged_ack_form_and_an_expired_session_are_refused(floor, sessions):
@@ -273,7 +280,7 @@ def test_a_hold_cleared_by_surveillance_goes_down_signed_with_the_boards_key(flo
     tile = page[page.index('id="tile-T3"') :]
     assert "%s: cleared on the board, verified — pay lit (record 14)" % hold.id in tile[: tile.index("</a>")]
     history = client.get("/table/T3").text
-    board = history[history.index("id=board") : history.index("id=refusals")]
+    board = history[history.index("id=board") : history.index("id=rolls")]
     assert 'class="downlink ok"' in board and "(record 14)" in board
     replayed = dict(answer, ctr=43, error="replayed or old counter: last accepted is 43")
     floor.state("T3", ctr=43, downlinks=[refused, taken, replayed])

@@ -17,15 +17,18 @@ from host_tools import HostToolError, deploy, journal_log, keys, sync
 from host_tools.link import BoardLink
 from host_tools.repl import Repl
 from sim import devlayout
+from sim.device import new_image
 from sim.paths import ROOT
 
-BOARD = "240ac4000001"  # the virtual board's machine.unique_id() (sim/device.py)
+BOARD = "240ac40000b1"  # the id of the chips these tests make (sim device gives a new image its own)
 
 
 class Device:
     """`python -m sim device --flash FILE` as a process; `port` is its pty."""
 
     def __init__(self, flash, *options):
+        if not os.path.exists(flash):
+            new_image(str(flash), BOARD)  # a new chip whose id the tests know
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "sim", "device", "--flash", str(flash), *options],
             stdout=subprocess.PIPE,
@@ -200,6 +203,7 @@ def test_deploy_onto_a_fresh_board_then_status_config_and_replay(tmp_path, key_d
             "host_tools status: the board is not running the app: its REPL is free"
             " (maintenance or a bare REPL; no start-up fault recorded)\n"
         )
+        assert "running: false\n" in quiet.stdout and "maintenance:" not in quiet.stdout  # no `maintenance: null`
         two = subprocess.run(
             [sys.executable, "-m", "mpremote", "connect", device.port, "resume", "exec", "print(1+1)"],
             capture_output=True,
@@ -243,6 +247,14 @@ def test_the_repl_is_shut_in_play_and_the_signed_maintenance_opens_it(tmp_path, 
         with pytest.raises(HostToolError, match="cannot reach the REPL on .*: could not enter raw repl") as e:
             Repl(device.port)
         assert e.value.code == 3
+        # `reset` in play says why it cannot, and the step to take.
+        refused = host_tools("reset", "--port", device.port)
+        assert (refused.returncode, refused.stdout) == (1, "")
+        assert refused.stderr == (
+            "host_tools reset: the board on %s is in play and its REPL is shut: run"
+            " `python -m host_tools maintenance --port %s` first (it reboots into maintenance), then reset\n"
+            % (device.port, device.port)
+        )
         after = json.loads(host_tools("status", "--port", device.port, "--json").stdout)
         was = json.loads(before.stdout)
         assert after["hello"]["boot_count"] == was["hello"]["boot_count"]  # no reset, no watchdog: still in play

@@ -127,6 +127,13 @@ def test_parameters_change_only_by_a_technician_and_a_shift_manager_with_no_tabl
         assert done.returncode == 2, done.stderr
         assert len(done.stderr.splitlines()) == 1 and message in done.stderr and "Traceback" not in done.stderr
         assert "nothing changed" in done.stderr
+    # A misspelt field is named first, before the passwords, the people or the live tables.
+    misspelt = host_tools(floor, *change[:4], "capp=6000000", *change[5:], stdin="")
+    assert (misspelt.returncode, misspelt.stdout) == (2, "")
+    assert misspelt.stderr.splitlines() == [
+        "host_tools floor: --set 'capp=6000000': give FIELD=VALUE, FIELD one of paytable, base_unit, base, reset,"
+        " increment_ppm, reserve_ppm, reserve_ceiling, cap, pay_rule; nothing changed"
+    ]
     floor.presence("T2", "offline")
 
     wrong = [

@@ -136,7 +136,7 @@ def _floor_arguments(parser):
     _dir_option(p)
     p = sub.add_parser("up", help="run a whole floor here: broker, boards, gateways, recorder (make floor)")
     p.add_argument("--tables", type=int, default=3)
-    p.add_argument("--keys", default="", help="a key script every board plays once at its first boot")
+    p.add_argument("--keys", default="", help="a key script every board plays once, when this floor comes up")
     _dir_option(p)
     p = sub.add_parser("status", help="each table: online or offline, its last record and the recorder's lag")
     p.add_argument("--json", action="store_true")
@@ -184,20 +184,26 @@ def _run_floor(args):
             print(json.dumps(rows, sort_keys=True))
         else:
             for r in rows:
-                print(
-                    "%-8s %-8s board record %-6s recorded %-6s lag %s"
-                    % (r["table"], r["presence"] or "unknown", _dash(r["seq"]), _dash(r["recorded"]), _dash(r["lag"]))
-                )
+                print(status_line(r))
     elif args.action == "events":
         events(d, args.table, args.since, args.journal, args.format, args.db, sys.stdout)
     elif args.action == "keys":
         from host_tools.floor import supervise
 
-        supervise.press(d, args.table, args.script)
+        queued = supervise.press(d, args.table, args.script)
+        print("table %s: queued %s" % (args.table, queued))
 
 
-def _dash(value):
-    return "-" if value is None else str(value)
+def status_line(r):
+    """One table for people: `T1  online   board at record 12, recorded 12 (lag 0)`;
+    a number the floor does not have is left out, never shown as `-`."""
+    said = []
+    if r["seq"] is not None:
+        said.append("board at record %d" % r["seq"])
+    if r["recorded"] is not None:
+        said.append("recorded %d" % r["recorded"] + (" (lag %d)" % r["lag"] if r["lag"] is not None else ""))
+    presence = r["presence"] or "no word yet"
+    return "%-6s %-11s %s" % (r["table"], presence, ", ".join(said) or "no record yet")
 
 
 def status(directory, broker_url=None, wait=1.0):
@@ -253,16 +259,29 @@ def _json(payload):
 
 def events(directory, table_id, since=0, journal=None, fmt="jsonl", db=None, out=None):
     """Write the recorder's events of `table_id` after `since` to `out`."""
+    from host_tools.floor.alerts import hands
+    from host_tools.floor.base import words
     from host_tools.floor.recorder.store import Store
 
     path = db or os.path.join(directory, "recorder.sqlite")
     if not os.path.exists(path):
         raise HostToolError("no recorder database at %s" % path, EXIT_USAGE)
     store = Store(path, readonly=True)
-    rows = store.events(table_id, since, journal)
+    floor = floor_init.floor_or_none(directory)
+    if floor and table_id not in floor["tables"] and store.events(table_id, 0, None).fetchone() is None:
+        store.close()  # a table the floor does not have, nor ever recorded
+        raise HostToolError(
+            "no table %s on this floor (tables: %s)" % (table_id, ", ".join(floor["tables"])), EXIT_USAGE
+        )
+    rows = store.events(table_id, 0, journal)  # from each journal's start: its clock records count
     writer = None
-    for tbl, board, jid, _seq, record in rows:
+    clocks = {}
+    for tbl, board, jid, seq, record, received in rows:
         obj = dict(json.loads(record), table=tbl, board=board, journal=jid)
+        wall, wall_from = clocks.setdefault((board, jid), hands.WallClock()).of(obj, received)
+        if seq <= since:
+            continue
+        obj.update(time=words.when(wall), time_from=wall_from)
         if fmt == "jsonl":
             out.write(json.dumps(obj, sort_keys=True) + "\n")
             continue
@@ -272,6 +291,8 @@ def events(directory, table_id, since=0, journal=None, fmt="jsonl", db=None, out
                 "board",
                 "journal",
                 "seq",
+                "time",
+                "time_from",
                 "t",
                 "kind",
                 "arg",

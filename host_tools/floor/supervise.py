@@ -100,6 +100,33 @@ def lock(directory):
     return fd
 
 
+def own_terminal():
+    """Take Ctrl-C for this process alone: when the terminal is ours, move to a
+    process group of our own and make it the terminal's foreground group, so a
+    Ctrl-C reaches the supervisor and not `make` above it (which would print
+    "Interrupt" and exit 130 while the floor is still stopping). Returns the
+    call that gives the terminal back (the children run in sessions of their own)."""
+    try:
+        fd = sys.stdin.fileno()
+        if not os.isatty(fd) or os.tcgetpgrp(fd) != os.getpgrp():
+            return lambda: None
+        before = os.getpgrp()
+        old = signal.signal(signal.SIGTTOU, signal.SIG_IGN)  # a background group may then set the foreground
+        os.setpgid(0, 0)
+        os.tcsetpgrp(fd, os.getpgrp())
+    except (OSError, ValueError, AttributeError):
+        return lambda: None
+
+    def give_back():
+        try:
+            os.tcsetpgrp(fd, before)
+        except OSError:
+            pass
+        signal.signal(signal.SIGTTOU, old)
+
+    return give_back
+
+
 def firmware_hash():
     from host_tools import deploy
 
@@ -143,7 +170,7 @@ def _wait_path(path, timeout=30.0):
     return True
 
 
-def board_service(directory, table_id, keys=""):
+def board_service(directory, table_id):
     link = os.path.join(directory, "boards", table_id + ".port")
     argv = [
         sys.executable,
@@ -155,8 +182,6 @@ def board_service(directory, table_id, keys=""):
         "--link",
         link,
     ]
-    if keys:
-        argv += ["--keys", keys]
     argv += ["--key-feed", key_feed(directory, table_id)]
     return Service("board " + table_id, argv, os.path.join(directory, "logs", "board-%s.log" % table_id)), link
 
@@ -168,6 +193,8 @@ def page_port(floor):
 def up(directory, tables, keys=""):
     from host_tools.floor import floor_init
 
+    if keys:
+        keys = checked_keys(keys)  # before anything starts
     fd = lock(directory)
     existing = floor_init.floor_or_none(directory)
     port = existing["port"] if existing else 18830
@@ -181,6 +208,7 @@ def up(directory, tables, keys=""):
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
+    give_back = own_terminal()
     try:
         b = Service(
             "broker",
@@ -195,7 +223,7 @@ def up(directory, tables, keys=""):
         want = firmware_hash()
         links = {}
         for t in floor["tables"]:
-            s, link = board_service(directory, t, keys)
+            s, link = board_service(directory, t)
             s.start()
             services.append(s)
             links[t] = link
@@ -207,6 +235,8 @@ def up(directory, tables, keys=""):
                     raise HostToolError("table %s's board did not start" % t, EXIT_FAILED)
                 if deploy_board(directory, t, links[t], want):
                     say(directory, "table %s: firmware deployed with the table's key" % t)
+                if keys:  # once for this floor: through the feed, so a board's restart does not press it again
+                    press(directory, t, keys)
             except HostToolError as e:
                 errors.append(str(e))
 
@@ -272,27 +302,22 @@ def up(directory, tables, keys=""):
         for s in order:
             s.stop()
         os.close(fd)
-    if stopping:
-        say(directory, "stopped; nothing left running")
+        if stopping:
+            say(directory, "stopped; nothing left running")
+        give_back()  # the terminal back to `make` (or the shell), after the last line
 
 
 def key_feed(directory, table_id):
     return os.path.join(directory, "boards", table_id + ".keys")
 
 
-def press(directory, table_id, script):
-    """Append `script` (checked first, as the board would read it) to the
-    table's key feed: its virtual board presses it at once (sim device
-    --key-feed, docs/device.md)."""
+def checked_keys(script):
+    """`script` with its spaces made single, checked as the board reads it;
+    HostToolError (exit 2) naming the bad token."""
     from crapsboard.table import layout as lay
     from sim.paths import BOARD_JSON
     from sim.portable import keyscript
 
-    floor = floordir.read_floor(directory)
-    if table_id not in floor["tables"]:
-        raise HostToolError(
-            "no table %s on this floor (tables: %s)" % (table_id, ", ".join(floor["tables"])), EXIT_USAGE
-        )
     script = " ".join(script.split())
     if not script:
         raise HostToolError("no keys given", EXIT_USAGE)
@@ -302,5 +327,19 @@ def press(directory, table_id, script):
         keyscript.check(script, layout)
     except ValueError as e:  # KeyScriptError
         raise HostToolError("keys %r: %s" % (script, e), EXIT_USAGE)
+    return script
+
+
+def press(directory, table_id, script):
+    """Append `script` (checked first, as the board would read it) to the
+    table's key feed: its virtual board presses it at once, and once only
+    (sim device --key-feed, docs/device.md). Returns the script as queued."""
+    floor = floordir.read_floor(directory)
+    if table_id not in floor["tables"]:
+        raise HostToolError(
+            "no table %s on this floor (tables: %s)" % (table_id, ", ".join(floor["tables"])), EXIT_USAGE
+        )
+    script = checked_keys(script)
     with open(key_feed(directory, table_id), "a", encoding="ascii") as f:
         f.write(script + "\n")
+    return script

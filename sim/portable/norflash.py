@@ -20,6 +20,11 @@
 # program ("p") or erase ("e"), so a harness can log what happened when.
 BLOCK_SIZE = 4096
 BLOCK_COUNT = 512  # the 4 MB ESP32 board's 2 MiB "vfs" partition
+# A virtual board's image file ends, after the partition, with the chip's own
+# id, as an ESP32's eFuse holds its MAC outside the flash: EFUSE_TAG, 12 hex
+# digits, a newline. Nothing on the board reads or writes it as flash.
+EFUSE_TAG = b"\nefuse mac "
+EFUSE_BYTES = len(EFUSE_TAG) + 13
 
 _IOCTL_BLOCK_COUNT = 4
 _IOCTL_BLOCK_SIZE = 5
@@ -56,6 +61,14 @@ class NorFlash:
         self.block_count = block_count
         size = block_size * block_count
         self._erased = b"\xff" * block_size
+        self.efuse = b""  # a virtual board's chip id after the partition (EFUSE_TAG), kept as it was
+        if (
+            image is not None
+            and len(image) == size + EFUSE_BYTES
+            and bytes(image[size : size + len(EFUSE_TAG)]) == EFUSE_TAG
+        ):
+            self.efuse = bytes(image[size:])
+            image = image[:size]
         if image is None:
             self.data = bytearray(size)
             for block in range(block_count):
@@ -89,6 +102,7 @@ class NorFlash:
     def save(self, path):
         with open(path, "wb") as f:
             f.write(self.data)
+            f.write(self.efuse)
 
     # ---- the block protocol ---------------------------------------------
 

@@ -22,16 +22,18 @@ import sys
 import vfs
 
 from sim.portable import vboard_flash, vboard_machine, vboard_micropython, vboard_neopixel, vboard_repl, vboard_time
+from sim.portable.norflash import BLOCK_COUNT, BLOCK_SIZE
 
 _HIDE = "vboard"  # this program's files, kept out of the tracebacks users see
 
 
 def erased(image):
-    """Every byte of the image is 0xFF: a flash never used (made, then cut before its format)."""
-    chunk = bytearray(4096)
+    """Every byte of the partition is 0xFF: a flash never used (made, then cut
+    before its format). The chip's id after it (norflash.EFUSE_TAG) is not flash."""
+    chunk = bytearray(BLOCK_SIZE)
     image.seek(0)
-    while image.readinto(chunk):
-        if chunk.count(b"\xff") != len(chunk):
+    for _ in range(BLOCK_COUNT):
+        if image.readinto(chunk) != len(chunk) or chunk.count(b"\xff") != len(chunk):
             return False
     return True
 

@@ -21,6 +21,7 @@ acknowledgement.
 """
 
 from host_tools.floor.alerts.table_fold import TableFold
+from host_tools.floor.base.words import reset_cause
 
 FLOOR_SUPERVISOR = "supervisor"  # the floor's account role name (floordir.ROLES)
 SURVEILLANCE = "surveillance"
@@ -70,6 +71,12 @@ KINDS = {
     ),
 }
 FINDINGS = ("gap", "chain_broken", "journal_differs", "bad_record")
+# What one event (the floor or a pit restarted, a power cut) raises at every
+# table at once: these may be acknowledged together, each still recorded on
+# its own. A finding that may be tampering (a gap, a chain broken, a journal
+# that differs) is never acknowledged in bulk: each is looked at.
+BULK_KINDS = ("offline", "restart")
+RELATED_S = 120.0  # an alert raised within this of the one before it belongs to the same event
 
 
 class Refused(Exception):
@@ -165,7 +172,7 @@ class AlertBook:
             detail = "records %d to %d never reached the floor" % step.gap
             raised += self._raise(table, "gap", now, step.seq, detail, (table, journal, "gap", step.gap), tag)
         if step.restart is not None:
-            detail = "reset cause %s" % step.restart
+            detail = "the board came back after a reset: %s" % reset_cause(step.restart)
             raised += self._raise(table, "restart", now, step.seq, detail, (table, journal, "restart", step.seq), tag)
         if step.points:
             kind = "fire_%d" % step.points
@@ -283,6 +290,35 @@ class AlertBook:
         entry = {"at": now, "action": action, "alert": alert.id, "table": alert.table, "kind": alert.kind}
         entry.update(more)
         self.audit.append(entry)
+
+
+def acts_for(alert, role):
+    """The role `role` may acknowledge for on `alert` (an Alert.as_dict()), or
+    None: as Alert.may_acknowledge, for what the page holds."""
+    missing = alert["missing"]
+    if role in missing:
+        return role
+    if alert["escalations"] and role == SHIFT_MANAGER and not alert["hold"] and missing:
+        return missing[0]
+    return None
+
+
+def related(alerts, role):
+    """Groups (lists, oldest first) of two or more open alerts of BULK_KINDS
+    that `role` may acknowledge, each raised within RELATED_S of the one before:
+    the alerts of one event, to acknowledge together."""
+    mine = sorted(
+        (a for a in alerts if a["open"] and a["kind"] in BULK_KINDS and acts_for(a, role)),
+        key=lambda a: (a["raised_at"], a["id"]),
+    )
+    groups, group = [], []
+    for a in mine:
+        if group and a["raised_at"] - group[-1]["raised_at"] > RELATED_S:
+            groups.append(group)
+            group = []
+        group.append(a)
+    groups.append(group)
+    return [g for g in groups if len(g) >= 2]
 
 
 def _journal_tag(journal):

@@ -16,11 +16,42 @@ import io
 
 from crapsboard.rules import report
 from host_tools.floor.alerts.table_fold import TableFold
+from host_tools.floor.base import words
+
+HOST_ESTIMATE = "host estimate"  # a record's time the floor gives when the board's clock was not set
+BOARD = "board"
+
+
+class WallClock:
+    """Each record's wall time as the board reported it: its `t` (the journal
+    clock, ms the board was on) from the last `time` record (the wall clock set
+    over the link, `unix` at its `t`) of the same journal with no restart since
+    (the journal clock does not count time off); else the time the floor
+    received it, which is the host's estimate."""
+
+    def __init__(self):
+        self.set_at = None  # (unix, t) of the last time record since the last restart
+
+    def new_journal(self):
+        self.set_at = None
+
+    def of(self, record, received):
+        """(unix seconds, BOARD or HOST_ESTIMATE) of `record`."""
+        kind, t = record.get("kind"), record.get("t")
+        if kind == "restart":
+            self.set_at = None
+        if kind == "time" and isinstance(record.get("unix"), int) and isinstance(t, int):
+            self.set_at = (record["unix"], t)
+        if self.set_at is not None and isinstance(t, int) and t >= self.set_at[1]:
+            return self.set_at[0] + (t - self.set_at[1]) / 1000.0, BOARD
+        return received, HOST_ESTIMATE
 
 
 def hands(pairs):
-    """[{"shooter", "first_seq", "last_seq", "start", "end", "rolls": [...], "ended"}] oldest first."""
+    """[{"shooter", "first_seq", "last_seq", "start", "end", "rolls": [...], "ended"}] oldest first;
+    each roll's `at` is when the floor received it, `time` and `time_from` its wall time (WallClock)."""
     fold = TableFold()
+    clock = WallClock()
     out = []
     current = None
     last_seq = 0
@@ -28,6 +59,8 @@ def hands(pairs):
         kind = record.get("kind")
         if isinstance(record.get("seq"), int) and record["seq"] <= last_seq:
             fold, current = TableFold(), None  # the next journal (oldest first): a fresh table
+            clock.new_journal()
+        wall, wall_from = clock.of(record, at)
         last_seq = record.get("seq") if isinstance(record.get("seq"), int) else last_seq
         before = fold.table.shooter
         step = fold.step(record)
@@ -48,6 +81,8 @@ def hands(pairs):
                 {
                     "seq": record["seq"],
                     "at": at,
+                    "time": wall,
+                    "time_from": wall_from,
                     "dice": [d1, d2],
                     "total": d1 + d2,
                     "point": table.point or None,
@@ -56,7 +91,9 @@ def hands(pairs):
                 }
             )
         elif kind == "undo":
-            current["rolls"].append({"seq": record["seq"], "at": at, "undo": True})
+            current["rolls"].append(
+                {"seq": record["seq"], "at": at, "time": wall, "time_from": wall_from, "undo": True}
+            )
         if kind == "undo":
             current["ended"] = ""
         elif table.shooter != before:
@@ -76,24 +113,31 @@ def select(all_hands, since=None, until=None, shooter=None):
 
 
 def resolution_text(r):
-    return "%s %s L%d pays %s" % (r["wager"], r["outcome"], r["level"], r["pays"])
+    return words.resolution(r)
 
 
 def csv_text(selected):
-    """One line per roll: hand (shooter), seq, unix time, dice, total, point, resolutions."""
+    """One line per roll: hand (shooter), seq, its wall time (ISO 8601 with the
+    zone) and whose it is (`board`, or `host estimate`: WallClock), dice, total,
+    point, resolutions in docs/rules.md's words."""
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["shooter", "seq", "at", "die1", "die2", "total", "point", "fire_points", "resolved"])
+    writer.writerow(
+        ["shooter", "seq", "time", "time_from", "die1", "die2", "total", "point", "fire_points", "resolved"]
+    )
     for h in selected:
         for r in h["rolls"]:
             if r.get("undo"):
-                writer.writerow([h["shooter"], r["seq"], "%.3f" % r["at"], "", "", "", "", "", "undo"])
+                writer.writerow(
+                    [h["shooter"], r["seq"], words.when(r["time"]), r["time_from"], "", "", "", "", "", "undo"]
+                )
                 continue
             writer.writerow(
                 [
                     h["shooter"],
                     r["seq"],
-                    "%.3f" % r["at"],
+                    words.when(r["time"]),
+                    r["time_from"],
                     r["dice"][0],
                     r["dice"][1],
                     r["total"],

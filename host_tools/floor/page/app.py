@@ -2,7 +2,8 @@
 
 Routes: /login, /logout, / (the floor: alerts and a tile per table),
 /fragment (the live part of /, for page.js), /events (Server-Sent Events:
-a line each time the floor changes), /ack (POST), /table/ID (history) and
+a line each time the floor changes), /ack and /ack-all (POST: one alert, or
+the alerts of one event with one note), /table/ID (history) and
 /table/ID.csv, /static/… (the project's own CSS and script: no CDN).
 
 Live updates are pushed by the service (SSE), not MQTT over WebSockets in
@@ -159,6 +160,28 @@ def make_app(view, floor, directory, sessions=None, person_bus=PersonBus):
             return html(render.refused("The broker did not take the acknowledgement: try again.", session), 503)
         return RedirectResponse("/", 303)
 
+    async def ack_all(request):
+        """Alerts of one event acknowledged together: one note, one acknowledgement
+        published per alert on the person's own connection, each recorded on its own.
+        Every alert named must be one the person may acknowledge, or nothing is done."""
+        session = current(request)
+        form = await request.form()
+        if session is None:
+            return to_login()
+        if not same_origin(request) or not csrf_ok(session, form.get("csrf")):
+            return html(render.refused("That form was not made by this page for you: nothing done.", session), 403)
+        ids, note = str(form.get("alerts", "")).split(), str(form.get("note", ""))[:500]
+        if not ids:
+            return html(render.refused("No alert named: nothing done.", session), 400)
+        for alert_id in ids:
+            reason = view.refuse_early(alert_id, session.user, session.role, note)
+            if reason is not None:
+                return html(render.refused("Refused, nothing acknowledged: " + reason, session), 403)
+        for alert_id in ids:
+            if not await asyncio.to_thread(session.bus.acknowledge, alert_id, note):
+                return html(render.refused("The broker did not take the acknowledgement: try again.", session), 503)
+        return RedirectResponse("/", 303)
+
     async def table_page(request):
         session = current(request)
         if session is None:
@@ -190,6 +213,7 @@ def make_app(view, floor, directory, sessions=None, person_bus=PersonBus):
         Route("/fragment", fragment),
         Route("/events", events),
         Route("/ack", ack, methods=["POST"]),
+        Route("/ack-all", ack_all, methods=["POST"]),
         Route("/table/{table}", table_page),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]

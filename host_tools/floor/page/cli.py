@@ -2,6 +2,7 @@
 
 import asyncio
 import os
+import signal
 import socket
 
 from host_tools import EXIT_USAGE, HostToolError
@@ -73,6 +74,11 @@ def run(args):
         finally:
             task.cancel()
 
+    def stop(signum, frame):  # also what uvicorn re-raises after its graceful stop: exit 0, not by the signal
+        server.should_exit = True
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, stop)
     try:
         asyncio.run(serve())
     finally:

@@ -6,13 +6,12 @@ inlined so the tile needs no further request. Large type and high contrast
 are in static/page.css; the only script is static/page.js (live updates).
 """
 
-import datetime
 import json
 import re
 from html import escape
 
 from host_tools.floor.alerts import book as alerts
-from host_tools.floor.base.words import money
+from host_tools.floor.base import words
 from sim import board_svg
 from sim.paths import BOARD_JSON
 
@@ -24,9 +23,22 @@ def esc(value):
 
 
 def when(unix):
-    if unix is None:
-        return "—"
-    return datetime.datetime.fromtimestamp(unix, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    """ISO 8601 with the zone (base/words.py); "—" where there is no time."""
+    return words.when(unix) or "—"
+
+
+def role_title(role):
+    return alerts.ROLE_TITLES.get(role, role)
+
+
+def acknowledged(a):
+    """One acknowledgement as a sentence: who, for which role (when they covered for another), when, the note."""
+    who = esc(a["user"])
+    if a["for_role"] == a["role"]:
+        said = "%s (%s) acknowledged" % (who, esc(role_title(a["role"])))
+    else:
+        said = "%s, %s, acknowledged for the %s" % (who, esc(role_title(a["role"])), esc(role_title(a["for_role"])))
+    return said + " at %s%s" % (esc(when(a["at"])), (": " + esc(a["note"])) if a["note"] else "")
 
 
 def board_picture(state):
@@ -69,21 +81,13 @@ def login(message="", token=""):
 
 
 def alert_box(alert, session):
+    mine = alerts.acts_for(alert, session.role) is not None
     kind = "hold" if alert["hold"] else ("escalated" if alert["escalations"] else "alert")
-    kind += "" if for_role(alert, session.role) else " others"
-    missing = ", ".join(alerts.ROLE_TITLES.get(r, r) for r in alert["missing"])
-    acked = "".join(
-        "<li>%s (%s) %s%s</li>"
-        % (
-            esc(a["user"]),
-            esc(alerts.ROLE_TITLES.get(a["for_role"], a["for_role"])),
-            esc(when(a["at"])),
-            (" — " + esc(a["note"])) if a["note"] else "",
-        )
-        for a in alert["acks"]
-    )
+    kind += "" if mine else " others"
+    missing = " and the ".join(role_title(r) for r in alert["missing"])
+    acked = "".join("<li>%s</li>" % acknowledged(a) for a in alert["acks"])
     form = ""
-    if session.role != alerts.TECHNICIAN:
+    if mine:  # only to a person who may take the action
         form = (
             '<form class="ack" method="post" action="/ack">'
             '<input type="hidden" name="alert" value="%s"><input type="hidden" name="csrf" value="%s">'
@@ -91,9 +95,13 @@ def alert_box(alert, session):
             '<button type="submit">%s</button></form>'
         ) % (esc(alert["id"]), esc(session.csrf), "Verified — pay" if alert["hold"] else "Acknowledge")
     escalated = ' <strong class="esc">escalated ×%d</strong>' % alert["escalations"] if alert["escalations"] else ""
+    facts = [esc(alert["detail"])] if alert["detail"] else []
+    if alert["seq"] is not None:
+        facts.append("record %s" % esc(alert["seq"]))
+    facts.append("raised %s" % esc(when(alert["raised_at"])))
     return (
         '<section class="%s" id="alert-%s" data-kind="%s"><h2>%s %s%s</h2>'
-        "<p>%s · seq %s · %s</p><p>waiting for: <strong>%s</strong></p><ul>%s</ul>%s</section>"
+        "<p>%s</p><p>waiting for the <strong>%s</strong></p><ul>%s</ul>%s</section>"
     ) % (
         kind,
         esc(alert["id"]),
@@ -101,12 +109,41 @@ def alert_box(alert, session):
         esc(alert["table"]),
         esc(alert["title"]),
         escalated,
-        esc(alert["detail"]),
-        esc(alert["seq"]),
-        esc(when(alert["raised_at"])),
+        " · ".join(facts),
         esc(missing),
         acked,
         form,
+    )
+
+
+def related_box(group, session):
+    """Alerts of one event (a restart of the floor: offline and restored at every
+    table) with one form that acknowledges each of them, one note for all."""
+    by_title = {}
+    for a in group:
+        tables = by_title.setdefault(a["title"], [])
+        if a["table"] not in tables:
+            tables.append(a["table"])
+    said = "; ".join("%s: %s" % (esc(title), esc(", ".join(sorted(tables)))) for title, tables in by_title.items())
+    ids = " ".join(a["id"] for a in group)
+    return (
+        '<section class="related" id="related-%s" data-count="%d"><h2>%d alerts from one event</h2>'
+        "<p>%s · raised %s to %s</p>"
+        '<form class="ack-all" method="post" action="/ack-all">'
+        '<input type="hidden" name="alerts" value="%s"><input type="hidden" name="csrf" value="%s">'
+        '<input name="note" placeholder="one note for all" maxlength="500" aria-label="note for all">'
+        '<button type="submit">Acknowledge all %d</button></form>'
+        "<p>or each on its own below.</p></section>"
+    ) % (
+        esc(group[0]["id"]),
+        len(group),
+        len(group),
+        said,
+        esc(when(group[0]["raised_at"])),
+        esc(when(group[-1]["raised_at"])),
+        esc(ids),
+        esc(session.csrf),
+        len(group),
     )
 
 
@@ -133,10 +170,10 @@ def meters_line(t, meters):
         elif m["state"] == "closed":
             lines.append("%s <strong>closed</strong>: %s" % (name, esc(m["why"] or "the controller says so")))
         elif m["state"] in ("pending", "locked"):
-            lines.append("%s <strong>%s</strong> PENDING" % (name, esc(money(m["amount"]))))
+            lines.append("%s <strong>%s</strong> PENDING" % (name, esc(words.money(m["amount"]))))
         else:
             rule = "shared by winning wagers" if m["pay_rule"] != "positional" else "each winning wager in turn"
-            lines.append("%s <strong>%s</strong> open, %s" % (name, esc(money(m["amount"])), rule))
+            lines.append("%s <strong>%s</strong> open, %s" % (name, esc(words.money(m["amount"])), rule))
     return '<p class="meters">%s</p>' % "<br>".join(lines) if lines else ""
 
 
@@ -151,8 +188,8 @@ def meters_panel(meters, session):
         if "break_even" in m:
             flag = "PAST BREAK-EVEN" if m["past_break_even"] else "below break-even"
             even = "%s (%s at %.2f winning wagers a hit)" % (
-                money(m["break_even"]),
-                money(m["break_even_seen"]),
+                words.money(m["break_even"]),
+                words.money(m["break_even_seen"]),
                 m["winners_per_hit"],
             )
         else:
@@ -166,9 +203,9 @@ def meters_panel(meters, session):
                     m["game"],
                     m["name"],
                     m["state"],
-                    money(m["amount"]),
-                    money(m["reserve"] or 0),
-                    money(m["overflow"] or 0),
+                    words.money(m["amount"]),
+                    words.money(m["reserve"] or 0),
+                    words.money(m["overflow"] or 0),
                     rule,
                     per,
                     even,
@@ -191,9 +228,21 @@ def tile(t, meters=()):
     hand = status.get("hand") or {}
     link = "" if state.get("link", "connected") == "connected" else " · board link lost"
     online = {True: ("online", "online"), False: ("offline", "OFFLINE"), None: ("unknown", "no word yet")}[t["online"]]
+    if hand:
+        shown = ["<strong>%s</strong> rolls" % esc(hand.get("rolls", 0))]
+        if hand.get("shooter") is not None:
+            shown.append("shooter %s" % esc(hand["shooter"]))
+        shown.append("point %s" % esc(hand.get("point") or "off"))
+        hand_line = "<p>hand: %s</p>" % " · ".join(shown)
+    else:
+        hand_line = "<p>no hand from the board yet</p>"
+    if t["seq"] is not None:
+        last = "last record %s at %s" % (esc(t["seq"]), esc(when(t["last_event_at"])))
+    else:
+        last = "no record yet"
     return (
         '<a class="tile %s" id="tile-%s" href="/table/%s"><h2>%s <span class="presence">%s</span></h2>%s'
-        "<p>hand: <strong>%s</strong> rolls · shooter %s · point %s</p>%s<p>last event %s (seq %s)%s</p>%s</a>"
+        "%s%s<p>%s%s</p>%s</a>"
     ) % (
         online[0],
         esc(t["table"]),
@@ -201,29 +250,25 @@ def tile(t, meters=()):
         esc(t["table"]),
         online[1],
         board_picture(status),
-        esc(hand.get("rolls", "—")),
-        esc(hand.get("shooter", "—")),
-        esc(hand.get("point") or "off"),
+        hand_line,
         meters_line(t, meters),
-        esc(when(t["last_event_at"])),
-        esc(t["seq"]),
+        last,
         esc(link),
         board_answer(downlinks[-1]) if downlinks else "",
     )
 
 
 def for_role(alert, role):
-    """True when `role` is one of those the alert waits for (or may stand in for after escalation)."""
-    if role in alert["missing"]:
-        return True
-    return role == alerts.SHIFT_MANAGER and bool(alert["escalations"]) and not alert["hold"] and bool(alert["missing"])
+    """True when `role` may acknowledge the alert (one it waits for, or stands in for after escalation)."""
+    return alerts.acts_for(alert, role) is not None
 
 
 def live(view_snapshot, session, version, meters=()):
     tiles, open_alerts, _, _ = view_snapshot
     # Newest first; what waits for this person's role before the rest, a HOLD before a notice.
     order = sorted(reversed(open_alerts), key=lambda a: (not for_role(a, session.role), not a["hold"]))
-    boxes = "".join(alert_box(a, session) for a in order)
+    groups = "".join(related_box(g, session) for g in alerts.related(open_alerts, session.role))
+    boxes = groups + "".join(alert_box(a, session) for a in order)
     banner = '<div class="alerts" role="alert">%s</div>' % boxes if boxes else '<p class="calm">No open alert.</p>'
     return '<div id="live" data-version="%d">%s<div class="tiles">%s</div>%s</div>' % (
         version,
@@ -245,6 +290,12 @@ def refused(reason, session):
     )
 
 
+def wall_time(r):
+    """A roll's wall time, said to be the host's estimate when the board's clock was not set."""
+    said = esc(when(r["time"]))
+    return said if r["time_from"] == "board" else said + " (host estimate)"
+
+
 def history(table, selected, table_alerts, audit, query, session):
     rows = []
     for h in reversed(selected):
@@ -252,19 +303,16 @@ def history(table, selected, table_alerts, audit, query, session):
             if r.get("undo"):
                 rows.append(
                     "<tr><td>%s</td><td>%s</td><td>%s</td><td colspan=4>undo</td></tr>"
-                    % (esc(h["shooter"]), esc(r["seq"]), esc(when(r["at"])))
+                    % (esc(h["shooter"]), esc(r["seq"]), wall_time(r))
                 )
                 continue
-            res = "; ".join(
-                "%s %s" % (x["wager"], x["outcome"]) + (" pays %s" % x["pays"] if x["outcome"] == "win" else "")
-                for x in r["resolved"]
-            )
+            res = "; ".join(words.resolution(x) for x in r["resolved"])
             rows.append(
                 "<tr><td>%s</td><td>%s</td><td>%s</td><td>%d-%d</td><td>%s</td><td>%s</td><td>%s</td></tr>"
                 % (
                     esc(h["shooter"]),
                     esc(r["seq"]),
-                    esc(when(r["at"])),
+                    wall_time(r),
                     r["dice"][0],
                     r["dice"][1],
                     esc(r["point"] or "off"),
@@ -273,23 +321,24 @@ def history(table, selected, table_alerts, audit, query, session):
                 )
             )
     acks = []
+    titles = {a["id"]: a["title"] for a in table_alerts}
     for a in table_alerts:
         for k in a["acks"]:
             acks.append(
-                "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>"
-                % (
-                    esc(a["id"]),
-                    esc(a["title"]),
-                    esc(k["user"]),
-                    esc(alerts.ROLE_TITLES.get(k["role"], k["role"])),
-                    esc(when(k["at"])),
-                    esc(k["note"]),
-                )
+                "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>"
+                % (esc(when(k["at"])), esc(a["title"]), acknowledged(k), esc(a["id"]))
             )
     cleared = "".join(board_answer(a["board"]) for a in table_alerts if a.get("board"))
-    refusals = [
-        "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>"
-        % (esc(e["alert"]), esc(e["user"]), esc(when(e["at"])), esc(e["reason"]))
+    attempts = [
+        "<li>%s: %s (%s) tried to acknowledge %s (%s): refused, %s</li>"
+        % (
+            esc(when(e["at"])),
+            esc(e["user"]),
+            esc(role_title(e["role"])),
+            esc(e["alert"]),
+            esc(titles.get(e["alert"], "an alert this page does not hold")),
+            esc(e["reason"]),
+        )
         for e in audit
         if e["action"] == "refused" and str(e["alert"]).startswith(table + "-")
     ]
@@ -306,10 +355,11 @@ def history(table, selected, table_alerts, audit, query, session):
         esc(query.get("raw", "")),
     )
     body = (
-        "%s<h2>Acknowledgements</h2><table id=acks><tr><th>alert</th><th>what</th><th>who</th><th>role</th>"
-        "<th>when</th><th>note</th></tr>%s</table><h2>HOLDs cleared, on the board</h2><div id=board>%s</div>"
-        "<h2>Refused</h2><table id=refusals><tr><th>alert</th><th>who</th><th>when</th><th>why</th></tr>%s</table>"
-        "<h2>Rolls, newest first</h2><table id=rolls><tr><th>shooter</th><th>seq</th><th>when</th><th>dice</th>"
-        "<th>point</th><th>Fire points</th><th>resolved</th></tr>%s</table>"
-    ) % (form, "".join(acks), cleared or "<p>none</p>", "".join(refusals), "".join(rows))
+        "%s<h2>Acknowledgements</h2><table id=acks><tr><th>when</th><th>what</th><th>who</th><th>alert</th></tr>"
+        "%s</table><h2>HOLDs cleared, on the board</h2><div id=board>%s</div>"
+        "<h2>Rolls, newest first</h2><table id=rolls><tr><th>shooter</th><th>record</th><th>when</th><th>dice</th>"
+        "<th>point</th><th>Fire Bet points</th><th>resolved</th></tr>%s</table>"
+        "<h2>Attempts refused</h2><p>Actions the page refused: not acknowledgements, kept for the audit.</p>"
+        "<ul id=attempts>%s</ul>"
+    ) % (form, "".join(acks), cleared or "<p>none</p>", "".join(rows), "".join(attempts) or "<li>none</li>")
     return page("Table " + table, body, session)

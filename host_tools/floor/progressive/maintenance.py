@@ -51,20 +51,28 @@ def live_tables(directory, floor, broker_url=None, wait=0.5):
     return sorted(t for t, word in seen.items() if word == topics.ONLINE)
 
 
-def new_params(current, settings):
-    """`current` (Params) with FIELD=VALUE settings applied, checked; ValueError otherwise."""
-    entry = current.to_dict()
+def parse_settings(settings):
+    """{field: value} of FIELD=VALUE settings, each field one of params.FIELDS and each
+    number a whole number: checked before anything else; ValueError naming the first fault."""
+    parsed = {}
     for item in settings:
         field, sep, value = item.partition("=")
         if not sep or field not in params.FIELDS:
             raise ValueError("--set %r: give FIELD=VALUE, FIELD one of %s" % (item, ", ".join(params.FIELDS)))
         if field in ("paytable", "pay_rule"):
-            entry[field] = value
+            parsed[field] = value
         else:
             try:
-                entry[field] = int(value)
+                parsed[field] = int(value)
             except ValueError:
                 raise ValueError("--set %s: %r is not a whole number" % (field, value))
+    return parsed
+
+
+def new_params(current, settings):
+    """`current` (Params) with FIELD=VALUE settings applied, checked; ValueError otherwise."""
+    entry = current.to_dict()
+    entry.update(parse_settings(settings))
     return params.check_game(current.game, entry)
 
 

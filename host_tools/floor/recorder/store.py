@@ -105,7 +105,7 @@ class Store:
         return self.db.execute(q, (tbl,) if tbl else ()).fetchall()
 
     def events(self, tbl, since=0, journal=None):
-        q = "select tbl, board, journal, seq, record from events where tbl=? and seq>?"
+        q = "select tbl, board, journal, seq, record, received from events where tbl=? and seq>?"
         args = [tbl, since]
         if journal is not None:
             q += " and journal=?"
