@@ -349,10 +349,15 @@ def check_commands(folder):
             break
         time.sleep(0.5)
     assert meter.returncode == 0, meter.stderr
-    for line in meter.stdout.splitlines():
+    games = [line for line in meter.stdout.splitlines() if re.match(r"(MEA|FUP) (open|locked|pending|closed) ", line)]
+    assert len(games) == 2, meter.stdout
+    for line in games:  # docs/progressive.md, `floor meter`
         assert re.fullmatch(
             r"(MEA|FUP) (open|locked|pending|closed) +\$[\d,]+\.\d\d \(\d+ cents\)  reserve \d+ cents"
-            r"  PT-BJS-(MEA|FUP)-0\d return [\d.]+%  break-even \$[\d,]+\.\d\d.*",
+            r"  overflow \d+ cents  PT-BJS-(MEA|FUP)-0\d"
+            r" (shared by winning wagers|each winning wager in position order)"
+            r"  return per wager [\d.]+% / [\d.]+% / [\d.]+% \(1 / 2 / 3 winning wagers\)"
+            r"  winning wagers per hit seen [\d.]+ \(\d+ hits\)  break-even \$[\d,]+\.\d\d.*",
             line,
         ), line
     as_json = json.loads(run("floor", "meter", "--json").stdout)

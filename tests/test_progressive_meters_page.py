@@ -111,8 +111,10 @@ def test_the_meters_on_the_pit_page_in_a_browser(tmp_path):
                 return ""
 
         assert wait_for(lambda: "$1,000.00" in text("#tile-T1 .meters"), timeout=20)
-        assert "Fired Up Progressive $5,000.00 open" in text("#tile-T1 .meters")
-        assert "Fired Up Progressive closed: it plays PT-BJS-FUP-03" in text("#tile-T2 .meters")
+        assert wait_for(lambda: "Fired Up Progressive $5,000.00 open" in text("#tile-T1 .meters"), timeout=10)
+        assert wait_for(
+            lambda: "Fired Up Progressive closed: it plays PT-BJS-FUP-03" in text("#tile-T2 .meters"), timeout=10
+        )
         assert wait_for(lambda: "reserve" in text("#meters"))
         floor.send("T1", messages.PROG_WAGER, 3)  # 30 cents to the meter, 6 to the reserve, without a reload
         assert wait_for(lambda: "$1,000.30" in text("#tile-T1 .meters"), timeout=20)
