@@ -215,6 +215,7 @@ def test_a_record_that_breaks_the_chain_is_a_chain_alert_never_a_point(floor, se
 
 
 def test_a_hold_cleared_by_surveillance_goes_down_signed_with_the_boards_key(floor, sessions):
+    from crapsboard.base.link_key import ROLE_FLOOR
     from crapsboard.link.link import CounterMemory
     from crapsboard.link.link_auth import Auth, AuthError
     from host_tools import keys
@@ -248,14 +249,17 @@ def test_a_hold_cleared_by_surveillance_goes_down_signed_with_the_boards_key(flo
     }
     # The board's own check (the firmware's link_auth) takes it under T3's key, once.
     assert request["ctr"] == 42  # one above the board's last: a board takes at most 1000 above it
-    board = Auth(keys.read_key(floor.dir + "/keys/T3.key"), CounterMemory(41))
+    # under the floor's role key it derives from its link key (docs/link.md, "Keys")
+    board = Auth(keys.read_key(floor.dir + "/keys/T3.key"), CounterMemory(41), ROLE_FLOOR)
     board.check(request)
     with pytest.raises(AuthError, match="replayed or old counter"):
         board.check(request)
+    with pytest.raises(AuthError, match="bad tag"):  # another table's board
+        Auth(keys.read_key(floor.dir + "/keys/T1.key"), CounterMemory(), ROLE_FLOOR).check(request)
     with pytest.raises(AuthError, match="bad tag"):
-        Auth(keys.read_key(floor.dir + "/keys/T1.key"), CounterMemory()).check(request)  # another table's board
-    with pytest.raises(AuthError, match="bad tag"):
-        Auth(keys.read_key(floor.dir + "/keys/T3.key"), CounterMemory()).check(dict(request, seq=14))
+        Auth(keys.read_key(floor.dir + "/keys/T3.key"), CounterMemory(), ROLE_FLOOR).check(dict(request, seq=14))
+    with pytest.raises(AuthError, match="bad tag"):  # the link key itself does not sign `verified`
+        Auth(keys.read_key(floor.dir + "/keys/T3.key"), CounterMemory(41)).check(dict(request, ctr=43))
     # The board's answers, as T3's gateway publishes them in the table's state
     # (host_tools/floor/gateway/downlink.py): on the alert, the tile and the history.
     answer = {"cmd": "verified", "alert": hold.id, "seq": 13, "ctr": 42, "ok": False, "at": 1}

@@ -14,7 +14,7 @@ from conftest import ROOT
 
 from crapsboard.journal import journal_read as jread
 from crapsboard.journal import journal_record as jr
-from host_tools import journal_log
+from host_tools import journal_log, keys
 
 SCRIPT = "tests/vm/link_app_session.py"
 KEY = b"k" * 32  # tests/vm/link_app_session.py's board key
@@ -68,9 +68,11 @@ def request(rid, cmd, **args):
 
 
 def signed(rid, cmd, ctr, key=KEY, **args):
+    """The request signed as its role signs it: `key` is the board's link key, the tag is under
+    the key of `cmd`'s role (host_tools.keys.command_key; docs/link.md, "Keys")."""
     req = dict(id=rid, cmd=cmd, ctr=ctr, **args)
     body = json.dumps(req, sort_keys=True, separators=(",", ":")).encode()
-    req["tag"] = hmac.new(key, body, hashlib.sha256).hexdigest()
+    req["tag"] = hmac.new(keys.command_key(key, cmd), body, hashlib.sha256).hexdigest()
     return "> " + json.dumps(req)
 
 

@@ -26,7 +26,7 @@ state, …, `at` its time) and `progressive/presence` (retained `online` /
 import json
 
 from host_tools import sync
-from host_tools.floor.base import topics
+from host_tools.floor.base import floordir, floorkeys, topics
 from host_tools.floor.progressive.params import GAMES
 
 PROG_WAGER, PROG_HIT, PROG_VOID = 23, 24, 25
@@ -83,10 +83,12 @@ class Input:
         )
 
 
-def parse_event(table, payload):
+def parse_event(table, payload, keys):
     """The Input in a table's `event` payload; None for a record of another kind;
-    ValueError (one line) for a progressive record that is malformed or whose
-    own chain link does not match its fields."""
+    ValueError (one line) for a progressive record that is malformed, whose
+    own chain link does not match its fields, or whose MAC is not the MAC of
+    its chain hash under the table's journal key (`keys`: floorkeys.JournalKeys):
+    a record the board did not write moves no meter."""
     obj = topics.decode(payload)
     record, journal = obj.get("record"), obj.get("journal")
     if not isinstance(record, dict) or not isinstance(journal, dict):
@@ -107,6 +109,11 @@ def parse_event(table, payload):
         raise ValueError("record %s of journal %s is malformed" % (seq, jid))
     if not link_ok:
         raise ValueError("record %s of journal %s: its link does not match its fields" % (seq, jid))
+    if not floorkeys.record_mac_ok(keys.mac(table), record, digest):
+        raise ValueError(
+            "record %s of journal %s: not written by table %s's board (its MAC does not check under the table's "
+            "journal key); from %s, moved no meter" % (seq, jid, table, floordir.gateway_user(table))
+        )
     return from_record(table, board, jid, record)
 
 

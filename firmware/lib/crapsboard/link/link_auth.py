@@ -51,8 +51,13 @@ def sign(key, request):
 
 
 class Auth:
-    def __init__(self, key, store):
-        self.key = key  # bytes, or None when the board has not been provisioned
+    def __init__(self, key, store, role=True):
+        """`key`: the link key (bytes), or None when the board has not been
+        provisioned; `role`: True (the link key signs) or a role's label, whose
+        key HMAC(link key, label) alone signs the command."""
+        if key is not None and role is not True:
+            key = hmac_sha256(key, role)
+        self.key = key
         self.store = store
 
     def counter(self):
