@@ -62,7 +62,7 @@ def _run(args):
         mac, where = journal_log.board_mac(hello.get("board") or "", args.key)
         try:  # checked after the download, which goes ahead: its records are the evidence
             head_error = None
-            board_records.check_head(hello, args.key)
+            board_records.check_head(hello, args.key, link)
         except HostToolError as e:
             head_error = e
         if args.out:

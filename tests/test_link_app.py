@@ -352,6 +352,26 @@ def test_time_refused_backwards_or_implausible_is_journaled_and_changes_nothing(
     assert times == [(0, set_at), (2, set_at - 51), (0, set_at - 50), (1, 4102444801), (1, 1704067199)]
 
 
+def test_the_clock_walked_back_a_minute_at_a_time_stops_at_60_s_in_all_since_power_up(tmp_path):
+    # The audit: 30 signed `time`s, each 59-60 s back, moved the clock 29.5 min back.
+    set_at = 1763900000
+    commands = [signed(1, "time", 1, unix=set_at)]
+    for i in range(5):  # each 59 s before the clock, half a second apart
+        commands += ["wait 500", signed(2 + i, "time", 2 + i, unix=set_at - 59 * (i + 1))]
+    commands += [signed(7, "time", 7, unix=set_at + 60), request(8, "events", since=1)]
+    replies = both(tmp_path, commands)
+    assert one(replies[0])["ok"] and one(replies[2])["unix"] == set_at - 59  # 59 s back: taken
+    assert one(replies[4])["error"] == (
+        "time refused: 1763899882 is 59 s before the board's clock 1763899941"
+        " (at most 60 s back since power-up, 59 s used); journaled"
+    )
+    assert all("refused" in one(replies[k])["error"] for k in (6, 8, 10))
+    assert one(replies[11])["ok"]  # forwards is always taken
+    times = [(e["arg"], e["unix"]) for e in one(replies[12])["events"] if e["kind"] == "time"]
+    assert times[:3] == [(0, set_at), (0, set_at - 59), (2, set_at - 118)]  # every set journaled
+    assert [a for a, _ in times] == [0, 0, 2, 2, 2, 2, 0]
+
+
 def test_a_board_without_a_journal_refuses_a_clock_set_backwards_by_its_own_clock(tmp_path):
     # No journal to hold the wall clock: the clock set this boot is the floor.
     set_at = 1763900000
