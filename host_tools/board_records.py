@@ -61,14 +61,15 @@ def _key(board, key_file=None):
     return keys.read_key(path)
 
 
-def check_head(hello, key_file=None, link=None):
+def check_head(hello, key_file=None, holds=None):
     """Check the journal head the board signed in `hello` against the newest
     one this host saw, and keep it if it is newer. Returns a line for people:
     None (nothing to say), or what was found; HostToolError (exit 1) when the
     head is not signed by the board's key, or is older than one seen
-    (truncated, rolled back or rewritten). With the board's `link`, a board
-    that has gone past the record seen must still hold it with the hash seen
-    (contains()): records deleted, then played past, went back too."""
+    (truncated, rolled back or rewritten). With `holds(board, key, seen, then)`
+    (sync.still_holds on the board's link), a board that has gone past the
+    record seen must still hold it with the hash seen: records deleted, then
+    played past, went back too."""
     board = hello.get("board")
     head = hello.get("head")
     if not isinstance(board, str) or not isinstance(head, dict):
@@ -101,40 +102,12 @@ def check_head(hello, key_file=None, link=None):
                 "board %s's journal was rewritten: record %d has another chain hash than %s" % (board, seq, then),
                 EXIT_FAILED,
             )
-        if journal == seen.get("journal") and seq > seen.get("seq", 0) and link is not None:
-            note = contains(link, board, key, seen, then)
+        if journal == seen.get("journal") and seq > seen.get("seq", 0) and holds is not None:
+            note = holds(board, key, seen, then)
             if note:
                 return note  # the record seen was rotated away: nothing to compare; the saved head stays
     if seen is None or (journal, seq) != (seen.get("journal"), seen.get("seq")):
         save(board, "head", dict(journal=journal, seq=seq, hash=chain, tag=tag, seen=_now()))
-    return None
-
-
-def contains(link, board, key, seen, then):
-    """Whether the board's journal still holds record `seen["seq"]` with the chain
-    hash `seen["hash"]`: the record after it must continue that hash, its link and
-    its MAC under the journal key checked (a board's `prev` alone is its word).
-    None when it does; a line for people when that record has been rotated off
-    the flash (nothing left to compare); HostToolError (exit 1) when it does not."""
-    from host_tools import sync
-
-    seq = seen["seq"]
-    reply = link.request("events", since=seq, limit=1)
-    events = reply.get("events") or []
-    if reply.get("journal") != seen.get("journal") or not events:
-        raise HostToolError(
-            "board %s's journal went back: it no longer gives the record after %s" % (board, then), EXIT_FAILED
-        )
-    if events[0].get("seq") != seq + 1:
-        return "journal head checked; record %d this host saw is no longer on the board (rotated away)" % seq
-    try:
-        sync.verify_page(events, bytes.fromhex(seen["hash"]), seq + 1, jr.Mac(jread.journal_key(key)))
-    except (HostToolError, ValueError, TypeError):
-        raise HostToolError(
-            "board %s's journal went back: record %d no longer has the chain hash of %s:"
-            " records were deleted, then the board played past them" % (board, seq, then),
-            EXIT_FAILED,
-        )
     return None
 
 

@@ -153,11 +153,13 @@ def _run(args):
 
 def _head(args, hello):
     """board_records.check_head with the board's link, to check its chain still holds the record seen."""
-    from host_tools import board_records
+    import functools
+
+    from host_tools import board_records, sync
     from host_tools.link import BoardLink
 
     with BoardLink(args.port, timeout=args.timeout) as link:
-        return board_records.check_head(hello, link=link)
+        return board_records.check_head(hello, holds=functools.partial(sync.still_holds, link))
 
 
 COMMANDS = {"status": (_arguments, _run, "the board's hello and table status (or, when it is not running, why)")}

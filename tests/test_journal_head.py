@@ -5,13 +5,14 @@ firmware's App and link on littlefs-backed files (tests/vm/link_app_session.py
 under CPython, as test_link_app.py runs it); the host side is
 host_tools.board_records with its records beside the key file."""
 
+import functools
 import json
 import os
 
 import pytest
 from test_link_app import KEY, request, session
 
-from host_tools import HostToolError, board_records
+from host_tools import HostToolError, board_records, sync
 
 BOARD = "73696d626f617264"  # the session's board id
 
@@ -92,7 +93,7 @@ def test_a_head_not_signed_by_the_board_s_key_is_refused(tmp_path, host):
 
 
 class SessionLink:
-    """The board's link for board_records.check_head: each request a session of its own."""
+    """The board's link for sync.still_holds: each request a session of its own."""
 
     def __init__(self, board):
         self.board = board
@@ -105,14 +106,16 @@ def test_records_deleted_then_played_past_went_back(tmp_path, host):
     board = tmp_path / "board"
     board.mkdir()
     session("cpython", board, ["keys 3 3 2 2 5 5"])
-    assert board_records.check_head(hello(board), link=SessionLink(board)) is None  # record 5 seen
+    assert (
+        board_records.check_head(hello(board), holds=functools.partial(sync.still_holds, SessionLink(board))) is None
+    )  # record 5 seen
     newest_staged(board).unlink()
     newest_staged(board).unlink()
     session("cpython", board, ["keys 6 6 4 4 3 3"])  # restart 4, then three rolls: past record 5 again
     after = hello(board)
     assert after["head"]["seq"] > 5 and after["journal"]["fault"] is None
     with pytest.raises(HostToolError) as e:
-        board_records.check_head(after, link=SessionLink(board))
+        board_records.check_head(after, holds=functools.partial(sync.still_holds, SessionLink(board)))
     assert e.value.code == 1
     assert str(e.value).startswith(
         "board %s's journal went back: record 5 no longer has the chain hash of journal 1 record 5" % BOARD
@@ -125,9 +128,9 @@ def test_a_board_that_played_on_still_holds_the_record_seen(tmp_path, host):
     board.mkdir()
     session("cpython", board, ["keys 3 3 2 2"])
     first = hello(board)
-    assert board_records.check_head(first, link=SessionLink(board)) is None
+    assert board_records.check_head(first, holds=functools.partial(sync.still_holds, SessionLink(board))) is None
     session("cpython", board, ["keys 5 5 6 6"])
     after = hello(board)
     assert after["head"]["seq"] > first["head"]["seq"]
-    assert board_records.check_head(after, link=SessionLink(board)) is None
+    assert board_records.check_head(after, holds=functools.partial(sync.still_holds, SessionLink(board))) is None
     assert json.loads((host / (BOARD + ".head")).read_text())["seq"] == after["head"]["seq"]
