@@ -283,3 +283,63 @@ def test_a_hold_cleared_by_surveillance_goes_down_signed_with_the_boards_key(flo
     floor.state("T3", ctr=43, downlinks=[refused, taken, replayed])
     assert floor.wait(lambda v: v.tiles["T3"]["state"]["downlinks"][-1] == replayed)
     assert hold.board == taken  # the board took it once: the replay refused does not undo that
+
+
+def test_guessing_a_password_is_throttled_then_locks_the_account_until_a_shift_manager_unlocks_it(floor, sessions):
+    from host_tools.floor.page import logins
+
+    client = client_for(floor, sessions)
+    statuses = []
+    for i in range(3):  # the first failures are answered at once
+        statuses.append(log_in(client, "tom", "guess %d" % i).status_code)
+    assert statuses == [401, 401, 401]
+    # From the third, the next try waits 1 s, then 2, 4, …: one during the wait is refused unread,
+    # the right password included.
+    early = log_in(client, "tom")
+    assert early.status_code == 429 and "Too many failed logins: try again in 2 s." in early.text
+    for _ in range(27):  # the audit's 30 wrong passwords, each after its delay
+        floor.clock.now += logins.MAX_DELAY_S + 1
+        statuses.append(log_in(client, "tom", "another guess").status_code)
+    assert statuses[:10] == [401] * 10 and statuses[10:] == [429] * 20  # locked at the 10th failure in a row
+    floor.clock.now += 3600
+    locked = log_in(client, "tom")  # the right one, an hour later: still refused
+    assert locked.status_code == 429
+    assert "This account is locked after 10 failed logins: a shift manager must unlock it." in locked.text
+    # Surveillance sees the alert; a shift manager lifts it.
+    [alert] = [a for a in floor.view.snapshot()[1] if a["kind"] == "login_locked"]
+    assert alert["required"] == ["shift_manager"] and alert["told"] == ["surveillance"]
+    assert alert["detail"].startswith("tom: 10 failed logins in a row")
+    audit = [e for e in floor.view.snapshot()[3] if e["action"] == "login_failed"]
+    assert len(audit) == 32 and {e["user"] for e in audit} == {"tom"}
+    assert sum(e["reason"] == "wrong name or password" for e in audit) == 10
+    assert [e["action"] for e in floor.view.log.entries()].count("login_failed") == 32  # kept in page.sqlite
+    ann = client_for(floor, sessions)
+    assert log_in(ann, "ann").status_code == 303
+    refused = ann.post("/ack", data={"alert": alert["id"], "note": "mine?", "csrf": token(ann.get("/").text)})
+    assert refused.status_code in (200, 303, 403)
+    assert floor.view.book.alerts[alert["id"]].open  # surveillance cannot lift it
+    sam = client_for(floor, sessions)
+    assert log_in(sam, "sam").status_code == 303
+    sam.post("/ack", data={"alert": alert["id"], "note": "tom called", "csrf": token(sam.get("/").text)})
+    assert floor.wait(lambda v: not v.book.alerts[alert["id"]].open)
+    assert (log_in(client, "tom").status_code, floor.view.book.alerts[alert["id"]].acks[0]["user"]) == (303, "sam")
+
+
+def test_a_page_restarted_keeps_the_lock(floor, sessions):
+    client = client_for(floor, sessions)
+    for _ in range(10):
+        log_in(client, "bob", "a guess")
+        floor.clock.now += 61
+    floor.fresh_view(keep_log=True)
+    again = client_for(floor, sessions)
+    assert log_in(again, "bob").status_code == 429
+    assert [a["detail"][:4] for a in floor.view.snapshot()[1] if a["kind"] == "login_locked"] == ["bob:"]
+
+
+def test_the_session_cookie_is_secure_over_https(floor, sessions):
+    app = make_app(floor.view, floor.floor, floor.dir, sessions, secure=True)
+    client = TestClient(app, base_url="https://pit.test")
+    ok = log_in(client, "ann")
+    assert ok.status_code == 303 and "Secure" in ok.headers["set-cookie"]
+    plain = log_in(client_for(floor, sessions), "ann")
+    assert "Secure" not in plain.headers["set-cookie"]

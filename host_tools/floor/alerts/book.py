@@ -34,6 +34,7 @@ ROLE_TITLES = {
     TECHNICIAN: "technician",
 }
 
+PAGE = "page"  # the `table` of the page's own alerts (an account locked)
 DEFAULT_ESCALATE_AFTER = 120.0  # seconds; `floor page --escalate-after`
 
 # kind: (title, roles that must acknowledge, roles told, a HOLD)
@@ -49,6 +50,7 @@ KINDS = {
     "restart": ("board restored after a restart or power cut", (FLOOR_SUPERVISOR,), (TECHNICIAN,), False),
     "bad_record": ("record the floor cannot read", (FLOOR_SUPERVISOR,), (TECHNICIAN,), False),
     "progressive_pending": ("progressive PENDING", (SHIFT_MANAGER,), (), False),
+    "login_locked": ("account locked after failed logins", (SHIFT_MANAGER,), (SURVEILLANCE,), False),
     "progressive_voided": ("progressive hit VOIDED at the table: reversed, PENDING", (SHIFT_MANAGER,), (), False),
     "progressive_void_kept": (
         "progressive hit voided at the table but NOT reversed: check the pay-out",
@@ -199,6 +201,21 @@ class AlertBook:
             alert.acks = old.acks
         self._log(now, "raised" if old is None else "replaced", alert, detail=detail)
         return [alert]
+
+    def login_locked(self, user, failures, since, now):
+        """`user`'s account locked by the page at `since` after `failures` failed logins
+        in a row: the alert whose acknowledgement by a shift manager lifts the lock
+        (one per lock: its id names the account and when it was locked)."""
+        detail = "%s: %d failed logins in a row; acknowledging unlocks the account" % (user, failures)
+        key = ("login", user, since)
+        return self._raise(PAGE, "login_locked", now, None, detail, key, tag="login-%s-%d" % (user, since))
+
+    def login_failed(self, user, address, now, reason):
+        """A failed or refused login, into the audit trail."""
+        entry = {"at": now, "action": "login_failed", "alert": None, "user": user, "role": None}
+        entry.update(note="from %s" % address, reason=reason)
+        self.audit.append(entry)
+        return entry
 
     # ---- people --------------------------------------------------------------------
 

@@ -55,6 +55,7 @@ class FloorView:
         self.keys_dir = keys_dir  # the floor's directory (DIR/keys/<table>.key): HOLD clearances are signed
         self.downlinks = []  # (table, payload) of cleared HOLDs to publish on table/<t>/downlink
         self.saved_acks = {}  # alert id -> [ack entries] from the log, applied when the alert is raised again
+        self.unlock_listeners = []  # callables (user) run when a shift manager lifts an account's lock
         for entry in log.entries() if log else []:
             if entry["action"] == "acknowledged":
                 self.saved_acks.setdefault(entry["alert"], []).append(entry)
@@ -204,6 +205,9 @@ class FloorView:
             self._keep(self.book.audit[-1])
             return []
         self._keep(self.book.audit[-1])
+        if alert.kind == "login_locked" and not alert.open:
+            for listener in list(self.unlock_listeners):
+                listener(alert.detail.split(":", 1)[0])
         if alert.hold and not alert.open and self.keys_dir:
             from host_tools.floor.page import downlink
 
@@ -246,6 +250,21 @@ class FloorView:
                 self._changed([])
                 return str(e)
             return None
+
+    def login_failed(self, user, address, reason):
+        """A failed or refused login: into the audit trail, kept."""
+        with self.lock:
+            self._keep(self.book.login_failed(user, address, self.clock(), reason))
+            self._changed([])
+
+    def login_locked(self, user, failures, since):
+        """An account locked (at `since`): the alert surveillance sees and a shift manager lifts."""
+        with self.lock:
+            raised = self.book.login_locked(user, failures, since, self.clock())
+            for alert in raised:
+                self._restore_acks(alert)
+            self._changed(raised)
+            return raised
 
     def snapshot(self):
         """(tiles, open alerts, all alerts, audit) as plain data, taken under the lock."""
