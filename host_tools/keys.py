@@ -41,6 +41,13 @@ def role_key(link_key, role):
     return hmac.new(link_key, ROLE_LABELS[role], hashlib.sha256).digest()
 
 
+def receipt_tag(receipt_key, board_hex, journal_id, seq, chain_hex):
+    """The recorder's receipt (hex) for `board_hex`'s journal up to `seq`, chain hash `chain_hex`."""
+    from crapsboard.journal.journal_read import receipt_text
+
+    return hmac.new(receipt_key, receipt_text(board_hex, journal_id, seq, chain_hex), hashlib.sha256).hexdigest()
+
+
 def command_key(link_key, cmd):
     """The key that signs `cmd` for the board whose link key is `link_key`."""
     role = COMMAND_ROLES.get(cmd)

@@ -105,7 +105,7 @@ SCENARIOS = {
         "",
         lines(
             signed({"id": 1, "cmd": "time", "unix": 1767225600}, 1),
-            signed({"id": 2, "cmd": "journal_reset", "journal": 1, "seq": 1, "head": "00" * 32}, 2),
+            signed({"id": 2, "cmd": "journal_reset", "journal": 1, "seq": 1, "head": "00" * 32, "receipt": "00"}, 2),
         ),
         ("journal_reset refused",),
     ),

@@ -77,7 +77,9 @@ def test_each_record_is_stored_once_in_order_and_copies_are_dropped(recorder):
     recorder.tick(now=0.0)  # `recorded` goes out, retained: the gateways republish from there
     topic, payload, retain = recorder.sent[-1]
     assert topic == "crapsfloor/v1/main/table/T1/recorded" and retain
-    assert json.loads(payload) == {"journal": {"board": BOARD, "id": 1}, "seq": 6, "table": "T1", "v": 1}
+    body = json.loads(payload)
+    assert body.pop("hash") == recorder.store.stored("T1", BOARD, 1, 6)[1]  # the chain hash after record 6
+    assert body == {"journal": {"board": BOARD, "id": 1}, "seq": 6, "table": "T1", "v": 1}  # no receipt key here
 
 
 def test_records_arriving_out_of_order_after_a_republish_are_each_kept_and_checked(recorder):
@@ -256,3 +258,27 @@ def test_waiting_records_outlast_a_restart_of_the_recorder(tmp_path):
     assert event(again, records[1][0]) == "stored"
     assert stored(again) == [1, 2, 3, 4]
     again.store.close()
+
+
+def test_recorded_carries_the_recorders_receipt_the_board_checks(tmp_path):
+    import hashlib
+    import hmac
+
+    floorkeys.provision(str(tmp_path), "T1", LINK_KEY, ("journal", "receipt"))
+    sent = []
+    r = rec.Recorder(
+        Store(str(tmp_path / "r.sqlite")),
+        FLOOR,
+        publish=lambda topic, payload, retain: sent.append((topic, payload)),
+        keys=floorkeys.JournalKeys(str(tmp_path)),
+    )
+    for p, _ in chain(4):
+        assert event(r, p) == "stored"
+    r.tick(now=0.0)
+    body = json.loads(sent[-1][1])
+    assert body["seq"] == 4 and body["hash"] == r.store.stored("T1", BOARD, 1, 4)[1]
+    # what the board computes (crapsboard/link/link_admin.py): HMAC(HMAC(link key, the receipt label), text)
+    receipt_key = hmac.new(LINK_KEY, b"crapsboard role receipt", hashlib.sha256).digest()
+    text = ("crapsboard receipt %s 1 4 %s" % (BOARD, body["hash"])).encode()
+    assert body["receipt"] == hmac.new(receipt_key, text, hashlib.sha256).hexdigest()
+    r.store.close()

@@ -439,12 +439,50 @@ def chain_after(directory, seq):
     return [r for r in records if r.seq == seq][0].hash.hex()
 
 
+SESSION_BOARD = "73696d626f617264"  # the session's board id
+
+
+def receipt(journal, seq, head, key=KEY):
+    """The floor recorder's receipt for the session board's journal up to `seq`."""
+    return keys.receipt_tag(keys.role_key(key, "receipt"), SESSION_BOARD, journal, seq, head)
+
+
+def test_journal_reset_without_the_recorders_receipt_is_refused_the_audits_three_resets(tmp_path):
+    # The audit: three signed journal_resets built from hello's public head, no download, all
+    # accepted. Now each needs the recorder's receipt; the link key alone, the journal key, the
+    # gateway's key, or a receipt for less than the whole journal make none.
+    first = tmp_path / "first"
+    first.mkdir()
+    session("cpython", first, ["keys 3 3 2 2"])
+    proof = dict(journal=1, seq=3, head=chain_after(first / "journal", 3))
+    args = (SESSION_BOARD, 1, 3, proof["head"])
+    fakes = [
+        "00" * 32,
+        keys.receipt_tag(KEY, *args),  # the link key itself
+        keys.receipt_tag(keys.role_key(KEY, "gateway"), *args),
+        keys.receipt_tag(jread.journal_key(KEY), *args),
+        receipt(1, 2, proof["head"]),  # a receipt for less than all of it
+    ]
+    commands = ["keys 3 3 2 2"] + [
+        signed(10 + i, "journal_reset", i + 1, receipt=r, **proof) for i, r in enumerate(fakes + fakes[:1] * 2)
+    ]
+    replies = both(tmp_path, commands + [request(30, "hello")])
+    want = (
+        "journal_reset refused: no recorder's receipt for journal 1 up to record 3: the floor has not"
+        " received every record"
+    )
+    assert [one(r)["error"] for r in replies[1:-1]] == [want] * 7
+    assert one(replies[-1])["journal"]["id"] == 1
+    assert not (tmp_path / "cpython" / "journal.old").exists()  # nothing erased
+
+
 def test_journal_reset_starts_a_new_journal_recorded(tmp_path):
     # 3 records (journal start, two rolls); the host downloaded and verified them.
     first = tmp_path / "first"
     first.mkdir()
     session("cpython", first, ["keys 3 3 2 2"])
     proof = dict(journal=1, seq=3, head=chain_after(first / "journal", 3))
+    proof["receipt"] = receipt(1, 3, proof["head"])
     replies = both(
         tmp_path,
         [
@@ -472,10 +510,10 @@ def test_journal_reset_refuses_without_the_download_and_never_drops_an_unread_jo
     head2 = chain_after(first / "journal", 2)
     commands = [
         "keys 3 3",
-        signed(1, "journal_reset", 1, journal=1, seq=1, head=head2),  # not up to the last record
-        signed(2, "journal_reset", 2, journal=1, seq=2, head="00" * 32),  # not the chain the board has
+        signed(1, "journal_reset", 1, journal=1, seq=1, head=head2, receipt=receipt(1, 1, head2)),  # not the last
+        signed(2, "journal_reset", 2, journal=1, seq=2, head="00" * 32, receipt=receipt(1, 2, "00" * 32)),
         "state",
-        signed(3, "journal_reset", 3, journal=1, seq=2, head=head2),  # downloaded: accepted
+        signed(3, "journal_reset", 3, journal=1, seq=2, head=head2, receipt=receipt(1, 2, head2)),  # accepted
         request(4, "hello"),
     ]
     replies = both(tmp_path, commands)
@@ -489,7 +527,20 @@ def test_journal_reset_refuses_without_the_download_and_never_drops_an_unread_jo
     (board / "journal.old" / "downloaded").unlink()
     head = json.loads(session("cpython", board, [request(5, "hello")])[0][0])["head"]
     refused = session(
-        "cpython", board, [signed(6, "journal_reset", 4, journal=2, seq=head["seq"], head=head["hash"]), "state"]
+        "cpython",
+        board,
+        [
+            signed(
+                6,
+                "journal_reset",
+                4,
+                journal=2,
+                seq=head["seq"],
+                head=head["hash"],
+                receipt=receipt(2, head["seq"], head["hash"]),
+            ),
+            "state",
+        ],
     )
     assert json.loads(refused[0][0])["error"].startswith(
         "journal_reset refused: journal.old, an earlier journal, was never downloaded over the link"

@@ -279,7 +279,7 @@ def test_the_counter_file_on_littlefs_under_micropython():
 SIGNED = {
     "config_set": ({"config": {"fire": "4"}}, "link"),
     "maintenance": ({}, "link"),
-    "journal_reset": ({"journal": 1, "seq": 2, "head": "00"}, "link"),
+    "journal_reset": ({"journal": 1, "seq": 2, "head": "00", "receipt": "00"}, "link"),
     "time": ({"unix": 1795000000}, "gateway"),
     "progressive": ({"game": "MEA", "state": "open", "amount": 1, "at": 1795000000}, "gateway"),
     "verified": ({"journal": 1, "seq": 2, "by": "ann", "alert": "a1"}, "floor"),

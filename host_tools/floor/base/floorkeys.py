@@ -57,6 +57,16 @@ def read(directory, table, role):
     return keys.read_key(path(directory, table, role))
 
 
+def read_or_none(directory, table, role):
+    """Role `role`'s key of `table`, or None when it is not provisioned here or cannot be read."""
+    if directory is None:
+        return None
+    try:
+        return keys.read_key(path(directory, table, role))
+    except Exception:
+        return None
+
+
 class JournalKeys:
     """Each table's journal key (a journal_record.Mac), read from DIR/keys when
     first asked for and again when its file changes (a board provisioned anew).

@@ -24,7 +24,7 @@ import sys
 import time
 
 from crapsboard.journal import journal_record as jr
-from host_tools import sync
+from host_tools import keys, sync
 from host_tools.floor.base import floordir, floorkeys, presence, topics
 from host_tools.floor.bus.mqtt import Client
 from host_tools.floor.recorder.store import Store
@@ -216,6 +216,19 @@ class Recorder:
 
     # ---- alerts, gaps and `recorded` ---------------------------------------------------
 
+    def receipt(self, tbl, board, jid, top):
+        """{"hash", "receipt"} of the table's journal up to `top`: the chain hash after it and
+        the recorder's receipt for it under the table's receipt key (docs/link.md, `journal_reset`);
+        {"hash"} alone when the floor holds no receipt key for the table."""
+        held = self.store.stored(tbl, board, jid, top)
+        if held is None:
+            return {}
+        out = {"hash": held[1]}
+        key = floorkeys.read_or_none(self.keys.directory, tbl, "receipt")
+        if key is not None:
+            out["receipt"] = keys.receipt_tag(key, board, jid, top, held[1])
+        return out
+
     def alert(self, tbl, kind, text, key=None):
         aid = self.store.add_alert(tbl, kind, text, key)
         if aid is None:
@@ -265,6 +278,7 @@ class Recorder:
                     continue
                 if self.publish:
                     body = {"table": tbl, "journal": {"board": board, "id": jid}, "seq": top}
+                    body.update(self.receipt(tbl, board, jid, top))
                     self.publish(topics.table(self.floor, tbl, "recorded"), topics.encode(body), True)
                 self.said[tbl] = (jid, top, now)
                 self.dirty.discard(tbl)

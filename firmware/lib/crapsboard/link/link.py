@@ -45,7 +45,10 @@ SPECS = {
     "selftest": ((), False),
     "time": ((("unix", T_INT, True),), ROLE_GATEWAY),
     "maintenance": ((), True),
-    "journal_reset": ((("journal", T_INT, True), ("seq", T_INT, True), ("head", T_STR, True)), True),
+    "journal_reset": (
+        (("journal", T_INT, True), ("seq", T_INT, True), ("head", T_STR, True), ("receipt", T_STR, True)),
+        True,
+    ),
     "verified": (
         (("journal", T_INT, True), ("seq", T_INT, True), ("by", T_STR, True), ("alert", T_STR, True)),
         ROLE_FLOOR,

@@ -107,8 +107,9 @@ DOWNLOADED = "downloaded"  # in a journal's directory: a host downloaded and ver
 def journal_reset(handlers, request):
     """A new journal, only once a host has downloaded and verified the whole
     current one (it sends the journal id, its last record and chain head it
-    verified) and the journal kept before it (journal.old) was downloaded
-    too: no journal is ever dropped unread (issue 19)."""
+    verified), the floor's recorder has received all of it (its receipt),
+    and the journal kept before it (journal.old) was downloaded too: no
+    journal is ever dropped unread, nor before the floor holds it."""
     import os
     from binascii import hexlify
 
@@ -129,6 +130,14 @@ def journal_reset(handlers, request):
         raise LinkError(
             "journal_reset refused: journal %d is at record %d, chain head %s; download and verify it up to there"
             % (journal.journal_id, journal.seq, head)
+        )
+    from crapsboard.link.link_auth import receipt_ok  # loaded with the signed request already
+
+    key = handlers.link.key if handlers.link is not None else None
+    if not receipt_ok(key, handlers.board_id, journal.journal_id, journal.seq, head, request["receipt"]):
+        raise LinkError(
+            "journal_reset refused: no recorder's receipt for journal %d up to record %d: the floor has not"
+            " received every record" % (journal.journal_id, journal.seq)
         )
     now = handlers.now()
     try:
