@@ -343,3 +343,19 @@ def test_the_session_cookie_is_secure_over_https(floor, sessions):
     assert ok.status_code == 303 and "Secure" in ok.headers["set-cookie"]
     plain = log_in(client_for(floor, sessions), "ann")
     assert "Secure" not in plain.headers["set-cookie"]
+
+
+def test_a_record_the_board_did_not_write_is_an_alert_for_supervisor_and_surveillance_never_a_point(floor, sessions):
+    j = Journal()
+    for d in POINTS_IN_ORDER[:8]:
+        j.roll(*d)
+    forged = dict(j.records[-1], mac="00" * 8)  # the 4th point, published with the gateway's account, MAC made up
+    floor.publish("T2", j, j.records[:-1] + [forged], journal_id=7)  # a journal of its own on the module's floor
+    assert floor.wait(lambda v: mine(v, "T2", "forged_record"))
+    (alert,) = mine(floor.view, "T2", "forged_record")
+    assert alert.missing() == ["supervisor", "surveillance"]
+    assert "a record T2's board did not write came from gateway-T2: record 9 of journal 7" in alert.detail
+    sevens = lambda v: [a for a in mine(v, "T2", "fire_4") if a.journal and a.journal[-1] == 7]  # noqa: E731
+    assert sevens(floor.view) == []  # stored nowhere, so no point
+    floor.publish("T2", j, j.records[-1:], journal_id=7)  # the genuine record 9 after it: stored, the point's alert
+    assert floor.wait(lambda v: sevens(v))

@@ -11,6 +11,7 @@ trail. docs/rules.md, "The floor: alerts", is the table this implements:
 | the 5th point                            | shift manager                      |
 | the 6th point, a progressive top award   | surveillance: HOLD                 |
 | offline, gap, chain broken, restart, ... | floor supervisor (technician told) |
+| a record the table's board did not write | floor supervisor and surveillance       |
 
 An alert not fully acknowledged `escalate_after` seconds after it was raised
 (or last escalated) escalates: the shift manager is told, and may then
@@ -49,6 +50,12 @@ KINDS = {
     "journal_differs": ("journal differs from the floor's copy", (FLOOR_SUPERVISOR,), (TECHNICIAN,), False),
     "restart": ("board restored after a restart or power cut", (FLOOR_SUPERVISOR,), (TECHNICIAN,), False),
     "bad_record": ("record the floor cannot read", (FLOOR_SUPERVISOR,), (TECHNICIAN,), False),
+    "forged_record": (
+        "record the table's board did not write: stored nowhere, paid nothing",
+        (FLOOR_SUPERVISOR, SURVEILLANCE),
+        (TECHNICIAN,),
+        False,
+    ),
     "progressive_pending": ("progressive PENDING", (SHIFT_MANAGER,), (), False),
     "login_locked": ("account locked after failed logins", (SHIFT_MANAGER,), (SURVEILLANCE,), False),
     "progressive_voided": ("progressive hit VOIDED at the table: reversed, PENDING", (SHIFT_MANAGER,), (), False),
@@ -59,7 +66,7 @@ KINDS = {
         False,
     ),
 }
-FINDINGS = ("gap", "chain_broken", "journal_differs", "bad_record")
+FINDINGS = ("gap", "chain_broken", "journal_differs", "bad_record", "forged_record")
 
 
 class Refused(Exception):

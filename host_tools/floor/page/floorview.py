@@ -34,6 +34,7 @@ RECORDER_KINDS = {
     "chain broken": "chain_broken",
     "journal differs from the floor's copy": "journal_differs",
     "bad message": "bad_record",
+    "record not written by the board": "forged_record",
 }
 
 
