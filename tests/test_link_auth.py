@@ -310,3 +310,17 @@ def test_each_signed_command_is_taken_under_its_roles_key_and_refused_under_any_
             if name != role:
                 assert reply["error"] == "bad tag"
         assert ran == [cmd]  # the handler ran once: under its role's key
+
+
+def test_auth_without_a_role_checks_under_the_link_key_and_a_receipt_needs_a_key():
+    from crapsboard.link.link import CounterMemory
+    from crapsboard.link.link_auth import Auth, AuthError, receipt_ok
+
+    request = host_sign({"id": 1, "cmd": "config_set", "config": {"fire": "4"}, "ctr": 1})
+    Auth(lv.KEY, CounterMemory()).check(request)  # the default role: the link key itself
+    with pytest.raises(AuthError, match="bad tag"):
+        Auth(lv.KEY, CounterMemory(), b"crapsboard role gateway").check(request)
+    tag = keys.receipt_tag(keys.role_key(lv.KEY, "receipt"), "ab", 1, 2, "00")
+    assert receipt_ok(lv.KEY, "ab", 1, 2, "00", tag) is True
+    assert receipt_ok(lv.KEY, "ab", 1, 3, "00", tag) is False
+    assert receipt_ok(None, "ab", 1, 2, "00", tag) is False  # a board without a key takes no receipt
