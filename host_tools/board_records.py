@@ -61,12 +61,15 @@ def _key(board, key_file=None):
     return keys.read_key(path)
 
 
-def check_head(hello, key_file=None):
+def check_head(hello, key_file=None, holds=None):
     """Check the journal head the board signed in `hello` against the newest
     one this host saw, and keep it if it is newer. Returns a line for people:
     None (nothing to say), or what was found; HostToolError (exit 1) when the
     head is not signed by the board's key, or is older than one seen
-    (truncated, rolled back or rewritten)."""
+    (truncated, rolled back or rewritten). With `holds(board, key, seen, then)`
+    (sync.still_holds on the board's link), a board that has gone past the
+    record seen must still hold it with the hash seen: records deleted, then
+    played past, went back too."""
     board = hello.get("board")
     head = hello.get("head")
     if not isinstance(board, str) or not isinstance(head, dict):
@@ -99,6 +102,10 @@ def check_head(hello, key_file=None):
                 "board %s's journal was rewritten: record %d has another chain hash than %s" % (board, seq, then),
                 EXIT_FAILED,
             )
+        if journal == seen.get("journal") and seq > seen.get("seq", 0) and holds is not None:
+            note = holds(board, key, seen, then)
+            if note:
+                return note  # the record seen was rotated away: nothing to compare; the saved head stays
     if seen is None or (journal, seq) != (seen.get("journal"), seen.get("seq")):
         save(board, "head", dict(journal=journal, seq=seq, hash=chain, tag=tag, seen=_now()))
     return None

@@ -164,6 +164,26 @@ def board_mac(board_hex, key_file=None):
     return jr.Mac(jread.journal_key(keys.read_key(key_file))), key_file
 
 
+def refuse_downgrade(board_hex, fmt, key_file=None):
+    """HostToolError (exit 1) for a journal of an older format than the firmware
+    writes when this host holds the board's key and deployed it: that board
+    writes keyed journals, so an unkeyed one claiming to be its journal was
+    rewritten to pass without the key."""
+    from host_tools import board_records, keys
+
+    try:
+        have_key = key_file is not None or os.path.exists(keys.key_path(board_hex))
+        deployed = board_records.load(board_hex, "deployed") if have_key else None
+    except HostToolError:
+        deployed = None
+    if deployed is not None:
+        raise HostToolError(
+            "board %s was deployed from this host (%s) and writes keyed journals: a format %d journal for it is"
+            " refused (an unkeyed rewrite passes the public chain)" % (board_hex, deployed.get("when"), fmt),
+            EXIT_FAILED,
+        )
+
+
 def keyed_check(fmt, key_id, mac, where):
     """The summary's words on the keyed chain; HostToolError when the key
     given is not the one the journal was written under."""
@@ -201,6 +221,8 @@ def _verify_files(files, records, key_file, mac):
         raise HostToolError("journal head: " + str(e))
     where = "the Mac given"
     if mac is False:
+        if fmt < jr.FORMAT:
+            refuse_downgrade(board_id.hex(), fmt, key_file)
         mac, where = board_mac(board_id.hex(), key_file) if fmt >= 2 else (None, "")
     keyed = keyed_check(fmt, jread.head_key_id(files["head"]), mac, where)
     segments = sorted((int(name[1:]), name) for name in files if name.startswith("g") and name[1:].isdigit())

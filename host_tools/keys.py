@@ -17,15 +17,43 @@ redeploying the board with a new key (host_tools/README.md, Keys).
 """
 
 import getpass
+import hashlib
+import hmac
 import os
 import re
 import secrets
 import stat
 import sys
 
+from crapsboard.base import link_key as _lk
 from host_tools import EXIT_USAGE, HostToolError
 
 KEY_BYTES = 32
+
+# The board derives one key per role from its link key (docs/link.md, "Keys"):
+# a command signed by a role is checked under that role's key and no other.
+ROLE_LABELS = {"gateway": _lk.ROLE_GATEWAY, "floor": _lk.ROLE_FLOOR, "receipt": _lk.ROLE_RECEIPT}
+COMMAND_ROLES = {"time": "gateway", "progressive": "gateway", "verified": "floor"}  # the rest: the link key
+
+
+def role_key(link_key, role):
+    """Role `role`'s key of the board whose link key is `link_key`: HMAC-SHA256(link key, its label)."""
+    return hmac.new(link_key, ROLE_LABELS[role], hashlib.sha256).digest()
+
+
+def receipt_tag(receipt_key, board_hex, journal_id, seq, chain_hex):
+    """The recorder's receipt (hex) for `board_hex`'s journal up to `seq`, chain hash `chain_hex`."""
+    from crapsboard.journal.journal_read import receipt_text
+
+    return hmac.new(receipt_key, receipt_text(board_hex, journal_id, seq, chain_hex), hashlib.sha256).hexdigest()
+
+
+def command_key(link_key, cmd):
+    """The key that signs `cmd` for the board whose link key is `link_key`."""
+    role = COMMAND_ROLES.get(cmd)
+    return link_key if role is None else role_key(link_key, role)
+
+
 _HEX = re.compile(r"^[0-9a-f]{64}$")
 _BOARD = re.compile(r"^[0-9a-f]{1,64}$")
 

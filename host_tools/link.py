@@ -15,7 +15,7 @@ import itertools
 import json
 import time
 
-from host_tools import EXIT_BOARD_OUT_OF_MEMORY, EXIT_FAILED, EXIT_NO_BOARD, EXIT_USAGE, HostToolError
+from host_tools import EXIT_BOARD_OUT_OF_MEMORY, EXIT_FAILED, EXIT_NO_BOARD, EXIT_USAGE, HostToolError, keys
 
 LINE_MAX = 1024  # the board's line limit (link.LINE_MAX), the newline not counted
 BAUD = 115200
@@ -131,11 +131,15 @@ class BoardLink:
         request = dict(args, id=next(self._ids), cmd=cmd)
         return self._send(request, timeout)
 
-    def signed(self, cmd, key, timeout=None, **args):
-        """A signed request (`key`: the board's key, bytes), with a counter above
-        every one the board has accepted (read from hello)."""
+    def signed(self, cmd, key, timeout=None, role_key=False, **args):
+        """A signed request (`key`: the board's link key, bytes, from which the
+        key of the command's role is derived; with `role_key`, that role's key
+        itself: a gateway's), with a counter above every one the board has
+        accepted (read from hello)."""
         if key is None:
             raise HostToolError(cmd + " is signed: give the board's key (--key FILE)", EXIT_USAGE)
+        if not role_key:
+            key = keys.command_key(key, cmd)
         ctr = self.hello()["ctr"] + 1
         if self._ctr is not None:
             ctr = max(ctr, self._ctr + 1)

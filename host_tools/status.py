@@ -138,10 +138,21 @@ def _run(args):
     from host_tools import board_records
 
     ok, firmware_line = board_records.check_firmware(reply["hello"])
-    reply["checks"] = {"firmware": firmware_line, "journal_head": board_records.check_head(reply["hello"]) or "ok"}
+    reply["checks"] = {"firmware": firmware_line, "journal_head": _head(args, reply["hello"]) or "ok"}
     emit(args, reply, human_lines)
     if not ok:
         raise HostToolError("board %s: %s" % (reply["hello"].get("board"), firmware_line), EXIT_FAILED)
+
+
+def _head(args, hello):
+    """board_records.check_head with the board's link, to check its chain still holds the record seen."""
+    import functools
+
+    from host_tools import board_records, sync
+    from host_tools.link import BoardLink
+
+    with BoardLink(args.port, timeout=args.timeout) as link:
+        return board_records.check_head(hello, holds=functools.partial(sync.still_holds, link))
 
 
 COMMANDS = {"status": (_arguments, _run, "the board's hello and table status (or, when it is not running, why)")}

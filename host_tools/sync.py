@@ -11,6 +11,7 @@ saved, its chain hash and FILE's length, and the next run continues from there (
 first trimmed back to the last whole page).
 """
 
+import functools
 import io
 import json
 import os
@@ -62,7 +63,7 @@ def _run(args):
         mac, where = journal_log.board_mac(hello.get("board") or "", args.key)
         try:  # checked after the download, which goes ahead: its records are the evidence
             head_error = None
-            board_records.check_head(hello, args.key)
+            board_records.check_head(hello, args.key, functools.partial(still_holds, link))
         except HostToolError as e:
             head_error = e
         if args.out:
@@ -221,6 +222,32 @@ def verify_page(events, chain, expect_seq, mac=None):
         records.append(r)
         chain, expect_seq = r.hash, r.seq + 1
     return records, chain
+
+
+def still_holds(link, board, key, seen, then):
+    """Whether the board's journal still holds record `seen["seq"]` with the chain
+    hash `seen["hash"]`: the record after it must continue that hash, its link and
+    its MAC under the journal key checked (a board's `prev` alone is its word).
+    None when it does; a line for people when that record has been rotated off
+    the flash (nothing left to compare); HostToolError (exit 1) when it does not."""
+    seq = seen["seq"]
+    reply = link.request("events", since=seq, limit=1)
+    events = reply.get("events") or []
+    if reply.get("journal") != seen.get("journal") or not events:
+        raise HostToolError(
+            "board %s's journal went back: it no longer gives the record after %s" % (board, then), EXIT_FAILED
+        )
+    if events[0].get("seq") != seq + 1:
+        return "journal head checked; record %d this host saw is no longer on the board (rotated away)" % seq
+    try:
+        verify_page(events, bytes.fromhex(seen["hash"]), seq + 1, jr.Mac(jread.journal_key(key)))
+    except (HostToolError, ValueError, TypeError):
+        raise HostToolError(
+            "board %s's journal went back: record %d no longer has the chain hash of %s:"
+            " records were deleted, then the board played past them" % (board, seq, then),
+            EXIT_FAILED,
+        )
+    return None
 
 
 def download(link, since=0, page=PAGE, on_page=None, chain=None, mac=None):

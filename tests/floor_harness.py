@@ -10,8 +10,10 @@ import time
 
 import paho.mqtt.client as mqtt
 
-from host_tools import keys
-from host_tools.floor.base import floordir, topics
+from bench.floor import progressive_feed
+from crapsboard.journal import journal_record as jr
+from host_tools import keys, sync
+from host_tools.floor.base import floordir, floorkeys, topics
 from host_tools.floor.bus import broker
 from host_tools.floor.page.bus import ServiceBus
 from host_tools.floor.page.floorview import FloorView
@@ -42,8 +44,10 @@ class Floor:
         self.dir = str(directory)
         self.floor = floordir.new_floor(self.dir, tables=tables, port=broker.free_port(), ws_port=broker.free_port())
         broker.write_config(self.dir, self.floor)
-        for t in tables:  # each table's board key, as `floor init` makes them
-            keys.save_key(os.path.join(self.dir, "keys", t + ".key"), keys.new_key())
+        for t in tables:  # each table's board key and its role keys, as `floor init` makes them
+            # the fed tables' keys (bench/floor/progressive_feed.py), so its records check here too
+            keys.save_key(os.path.join(self.dir, "keys", t + ".key"), progressive_feed.feed_link_key(t))
+            floorkeys.provision(self.dir, t, progressive_feed.feed_link_key(t))
         for name, (role, password) in PEOPLE.items():
             people.add_person(self.dir, name, role, password)
         self.floor = floordir.read_floor(self.dir)
@@ -86,14 +90,32 @@ class Floor:
         url = "mqtt://127.0.0.1:%d" % self.floor["port"]
         password = floordir.password(self.dir, "recorder")
         store = os.path.join(self.dir, "recorder.sqlite")
-        recorder.serve(store, "main", url, "recorder", password, stop=lambda: self.stopping)
+        recorder.serve(store, "main", url, "recorder", password, stop=lambda: self.stopping, keys_dir=self.dir)
 
     def publish(self, table, journal, records=None, board="0b0a0d", journal_id=1):
-        """`records` of Journal `journal` (default all) on the table's event topic, as its gateway would."""
+        """`records` of Journal `journal` (default all) on the table's event topic, as its gateway would.
+        The journal is written as the table's board writes it, each record with its MAC under the
+        table's journal key (format 2); a record given with other fields than the journal's keeps
+        the genuine one's link and MAC (a forgery), one that carries a `mac` of its own keeps it."""
         c = self.gateway(table)
+        keyed = self._keyed(table, journal)
         for r in journal.records if records is None else records:
-            payload = topics.event_payload(table, board, journal_id, r, journal.prevs[r["seq"] - 1])
+            prev, link, mac = keyed[r["seq"]]
+            r = dict(r, link=link, mac=r.get("mac", mac))
+            payload = topics.event_payload(table, board, journal_id, r, prev)
             c.publish(topics.table("main", table, "event"), payload, qos=1).wait_for_publish(5)
+
+    def _keyed(self, table, journal):
+        """{seq: (prev, link, mac)} of `journal` written under `table`'s journal key (format 2)."""
+        mac = jr.Mac(floorkeys.read(self.dir, table, "journal"))
+        prev = bytes.fromhex(journal.prevs[0])
+        out = {}
+        for r in journal.records:
+            fields = {k: v for k, v in r.items() if k != "link"}
+            _, digest = sync.encode_fields(dict(fields, mac="00" * jr.MAC_SIZE), prev)
+            out[r["seq"]] = (prev.hex(), digest[: jr.LINK_SIZE].hex(), mac.tag(digest).hex())
+            prev = digest
+        return out
 
     def state(self, table, **fields):
         """The table's retained state, as its gateway would publish it."""

@@ -36,6 +36,8 @@ sys.path[:0] = [HERE, ROOT] + [os.path.join(ROOT, p) for p in ("firmware/lib", "
 
 import test_board_main as tbm  # noqa: E402
 
+from host_tools import keys  # noqa: E402
+
 # The budget: every scenario below runs in this heap on the 64-bit unix port
 # (tests/test_heap_budget.py). Measured needs: docs/board.md, Memory.
 BUDGET_KB = 320
@@ -62,7 +64,7 @@ def signed(request, ctr):
     """`request` signed with KEY and counter `ctr` (docs/link.md, Signed requests)."""
     request = dict(request, ctr=ctr)
     canonical = json.dumps(request, sort_keys=True, separators=(",", ":")).encode()
-    request["tag"] = hmac.new(KEY, canonical, hashlib.sha256).hexdigest()
+    request["tag"] = hmac.new(keys.command_key(KEY, request["cmd"]), canonical, hashlib.sha256).hexdigest()
     return request
 
 
@@ -111,7 +113,7 @@ SCENARIOS = {
         "",
         lines(
             signed({"id": 1, "cmd": "time", "unix": 1767225600}, 1),
-            signed({"id": 2, "cmd": "journal_reset", "journal": 1, "seq": 1, "head": "00" * 32}, 2),
+            signed({"id": 2, "cmd": "journal_reset", "journal": 1, "seq": 1, "head": "00" * 32, "receipt": "00"}, 2),
         ),
         ("journal_reset refused",),
     ),

@@ -19,6 +19,7 @@ import time
 import paho.mqtt.client as mqtt
 
 import host_tools  # noqa: F401  (firmware/lib on the path)
+from bench.floor import progressive_feed
 from bench.floor.progressive_feed import TableJournal
 from host_tools.floor.base import floordir, topics
 from host_tools.floor.bus import broker
@@ -75,6 +76,7 @@ class Floor:
         self.dir = str(directory)
         self.floor = floordir.new_floor(self.dir, tables=tables, port=broker.free_port(), ws_port=broker.free_port())
         broker.write_config(self.dir, self.floor)
+        progressive_feed.provision(self.dir, tables)
         floordir.write_json(params.params_path(self.dir), game_params or PARAMS)
         integrity.install(self.dir)  # the installation step: the controller's code recorded
         if with_people:

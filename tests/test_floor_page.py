@@ -222,6 +222,7 @@ def test_a_record_that_breaks_the_chain_is_a_chain_alert_never_a_point(floor, se
 
 
 def test_a_hold_cleared_by_surveillance_goes_down_signed_with_the_boards_key(floor, sessions):
+    from crapsboard.base.link_key import ROLE_FLOOR
     from crapsboard.link.link import CounterMemory
     from crapsboard.link.link_auth import Auth, AuthError
     from host_tools import keys
@@ -255,14 +256,17 @@ def test_a_hold_cleared_by_surveillance_goes_down_signed_with_the_boards_key(flo
     }
     # The board's own check (the firmware's link_auth) takes it under T3's key, once.
     assert request["ctr"] == 42  # one above the board's last: a board takes at most 1000 above it
-    board = Auth(keys.read_key(floor.dir + "/keys/T3.key"), CounterMemory(41))
+    # under the floor's role key it derives from its link key (docs/link.md, "Keys")
+    board = Auth(keys.read_key(floor.dir + "/keys/T3.key"), CounterMemory(41), ROLE_FLOOR)
     board.check(request)
     with pytest.raises(AuthError, match="replayed or old counter"):
         board.check(request)
+    with pytest.raises(AuthError, match="bad tag"):  # another table's board
+        Auth(keys.read_key(floor.dir + "/keys/T1.key"), CounterMemory(), ROLE_FLOOR).check(request)
     with pytest.raises(AuthError, match="bad tag"):
-        Auth(keys.read_key(floor.dir + "/keys/T1.key"), CounterMemory()).check(request)  # another table's board
-    with pytest.raises(AuthError, match="bad tag"):
-        Auth(keys.read_key(floor.dir + "/keys/T3.key"), CounterMemory()).check(dict(request, seq=14))
+        Auth(keys.read_key(floor.dir + "/keys/T3.key"), CounterMemory(), ROLE_FLOOR).check(dict(request, seq=14))
+    with pytest.raises(AuthError, match="bad tag"):  # the link key itself does not sign `verified`
+        Auth(keys.read_key(floor.dir + "/keys/T3.key"), CounterMemory(41)).check(dict(request, ctr=43))
     # The board's answers, as T3's gateway publishes them in the table's state
     # (host_tools/floor/gateway/downlink.py): on the alert, the tile and the history.
     answer = {"cmd": "verified", "alert": hold.id, "seq": 13, "ctr": 42, "ok": False, "at": 1}
@@ -286,3 +290,79 @@ def test_a_hold_cleared_by_surveillance_goes_down_signed_with_the_boards_key(flo
     floor.state("T3", ctr=43, downlinks=[refused, taken, replayed])
     assert floor.wait(lambda v: v.tiles["T3"]["state"]["downlinks"][-1] == replayed)
     assert hold.board == taken  # the board took it once: the replay refused does not undo that
+
+
+def test_guessing_a_password_is_throttled_then_locks_the_account_until_a_shift_manager_unlocks_it(floor, sessions):
+    from host_tools.floor.page import logins
+
+    client = client_for(floor, sessions)
+    statuses = []
+    for i in range(3):  # the first failures are answered at once
+        statuses.append(log_in(client, "tom", "guess %d" % i).status_code)
+    assert statuses == [401, 401, 401]
+    # From the third, the next try waits 1 s, then 2, 4, …: one during the wait is refused unread,
+    # the right password included.
+    early = log_in(client, "tom")
+    assert early.status_code == 429 and "Too many failed logins: try again in 2 s." in early.text
+    for _ in range(27):  # the audit's 30 wrong passwords, each after its delay
+        floor.clock.now += logins.MAX_DELAY_S + 1
+        statuses.append(log_in(client, "tom", "another guess").status_code)
+    assert statuses[:10] == [401] * 10 and statuses[10:] == [429] * 20  # locked at the 10th failure in a row
+    floor.clock.now += 3600
+    locked = log_in(client, "tom")  # the right one, an hour later: still refused
+    assert locked.status_code == 429
+    assert "This account is locked after 10 failed logins: a shift manager must unlock it." in locked.text
+    # Surveillance sees the alert; a shift manager lifts it.
+    [alert] = [a for a in floor.view.snapshot()[1] if a["kind"] == "login_locked"]
+    assert alert["required"] == ["shift_manager"] and alert["told"] == ["surveillance"]
+    assert alert["detail"].startswith("tom: 10 failed logins in a row")
+    audit = [e for e in floor.view.snapshot()[3] if e["action"] == "login_failed"]
+    assert len(audit) == 32 and {e["user"] for e in audit} == {"tom"}
+    assert sum(e["reason"] == "wrong name or password" for e in audit) == 10
+    assert [e["action"] for e in floor.view.log.entries()].count("login_failed") == 32  # kept in page.sqlite
+    ann = client_for(floor, sessions)
+    assert log_in(ann, "ann").status_code == 303
+    refused = ann.post("/ack", data={"alert": alert["id"], "note": "mine?", "csrf": token(ann.get("/").text)})
+    assert refused.status_code in (200, 303, 403)
+    assert floor.view.book.alerts[alert["id"]].open  # surveillance cannot lift it
+    sam = client_for(floor, sessions)
+    assert log_in(sam, "sam").status_code == 303
+    sam.post("/ack", data={"alert": alert["id"], "note": "tom called", "csrf": token(sam.get("/").text)})
+    assert floor.wait(lambda v: not v.book.alerts[alert["id"]].open)
+    assert (log_in(client, "tom").status_code, floor.view.book.alerts[alert["id"]].acks[0]["user"]) == (303, "sam")
+
+
+def test_a_page_restarted_keeps_the_lock(floor, sessions):
+    client = client_for(floor, sessions)
+    for _ in range(10):
+        log_in(client, "bob", "a guess")
+        floor.clock.now += 61
+    floor.fresh_view(keep_log=True)
+    again = client_for(floor, sessions)
+    assert log_in(again, "bob").status_code == 429
+    assert [a["detail"][:4] for a in floor.view.snapshot()[1] if a["kind"] == "login_locked"] == ["bob:"]
+
+
+def test_the_session_cookie_is_secure_over_https(floor, sessions):
+    app = make_app(floor.view, floor.floor, floor.dir, sessions, secure=True)
+    client = TestClient(app, base_url="https://pit.test")
+    ok = log_in(client, "ann")
+    assert ok.status_code == 303 and "Secure" in ok.headers["set-cookie"]
+    plain = log_in(client_for(floor, sessions), "ann")
+    assert "Secure" not in plain.headers["set-cookie"]
+
+
+def test_a_record_the_board_did_not_write_is_an_alert_for_supervisor_and_surveillance_never_a_point(floor, sessions):
+    j = Journal()
+    for d in POINTS_IN_ORDER[:8]:
+        j.roll(*d)
+    forged = dict(j.records[-1], mac="00" * 8)  # the 4th point, published with the gateway's account, MAC made up
+    floor.publish("T2", j, j.records[:-1] + [forged], journal_id=7)  # a journal of its own on the module's floor
+    assert floor.wait(lambda v: mine(v, "T2", "forged_record"))
+    (alert,) = mine(floor.view, "T2", "forged_record")
+    assert alert.missing() == ["supervisor", "surveillance"]
+    assert "a record T2's board did not write came from gateway-T2: record 9 of journal 7" in alert.detail
+    sevens = lambda v: [a for a in mine(v, "T2", "fire_4") if a.journal and a.journal[-1] == 7]  # noqa: E731
+    assert sevens(floor.view) == []  # stored nowhere, so no point
+    floor.publish("T2", j, j.records[-1:], journal_id=7)  # the genuine record 9 after it: stored, the point's alert
+    assert floor.wait(lambda v: sevens(v))

@@ -63,3 +63,47 @@ def test_times_must_be_positive(floor_dir):
         2,
         "host_tools floor: --escalate-after, --idle and --lifetime must be positive\n",
     )
+
+
+def test_a_certificate_without_its_key_or_a_bad_one_is_one_line(floor_dir, tmp_path):
+    done = page("--dir", floor_dir, "--cert-file", str(tmp_path / "page.crt"))
+    assert (done.returncode, done.stderr) == (2, "host_tools floor: page: --cert-file and --key-file go together\n")
+    (tmp_path / "page.crt").write_text("not a certificate\n")
+    (tmp_path / "page.key").write_text("not a key\n")
+    done = page("--dir", floor_dir, "--cert-file", str(tmp_path / "page.crt"), "--key-file", str(tmp_path / "page.key"))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert done.stderr.startswith("host_tools floor: page: cannot serve HTTPS with %s" % (tmp_path / "page.crt"))
+
+
+def test_the_page_serves_https_with_a_secure_cookie(tmp_path):
+    import ssl
+
+    import httpx
+    from progressive_floor import PEOPLE, Floor
+    from tls_certs import CA
+
+    from bench.floor.page_drive import PageProcess
+
+    floor = Floor(tmp_path / "floor", tables=("T1",))
+    page_proc = None
+    try:
+        ca = CA(str(tmp_path))
+        cert, key = ca.issue("pit.example", server=True)
+        port = broker.free_port()
+        page_proc = PageProcess(floor.dir, port, "--cert-file", cert, "--key-file", key)
+        assert page_proc.first_line == "pit page: https://127.0.0.1:%d/\n" % port
+        context = ssl.create_default_context(cafile=ca.cert_file)
+        with httpx.Client(base_url="https://127.0.0.1:%d" % port, verify=context) as client:
+            form = client.get("/login")
+            assert form.status_code == 200 and "Secure" in form.headers["set-cookie"]
+            csrf = form.text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+            name, (_, password) = "sam", PEOPLE["sam"]
+            ok = client.post("/login", data={"user": name, "password": password, "csrf": csrf})
+            assert ok.status_code == 303 and "Secure" in ok.headers["set-cookie"]
+            assert "HttpOnly" in ok.headers["set-cookie"]
+        with pytest.raises(httpx.HTTPError):  # plain HTTP on the same port is not served
+            httpx.get("http://127.0.0.1:%d/login" % port, timeout=5)
+    finally:
+        if page_proc is not None:
+            page_proc.stop()
+        floor.close()

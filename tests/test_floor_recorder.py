@@ -8,22 +8,26 @@ import json
 import pytest
 
 from crapsboard.journal import journal_record as jr
-from host_tools.floor.base import topics
+from host_tools.floor.base import floorkeys, topics
 from host_tools.floor.recorder import service as rec
 from host_tools.floor.recorder.store import Store
 
 FLOOR = "main"
 BOARD = "240ac4000001"
+LINK_KEY = bytes(range(32))  # the board's link key; the floor holds only the journal key derived from it
+JOURNAL_KEY = floorkeys.derive(LINK_KEY, "journal")
 
 
-def chain(n, journal=1, t0=0, head=None):
-    """[(payload, record)] of records 1..n of a journal, each carrying the chain hash before it."""
-    head = head or jr.encode_head(bytes.fromhex(BOARD), journal, 7)
+def chain(n, journal=1, t0=0, head=None, key=JOURNAL_KEY):
+    """[(payload, record)] of records 1..n of a journal, each carrying the chain hash before it
+    and its MAC under `key` (the board's journal key; None: no MAC, a format 1 record)."""
+    mac = jr.Mac(key) if key else None
+    head = head or jr.encode_head(bytes.fromhex(BOARD), journal, 7, mac.key_id() if mac else None)
     prev = jr.genesis(head)
     out = []
     for seq in range(1, n + 1):
         dice = [1 + seq % 6, 1 + (seq * 5) % 6]
-        _, digest = jr.encode(prev, seq, t0 + 400 * seq, 1, dice[0] * 8 + dice[1])
+        _, digest = jr.encode(prev, seq, t0 + 400 * seq, 1, dice[0] * 8 + dice[1], b"", b"", mac)
         record = {
             "seq": seq,
             "t": t0 + 400 * seq,
@@ -32,6 +36,8 @@ def chain(n, journal=1, t0=0, head=None):
             "dice": dice,
             "link": digest[:8].hex(),
         }
+        if mac:
+            record["mac"] = mac.tag(digest).hex()
         payload = topics.event_payload("T1", BOARD, journal, record, prev.hex(), head.hex() if seq == 1 else None)
         out.append((payload, record))
         prev = digest
@@ -42,7 +48,12 @@ def chain(n, journal=1, t0=0, head=None):
 def recorder(tmp_path):
     store = Store(str(tmp_path / "recorder.sqlite"))
     sent = []
-    r = rec.Recorder(store, FLOOR, publish=lambda topic, payload, retain: sent.append((topic, payload, retain)))
+    r = rec.Recorder(
+        store,
+        FLOOR,
+        publish=lambda topic, payload, retain: sent.append((topic, payload, retain)),
+        keys=floorkeys.JournalKeys(given={"T1": JOURNAL_KEY}),
+    )
     r.sent = sent
     yield r
     store.close()
@@ -66,15 +77,22 @@ def test_each_record_is_stored_once_in_order_and_copies_are_dropped(recorder):
     recorder.tick(now=0.0)  # `recorded` goes out, retained: the gateways republish from there
     topic, payload, retain = recorder.sent[-1]
     assert topic == "crapsfloor/v1/main/table/T1/recorded" and retain
-    assert json.loads(payload) == {"journal": {"board": BOARD, "id": 1}, "seq": 6, "table": "T1", "v": 1}
+    body = json.loads(payload)
+    assert body.pop("hash") == recorder.store.stored("T1", BOARD, 1, 6)[1]  # the chain hash after record 6
+    assert body == {"journal": {"board": BOARD, "id": 1}, "seq": 6, "table": "T1", "v": 1}  # no receipt key here
 
 
 def test_records_arriving_out_of_order_after_a_republish_are_each_kept_and_checked(recorder):
     records = chain(5)
-    for i in (0, 1, 3, 4, 2):  # 3 came late
-        assert event(recorder, records[i][0]) == "stored"
+    # 3 came late: 4 and 5 wait (their MACs checked) and are stored once 3 closes the gap
+    assert [event(recorder, records[i][0]) for i in (0, 1, 3, 4)] == ["stored", "stored", "waiting", "waiting"]
+    assert stored(recorder) == [1, 2]
+    assert event(recorder, records[4][0]) == "waiting"  # a copy of a waiting record waits once
+    assert event(recorder, records[2][0]) == "stored"
     assert stored(recorder) == [1, 2, 3, 4, 5]
+    assert recorder.store.db.execute("select count(*) from waiting").fetchone()[0] == 0
     assert recorder.store.alerts() == []
+    assert [event(recorder, p) for p, _ in records] == ["duplicate"] * 5
 
 
 def test_a_hole_that_stays_open_is_a_gap_alert_once(recorder):
@@ -86,9 +104,14 @@ def test_a_hole_that_stays_open_is_a_gap_alert_once(recorder):
     recorder.tick(now=100.0 + rec.GAP_GRACE_S)
     recorder.tick(now=200.0)
     alerts = recorder.store.alerts()
-    assert [(a["kind"], a["text"]) for a in alerts] == [("gap", "table T1 journal 1: records 3-4 never arrived")]
+    assert [(a["kind"], a["text"]) for a in alerts] == [
+        ("gap", "table T1 journal 1: records 3-4 never arrived (the later ones wait, their MACs checked)")
+    ]
     alert_topics = [t for t, _, _ in recorder.sent if "/alert/" in t]
     assert alert_topics == ["crapsfloor/v1/main/alert/a1"]
+    assert stored(recorder) == [1, 2]  # 5 waits, not lost
+    assert [event(recorder, records[i][0]) for i in (3, 2)] == ["waiting", "stored"]
+    assert stored(recorder) == [1, 2, 3, 4, 5]
 
 
 def test_a_record_the_floor_holds_with_another_link_is_not_stored_and_is_an_alert(recorder):
@@ -166,3 +189,96 @@ def test_record_one_must_start_from_the_journals_head(recorder):
     obj["head"] = jr.encode_head(bytes.fromhex(BOARD), 1, 8).hex()  # another head than the chain's
     assert event(recorder, json.dumps(obj).encode()) == "rejected"
     assert [a["kind"] for a in recorder.store.alerts()] == ["chain broken"]
+
+
+def forged(payload, **record_fields):
+    obj = json.loads(payload)
+    obj["record"].update(record_fields)
+    return json.dumps(obj).encode()
+
+
+@pytest.mark.parametrize(
+    "how",
+    ["a MAC of zeros", "a MAC under another key", "no MAC", "the public chain recomputed, MAC under another key"],
+)
+def test_a_record_the_board_did_not_write_is_stored_nowhere_and_the_genuine_one_still_is(recorder, how):
+    genuine = chain(4)
+    for p, _ in genuine[:2]:
+        event(recorder, p)
+    if how == "a MAC of zeros":
+        fake = forged(genuine[2][0], mac="00" * 8)
+    elif how == "no MAC":
+        fake = chain(4, key=None)[2][0]  # a format 1 record: the public chain alone
+    elif how == "a MAC under another key":
+        fake = chain(4, key=bytes(32))[2][0]
+    else:  # a seven made a twelve, its link made to match: every key the gateway host holds is no journal key
+        obj = json.loads(genuine[2][0])
+        prev = bytes.fromhex(obj["prev"])
+        other = jr.Mac(floorkeys.derive(LINK_KEY, "gateway"))
+        _, digest = jr.encode(prev, 3, obj["record"]["t"], 1, 6 * 8 + 6, b"", b"", other)
+        fake = forged(genuine[2][0], arg=54, dice=[6, 6], link=digest[:8].hex(), mac=other.tag(digest).hex())
+    assert event(recorder, fake) == "rejected"
+    assert stored(recorder) == [1, 2]
+    assert recorder.store.db.execute("select count(*) from waiting").fetchone()[0] == 0
+    [alert] = recorder.store.alerts()
+    assert alert["kind"] == rec.NOT_THE_BOARDS
+    assert "a record T1's board did not write came from gateway-T1: record 3 of journal 1" in alert["text"]
+    assert [t for t, _, _ in recorder.sent if "/alert/" in t] == ["crapsfloor/v1/main/alert/a1"]
+    # the genuine record 3, arriving after the forgery, takes its place
+    assert [event(recorder, p) for p, _ in genuine[2:]] == ["stored", "stored"]
+    assert stored(recorder) == [1, 2, 3, 4]
+
+
+def test_a_forged_record_after_a_gap_does_not_wait_and_the_genuine_one_closes_it(recorder):
+    genuine = chain(6)
+    event(recorder, genuine[0][0])
+    assert event(recorder, forged(genuine[4][0], mac="11" * 8)) == "rejected"  # a forged 5 cannot wait
+    assert recorder.store.db.execute("select count(*) from waiting").fetchone()[0] == 0
+    assert [event(recorder, genuine[i][0]) for i in (4, 5, 1, 2, 3)] == ["waiting"] * 2 + ["stored"] * 3
+    assert stored(recorder) == [1, 2, 3, 4, 5, 6]
+
+
+def test_a_table_whose_journal_key_the_floor_lacks_stores_nothing(recorder):
+    obj = json.loads(chain(1)[0][0])
+    obj["table"] = "T2"
+    payload = json.dumps(obj).encode()
+    assert recorder.handle(topics.table(FLOOR, "T2", "event"), payload) == "rejected"
+    [alert] = recorder.store.alerts()
+    assert alert["kind"] == rec.NOT_THE_BOARDS and "no journal key for table T2" in alert["text"]
+
+
+def test_waiting_records_outlast_a_restart_of_the_recorder(tmp_path):
+    path = str(tmp_path / "r.sqlite")
+    keys = floorkeys.JournalKeys(given={"T1": JOURNAL_KEY})
+    records = chain(4)
+    first = rec.Recorder(Store(path), FLOOR, keys=keys)
+    assert [event(first, records[i][0]) for i in (0, 2, 3)] == ["stored", "waiting", "waiting"]
+    first.store.close()
+    again = rec.Recorder(Store(path), FLOOR, keys=keys)
+    assert event(again, records[1][0]) == "stored"
+    assert stored(again) == [1, 2, 3, 4]
+    again.store.close()
+
+
+def test_recorded_carries_the_recorders_receipt_the_board_checks(tmp_path):
+    import hashlib
+    import hmac
+
+    floorkeys.provision(str(tmp_path), "T1", LINK_KEY, ("journal", "receipt"))
+    sent = []
+    r = rec.Recorder(
+        Store(str(tmp_path / "r.sqlite")),
+        FLOOR,
+        publish=lambda topic, payload, retain: sent.append((topic, payload)),
+        keys=floorkeys.JournalKeys(str(tmp_path)),
+    )
+    for p, _ in chain(4):
+        assert event(r, p) == "stored"
+    r.tick(now=0.0)
+    body = json.loads(sent[-1][1])
+    assert body["seq"] == 4 and body["hash"] == r.store.stored("T1", BOARD, 1, 4)[1]
+    # what the board computes (crapsboard/link/link_admin.py): HMAC(HMAC(link key, the receipt label), text)
+    receipt_key = hmac.new(LINK_KEY, b"crapsboard role receipt", hashlib.sha256).digest()
+    text = ("crapsboard receipt %s 1 4 %s" % (BOARD, body["hash"])).encode()
+    assert body["receipt"] == hmac.new(receipt_key, text, hashlib.sha256).hexdigest()
+    r.store.close()

@@ -21,7 +21,7 @@ from pit_floor import FIFTH_AND_SIXTH, TO_FOURTH_POINT, PitFloor
 from bench.floor import localfloor
 from bench.floor.localfloor import have_mosquitto, shared_template
 from host_tools import keys
-from host_tools.floor.base import floordir, topics
+from host_tools.floor.base import floordir, floorkeys, topics
 from host_tools.floor.page import downlink
 from host_tools.floor.page.bus import PersonBus, ServiceBus
 from host_tools.floor.page.floorview import FloorView
@@ -168,8 +168,15 @@ def test_a_hold_cleared_by_surveillance_lights_verified_pay_on_the_board_and_the
     assert localfloor.publish(floor.rig, "page", topic, topics.encode(dict(signed, request=forged)))
     assert floor.outcome("forged-1", now + 1)["error"] == "bad tag"
 
+    # Signed with every key the gateway host holds (its gateway key): refused too.
+    now = floor.state()["ctr"]
+    gateway_key = floorkeys.read(floor.rig.dir, "T1", "gateway")
+    by_gateway = sign(gateway_key, dict(signed["request"], ctr=now + 1, alert="gw-1"))
+    assert localfloor.publish(floor.rig, "page", topic, topics.encode(dict(signed, request=by_gateway)))
+    assert floor.outcome("gw-1", now + 1)["error"] == "bad tag"
+
     # A person cannot publish there at all: the broker's ACL drops it, the board never sees it.
-    key = keys.read_key(floor.rig.key("T1"))
+    key = floorkeys.read(floor.rig.dir, "T1", "floor")
     stranger = sign(key, dict(signed["request"], ctr=now + 1, alert="stranger-1"))
     assert localfloor.publish(
         floor.rig, "bob", topic, topics.encode(dict(signed, request=stranger)), password=PEOPLE["bob"][1]

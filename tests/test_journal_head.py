@@ -5,13 +5,14 @@ firmware's App and link on littlefs-backed files (tests/vm/link_app_session.py
 under CPython, as test_link_app.py runs it); the host side is
 host_tools.board_records with its records beside the key file."""
 
+import functools
 import json
 import os
 
 import pytest
 from test_link_app import KEY, request, session
 
-from host_tools import HostToolError, board_records
+from host_tools import HostToolError, board_records, sync
 
 BOARD = "73696d626f617264"  # the session's board id
 
@@ -89,3 +90,47 @@ def test_a_head_not_signed_by_the_board_s_key_is_refused(tmp_path, host):
     # A host without the board's key cannot check it, and says so.
     (host / (BOARD + ".key")).unlink()
     assert board_records.check_head(seen) == "journal head not checked: no key for board %s on this host" % BOARD
+
+
+class SessionLink:
+    """The board's link for sync.still_holds: each request a session of its own."""
+
+    def __init__(self, board):
+        self.board = board
+
+    def request(self, cmd, **args):
+        return json.loads(session("cpython", self.board, [request(1, cmd, **args)])[0][0])
+
+
+def test_records_deleted_then_played_past_went_back(tmp_path, host):
+    board = tmp_path / "board"
+    board.mkdir()
+    session("cpython", board, ["keys 3 3 2 2 5 5"])
+    assert (
+        board_records.check_head(hello(board), holds=functools.partial(sync.still_holds, SessionLink(board))) is None
+    )  # record 5 seen
+    newest_staged(board).unlink()
+    newest_staged(board).unlink()
+    session("cpython", board, ["keys 6 6 4 4 3 3"])  # restart 4, then three rolls: past record 5 again
+    after = hello(board)
+    assert after["head"]["seq"] > 5 and after["journal"]["fault"] is None
+    with pytest.raises(HostToolError) as e:
+        board_records.check_head(after, holds=functools.partial(sync.still_holds, SessionLink(board)))
+    assert e.value.code == 1
+    assert str(e.value).startswith(
+        "board %s's journal went back: record 5 no longer has the chain hash of journal 1 record 5" % BOARD
+    )
+    assert json.loads((host / (BOARD + ".head")).read_text())["seq"] == 5  # the saved head is kept
+
+
+def test_a_board_that_played_on_still_holds_the_record_seen(tmp_path, host):
+    board = tmp_path / "board"
+    board.mkdir()
+    session("cpython", board, ["keys 3 3 2 2"])
+    first = hello(board)
+    assert board_records.check_head(first, holds=functools.partial(sync.still_holds, SessionLink(board))) is None
+    session("cpython", board, ["keys 5 5 6 6"])
+    after = hello(board)
+    assert after["head"]["seq"] > first["head"]["seq"]
+    assert board_records.check_head(after, holds=functools.partial(sync.still_holds, SessionLink(board))) is None
+    assert json.loads((host / (BOARD + ".head")).read_text())["seq"] == after["head"]["seq"]

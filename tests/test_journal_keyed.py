@@ -125,3 +125,31 @@ def test_verify_files_names_the_key_it_checked_with(tmp_path):
 def test_a_keyed_roll_that_is_not_two_dice_is_a_fault_naming_it(results, arg):
     # Chain and MAC made with the board's own key: the restore still checks each die is 1 to 6.
     assert results[0]["bad dice %d" % arg] == "corrupt 3 0 corrupt: record 3: roll %d is not two dice" % arg
+
+
+def test_a_format_1_journal_of_a_board_this_host_deployed_is_refused(tmp_path, monkeypatch):
+    """The audit's downgrade: a keyed journal rewritten as format 1 with one roll changed passes the
+    public chain; a host that holds the board's key and deployed it refuses it (exit 1, one line)."""
+    from host_tools import board_records
+
+    folder = tmp_path / "keys"
+    folder.mkdir(mode=0o700)
+    monkeypatch.setenv("CRAPSBOARD_KEYS", str(folder))
+    monkeypatch.delenv("CRAPSBOARD_PASSPHRASE", raising=False)
+    head = jr.encode_head(b"\xab\xcd", 1, 0)  # format 1: no key id
+    record, _ = jr.encode(jr.genesis(head), 1, 0, jr.ROLL, 6 * 8 + 6)  # a twelve, the public chain made to match
+    files = {"head": head, "s0": record}
+    records, summary = journal_log.verify_files(files)  # a host that knows nothing of the board: public chain
+    assert len(records) == 1 and "format 1 journal: public chain only" in summary
+    key = folder / "abcd.key"
+    key.write_text(KEY.hex() + "\n")
+    key.chmod(0o600)
+    journal_log.verify_files(files)  # the key alone: the board may predate the keyed chain
+    board_records.save("abcd", "deployed", {"hash": "f" * 64, "version": "1", "when": "2026-11-27T14:02:00Z"})
+    with pytest.raises(HostToolError) as e:
+        journal_log.verify_files(files)
+    assert e.value.code == 1 and "\n" not in str(e.value)
+    assert str(e.value) == (
+        "board abcd was deployed from this host (2026-11-27T14:02:00Z) and writes keyed journals: a format 1"
+        " journal for it is refused (an unkeyed rewrite passes the public chain)"
+    )

@@ -14,7 +14,7 @@ from conftest import ROOT
 
 from crapsboard.journal import journal_read as jread
 from crapsboard.journal import journal_record as jr
-from host_tools import journal_log
+from host_tools import journal_log, keys
 
 SCRIPT = "tests/vm/link_app_session.py"
 KEY = b"k" * 32  # tests/vm/link_app_session.py's board key
@@ -68,9 +68,11 @@ def request(rid, cmd, **args):
 
 
 def signed(rid, cmd, ctr, key=KEY, **args):
+    """The request signed as its role signs it: `key` is the board's link key, the tag is under
+    the key of `cmd`'s role (host_tools.keys.command_key; docs/link.md, "Keys")."""
     req = dict(id=rid, cmd=cmd, ctr=ctr, **args)
     body = json.dumps(req, sort_keys=True, separators=(",", ":")).encode()
-    req["tag"] = hmac.new(key, body, hashlib.sha256).hexdigest()
+    req["tag"] = hmac.new(keys.command_key(key, cmd), body, hashlib.sha256).hexdigest()
     return "> " + json.dumps(req)
 
 
@@ -350,6 +352,26 @@ def test_time_refused_backwards_or_implausible_is_journaled_and_changes_nothing(
     assert times == [(0, set_at), (2, set_at - 51), (0, set_at - 50), (1, 4102444801), (1, 1704067199)]
 
 
+def test_the_clock_walked_back_a_minute_at_a_time_stops_at_60_s_in_all_since_power_up(tmp_path):
+    # The audit: 30 signed `time`s, each 59-60 s back, moved the clock 29.5 min back.
+    set_at = 1763900000
+    commands = [signed(1, "time", 1, unix=set_at)]
+    for i in range(5):  # each 59 s before the clock, half a second apart
+        commands += ["wait 500", signed(2 + i, "time", 2 + i, unix=set_at - 59 * (i + 1))]
+    commands += [signed(7, "time", 7, unix=set_at + 60), request(8, "events", since=1)]
+    replies = both(tmp_path, commands)
+    assert one(replies[0])["ok"] and one(replies[2])["unix"] == set_at - 59  # 59 s back: taken
+    assert one(replies[4])["error"] == (
+        "time refused: 1763899882 is 59 s before the board's clock 1763899941"
+        " (at most 60 s back since power-up, 59 s used); journaled"
+    )
+    assert all("refused" in one(replies[k])["error"] for k in (6, 8, 10))
+    assert one(replies[11])["ok"]  # forwards is always taken
+    times = [(e["arg"], e["unix"]) for e in one(replies[12])["events"] if e["kind"] == "time"]
+    assert times[:3] == [(0, set_at), (0, set_at - 59), (2, set_at - 118)]  # every set journaled
+    assert [a for a, _ in times] == [0, 0, 2, 2, 2, 2, 0]
+
+
 def test_a_board_without_a_journal_refuses_a_clock_set_backwards_by_its_own_clock(tmp_path):
     # No journal to hold the wall clock: the clock set this boot is the floor.
     set_at = 1763900000
@@ -417,12 +439,50 @@ def chain_after(directory, seq):
     return [r for r in records if r.seq == seq][0].hash.hex()
 
 
+SESSION_BOARD = "73696d626f617264"  # the session's board id
+
+
+def receipt(journal, seq, head, key=KEY):
+    """The floor recorder's receipt for the session board's journal up to `seq`."""
+    return keys.receipt_tag(keys.role_key(key, "receipt"), SESSION_BOARD, journal, seq, head)
+
+
+def test_journal_reset_without_the_recorders_receipt_is_refused_the_audits_three_resets(tmp_path):
+    # The audit: three signed journal_resets built from hello's public head, no download, all
+    # accepted. Now each needs the recorder's receipt; the link key alone, the journal key, the
+    # gateway's key, or a receipt for less than the whole journal make none.
+    first = tmp_path / "first"
+    first.mkdir()
+    session("cpython", first, ["keys 3 3 2 2"])
+    proof = dict(journal=1, seq=3, head=chain_after(first / "journal", 3))
+    args = (SESSION_BOARD, 1, 3, proof["head"])
+    fakes = [
+        "00" * 32,
+        keys.receipt_tag(KEY, *args),  # the link key itself
+        keys.receipt_tag(keys.role_key(KEY, "gateway"), *args),
+        keys.receipt_tag(jread.journal_key(KEY), *args),
+        receipt(1, 2, proof["head"]),  # a receipt for less than all of it
+    ]
+    commands = ["keys 3 3 2 2"] + [
+        signed(10 + i, "journal_reset", i + 1, receipt=r, **proof) for i, r in enumerate(fakes + fakes[:1] * 2)
+    ]
+    replies = both(tmp_path, commands + [request(30, "hello")])
+    want = (
+        "journal_reset refused: no recorder's receipt for journal 1 up to record 3: the floor has not"
+        " received every record"
+    )
+    assert [one(r)["error"] for r in replies[1:-1]] == [want] * 7
+    assert one(replies[-1])["journal"]["id"] == 1
+    assert not (tmp_path / "cpython" / "journal.old").exists()  # nothing erased
+
+
 def test_journal_reset_starts_a_new_journal_recorded(tmp_path):
     # 3 records (journal start, two rolls); the host downloaded and verified them.
     first = tmp_path / "first"
     first.mkdir()
     session("cpython", first, ["keys 3 3 2 2"])
     proof = dict(journal=1, seq=3, head=chain_after(first / "journal", 3))
+    proof["receipt"] = receipt(1, 3, proof["head"])
     replies = both(
         tmp_path,
         [
@@ -450,10 +510,10 @@ def test_journal_reset_refuses_without_the_download_and_never_drops_an_unread_jo
     head2 = chain_after(first / "journal", 2)
     commands = [
         "keys 3 3",
-        signed(1, "journal_reset", 1, journal=1, seq=1, head=head2),  # not up to the last record
-        signed(2, "journal_reset", 2, journal=1, seq=2, head="00" * 32),  # not the chain the board has
+        signed(1, "journal_reset", 1, journal=1, seq=1, head=head2, receipt=receipt(1, 1, head2)),  # not the last
+        signed(2, "journal_reset", 2, journal=1, seq=2, head="00" * 32, receipt=receipt(1, 2, "00" * 32)),
         "state",
-        signed(3, "journal_reset", 3, journal=1, seq=2, head=head2),  # downloaded: accepted
+        signed(3, "journal_reset", 3, journal=1, seq=2, head=head2, receipt=receipt(1, 2, head2)),  # accepted
         request(4, "hello"),
     ]
     replies = both(tmp_path, commands)
@@ -467,7 +527,20 @@ def test_journal_reset_refuses_without_the_download_and_never_drops_an_unread_jo
     (board / "journal.old" / "downloaded").unlink()
     head = json.loads(session("cpython", board, [request(5, "hello")])[0][0])["head"]
     refused = session(
-        "cpython", board, [signed(6, "journal_reset", 4, journal=2, seq=head["seq"], head=head["hash"]), "state"]
+        "cpython",
+        board,
+        [
+            signed(
+                6,
+                "journal_reset",
+                4,
+                journal=2,
+                seq=head["seq"],
+                head=head["hash"],
+                receipt=receipt(2, head["seq"], head["hash"]),
+            ),
+            "state",
+        ],
     )
     assert json.loads(refused[0][0])["error"].startswith(
         "journal_reset refused: journal.old, an earlier journal, was never downloaded over the link"

@@ -15,6 +15,7 @@ from vm import link_vectors as lv
 from crapsboard.base.hmac256 import hmac_sha256
 from crapsboard.link.link import CounterFile, Link
 from crapsboard.link.link_auth import canonical
+from host_tools import keys
 from sim import runtime
 
 # RFC 4231 section 4: (key, data, HMAC-SHA-256); case 5's output is truncated to 128 bits there.
@@ -87,8 +88,10 @@ def test_canonical_form_is_cpython_json_dumps_sorted_and_compact(request):
 
 
 def host_sign(request, key=lv.KEY):
-    """What a host does, written with CPython's own json and hmac (not the firmware's)."""
+    """What a host does, written with CPython's own json and hmac (not the firmware's): `key` the
+    board's link key, the tag under the key of the command's role (`time`: the gateway's)."""
     body = json.dumps({k: v for k, v in request.items() if k != "tag"}, sort_keys=True, separators=(",", ":"))
+    key = keys.command_key(key, request.get("cmd"))
     return dict(request, tag=hmac.new(key, body.encode(), hashlib.sha256).hexdigest())
 
 
@@ -270,3 +273,54 @@ def test_the_counter_file_on_littlefs_under_micropython():
         '{"id": 4, "ok": false, "error": "counter unreadable: provision the board again"}',
         "100",
     ]
+
+
+# Every signed command with its arguments, and the one key that signs it (docs/link.md, "Keys").
+SIGNED = {
+    "config_set": ({"config": {"fire": "4"}}, "link"),
+    "maintenance": ({}, "link"),
+    "journal_reset": ({"journal": 1, "seq": 2, "head": "00", "receipt": "00"}, "link"),
+    "time": ({"unix": 1795000000}, "gateway"),
+    "progressive": ({"game": "MEA", "state": "open", "amount": 1, "at": 1795000000}, "gateway"),
+    "verified": ({"journal": 1, "seq": 2, "by": "ann", "alert": "a1"}, "floor"),
+}
+
+
+def test_each_signed_command_is_taken_under_its_roles_key_and_refused_under_any_other():
+    from crapsboard.link.link import SPECS, CounterMemory
+
+    assert sorted(SIGNED) == sorted(cmd for cmd, (_, signed) in SPECS.items() if signed)
+    every = {
+        "link": lv.KEY,
+        "gateway": keys.role_key(lv.KEY, "gateway"),
+        "floor": keys.role_key(lv.KEY, "floor"),
+        "receipt": keys.role_key(lv.KEY, "receipt"),
+        "journal": hmac.new(lv.KEY, b"crapsboard journal v2", hashlib.sha256).digest(),
+    }
+    for cmd, (args, role) in SIGNED.items():
+        ran = []
+        link = Link({cmd: lambda request, ran=ran: ran.append(request["cmd"])}, lv.KEY, CounterMemory())
+        ctr = 0
+        for name, key in every.items():
+            ctr += 1
+            request = dict(args, id=ctr, cmd=cmd, ctr=ctr)
+            body = json.dumps(request, sort_keys=True, separators=(",", ":")).encode()
+            reply = send(link, dict(request, tag=hmac.new(key, body, hashlib.sha256).hexdigest()))
+            assert reply["ok"] == (name == role), (cmd, name, reply)
+            if name != role:
+                assert reply["error"] == "bad tag"
+        assert ran == [cmd]  # the handler ran once: under its role's key
+
+
+def test_auth_without_a_role_checks_under_the_link_key_and_a_receipt_needs_a_key():
+    from crapsboard.link.link import CounterMemory
+    from crapsboard.link.link_auth import Auth, AuthError, receipt_ok
+
+    request = host_sign({"id": 1, "cmd": "config_set", "config": {"fire": "4"}, "ctr": 1})
+    Auth(lv.KEY, CounterMemory()).check(request)  # the default role: the link key itself
+    with pytest.raises(AuthError, match="bad tag"):
+        Auth(lv.KEY, CounterMemory(), b"crapsboard role gateway").check(request)
+    tag = keys.receipt_tag(keys.role_key(lv.KEY, "receipt"), "ab", 1, 2, "00")
+    assert receipt_ok(lv.KEY, "ab", 1, 2, "00", tag) is True
+    assert receipt_ok(lv.KEY, "ab", 1, 3, "00", tag) is False
+    assert receipt_ok(None, "ab", 1, 2, "00", tag) is False  # a board without a key takes no receipt

@@ -298,7 +298,7 @@ def documented_commands():
     with open(os.path.join(ROOT, "docs", "link.md"), encoding="utf-8") as f:
         for line in f:
             cells = [c.strip() for c in line.split("|")[1:-1]]
-            if len(cells) != 5 or not re.fullmatch(r"`\w+`", cells[0]) or cells[2] not in ("yes", "no"):
+            if len(cells) != 5 or not re.fullmatch(r"`\w+`", cells[0]) or cells[2] not in SIGNED_WORDS:
                 continue
             args = cells[1].split(":")[0]
             found = [(m.group(1), m.group(2) or "") for m in re.finditer(r"`(\w+)`(?: \(([^)]*)\))?", args)]
@@ -307,8 +307,12 @@ def documented_commands():
                 # "`journal`, `seq` (integers)": an argument without words takes the next one's type
                 words = words or next(w for _, w in found[i:] if w)
                 typed.append((name, words.split(",")[0].split(" ")[0], "optional" not in words))
-            out[cells[0].strip("`")] = (typed, cells[2] == "yes")
+            out[cells[0].strip("`")] = (typed, SIGNED_WORDS[cells[2]])
     return out
+
+
+# docs/link.md's "signed" column: no, yes (the link key itself: the technician's), or the role whose key signs
+SIGNED_WORDS = {"no": False, "yes": True, "gateway": b"crapsboard role gateway", "floor": b"crapsboard role floor"}
 
 
 def test_every_command_takes_the_arguments_docs_link_md_lists_and_is_signed_as_it_says():
@@ -322,7 +326,9 @@ def test_every_command_takes_the_arguments_docs_link_md_lists_and_is_signed_as_i
         len(documented) == 13
         and "verified" in documented
         and "progressive" in documented
-        and documented["time"] == ([("unix", "integer", True)], True)
+        and documented["time"] == ([("unix", "integer", True)], b"crapsboard role gateway")
+        and documented["verified"][1] == b"crapsboard role floor"
+        and documented["config_set"][1] is True
     )
     assert documented["events"] == ([("since", "integer", True), ("limit", "integer", False)], False)
     assert sorted(documented) == sorted(link.SPECS)

@@ -20,7 +20,7 @@ import sys
 import time
 
 from host_tools import keys, sync
-from host_tools.floor.base import floordir, topics
+from host_tools.floor.base import floordir, floorkeys, topics
 from host_tools.floor.bus import broker
 from host_tools.floor.recorder.store import Store
 from host_tools.link import BoardLink
@@ -129,6 +129,7 @@ class Rig:
         for t in self.tables:
             shutil.copy(key_file, self.key(t))
             shutil.copy(image, self.image(t))
+            floorkeys.provision(self.dir, t, keys.read_key(key_file))
         broker.write_config(self.dir, floor)
         self.broker = broker.Broker(self.dir)
         self.boards, self.gateways, self.recorder = {}, {}, None

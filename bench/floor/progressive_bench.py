@@ -34,7 +34,7 @@ import time
 
 import paho.mqtt.client as mqtt
 
-from bench.floor import localfloor
+from bench.floor import localfloor, progressive_feed
 from bench.floor.progressive_feed import TableJournal
 from host_tools.floor.base import floordir, topics
 from host_tools.floor.bus import broker
@@ -59,6 +59,7 @@ class Bench:
         self.dir = directory
         floor = floordir.new_floor(directory, tables=TABLES, port=broker.free_port(), ws_port=broker.free_port())
         broker.write_config(directory, floor)
+        progressive_feed.provision(directory, TABLES)
         floordir.write_json(params.params_path(directory), params.default_params())
         integrity.install(directory)  # the installation step: the controller's code recorded
         self.port = floor["port"]

@@ -2,11 +2,30 @@
 tests and the bench: the record's fields as a board's link sends them (the kind
 by number, as a board whose firmware does not name it yet sends it), its real
 chain link from the firmware's own codec (journal_record.encode), and `prev`,
-so the controller's and the recorder's checks apply as to a board's records."""
+so the controller's and the recorder's checks apply as to a board's records.
+Each record carries its MAC under the journal key of FEED_LINK_KEY, the link
+key a rig's fed tables are provisioned with (provision)."""
+
+import hashlib
 
 from crapsboard.journal import journal_record as jr
-from host_tools.floor.base import topics
+from host_tools.floor.base import floorkeys, topics
 from host_tools.floor.progressive import messages
+
+
+def feed_link_key(table):
+    """The link key of a fed table's (imaginary) board: fixed per table, so a rig and its records agree."""
+    return hashlib.sha256(b"crapsboard bench feed " + table.encode()).digest()
+
+
+def provision(directory, tables):
+    """The floor's role keys of each fed table (`floor provision` as a technician runs it)."""
+    for t in tables:
+        floorkeys.provision(directory, t, feed_link_key(t))
+
+
+def journal_mac(table):
+    return jr.Mac(floorkeys.derive(feed_link_key(table), "journal"))
 
 
 class TableJournal:
@@ -18,7 +37,8 @@ class TableJournal:
         self.board = board + table
         self.journal_id = journal_id
         self.seq = 0
-        self.hash = jr.genesis(jr.encode_head(self.board.encode(), journal_id, 0))
+        self.mac = journal_mac(table)
+        self.hash = jr.genesis(jr.encode_head(self.board.encode(), journal_id, 0, self.mac.key_id()))
 
     def record(self, kind, count, game, positions=None, payload=None):
         """(the record's event payload for the bus, the record). `payload`: the
@@ -47,10 +67,11 @@ class TableJournal:
     def _append(self, kind, count, payload, state=b""):
         self.seq += 1
         prev = self.hash
-        _, digest = jr.encode(prev, self.seq, self.seq * 1000, kind, count, state, payload)
+        _, digest = jr.encode(prev, self.seq, self.seq * 1000, kind, count, state, payload, self.mac)
         rec = {"seq": self.seq, "t": self.seq * 1000, "kind": str(kind), "arg": count, "payload": payload.hex()}
         if state:
             rec["state"] = state.hex()
         rec["link"] = digest[: jr.LINK_SIZE].hex()
+        rec["mac"] = self.mac.tag(digest).hex()
         self.hash = digest
         return topics.event_payload(self.table, self.board, self.journal_id, rec, prev.hex()), rec

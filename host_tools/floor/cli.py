@@ -8,7 +8,7 @@ import sys
 
 from host_tools import EXIT_USAGE, HostToolError
 from host_tools.floor import floor_init, pit_cli
-from host_tools.floor.base import floordir, topics
+from host_tools.floor.base import floordir, floorkeys, topics
 from host_tools.floor.base.presence import shown
 from host_tools.floor.bus import mqtt, retained
 
@@ -57,7 +57,9 @@ def _gateway_arguments(parser):
         "--password-file", help="the account's password (default DIR/secrets/USER; none with --cert-file)"
     )
     parser.add_argument("--outbox", help="SQLite outbox (default DIR/gateways/TABLE.sqlite)")
-    parser.add_argument("--key", help="the table's board key (default DIR/keys/TABLE.key)")
+    parser.add_argument(
+        "--key", help="the table's gateway key (default DIR/keys/TABLE.gateway, from `floor provision`)"
+    )
     parser.add_argument("--keepalive", type=int, default=mqtt.KEEPALIVE_S, help="MQTT keepalive, seconds")
     parser.add_argument("--timeout", type=float, default=3.0, help="seconds to wait for each board reply")
     _tls_arguments(parser)
@@ -66,6 +68,7 @@ def _gateway_arguments(parser):
 
 def _run_gateway(args):
     from host_tools import keys
+    from host_tools.floor.base import floorkeys
     from host_tools.floor.gateway.service import Gateway, serve
 
     d = floordir.floor_dir(args.dir)
@@ -78,7 +81,7 @@ def _run_gateway(args):
     user = args.user or floordir.gateway_user(args.table)
     url = _broker_url(args, floor)
     tls, password = _credentials(args, url, user, args.password_file or os.path.join(d, "secrets", user))
-    key = keys.read_key(args.key or os.path.join(d, "keys", args.table + ".key"))
+    key = keys.read_key(args.key or floorkeys.path(d, args.table, "gateway"))
     outbox = args.outbox or os.path.join(d, "gateways", args.table + ".sqlite")
     if args.keepalive < 1:
         raise HostToolError("--keepalive must be at least 1 second", EXIT_USAGE)
@@ -118,6 +121,7 @@ def _run_recorder(args):
             password,
             stop=lambda: bool(stopping),
             tls=tls,
+            keys_dir=d,
         )
     except KeyboardInterrupt:
         pass
@@ -149,6 +153,18 @@ def _floor_arguments(parser):
     p.add_argument("--journal", type=int, help="only this journal (default: all, oldest first)")
     p.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
     p.add_argument("--db", help="the recorder's SQLite (default DIR/recorder.sqlite)")
+    _dir_option(p)
+    p = sub.add_parser(
+        "provision",
+        help="write a table's role keys (journal, gateway, floor, receipt) derived from its board's link key",
+    )
+    p.add_argument("--table", required=True)
+    p.add_argument("--key", required=True, help="the board's link key file (the one deploy wrote to the board)")
+    p.add_argument(
+        "--roles",
+        default=",".join(floorkeys.ROLES),
+        help="only these roles (comma-separated), for a floor whose services run on several hosts",
+    )
     _dir_option(p)
     p = sub.add_parser("keys", help="press keys on a table's virtual board (make floor's)")
     p.add_argument("--table", required=True)
@@ -187,6 +203,8 @@ def _run_floor(args):
                 print(status_line(r))
     elif args.action == "events":
         events(d, args.table, args.since, args.journal, args.format, args.db, sys.stdout)
+    elif args.action == "provision":
+        provision(d, args.table, args.key, args.roles)
     elif args.action == "keys":
         from host_tools.floor import supervise
 
@@ -204,6 +222,24 @@ def status_line(r):
         said.append("recorded %d" % r["recorded"] + (" (lag %d)" % r["lag"] if r["lag"] is not None else ""))
     presence = r["presence"] or "no word yet"
     return "%-6s %-11s %s" % (r["table"], presence, ", ".join(said) or "no record yet")
+
+
+def provision(directory, table, key_file, roles="journal,gateway,floor,receipt"):
+    """Each role's key of `table`'s board into DIR/keys (docs/link.md, "Keys"); prints what it wrote."""
+    from host_tools import keys
+
+    try:
+        topics.check_name("table", table)
+    except ValueError as e:
+        raise HostToolError(str(e), EXIT_USAGE)
+    wanted = [r.strip() for r in roles.split(",") if r.strip()]
+    unknown = [r for r in wanted if r not in floorkeys.ROLES]
+    if unknown or not wanted:
+        raise HostToolError(
+            "--roles: %s is not one of %s" % (",".join(unknown) or "nothing", ",".join(floorkeys.ROLES)), EXIT_USAGE
+        )
+    for path in floorkeys.provision(directory, table, keys.read_key(key_file), wanted):
+        print("wrote %s" % path)
 
 
 def status(directory, broker_url=None, wait=1.0):

@@ -4,7 +4,7 @@ step (supervise.py). Below both the CLI and the supervisor."""
 import os
 
 from host_tools import EXIT_USAGE, HostToolError
-from host_tools.floor.base import floordir
+from host_tools.floor.base import floordir, floorkeys
 
 
 def floor_or_none(directory):
@@ -27,6 +27,7 @@ def init(directory, tables, name="main", port=18830, ws_port=18831):
         path = os.path.join(directory, "keys", t + ".key")
         if not os.path.exists(path):
             keys.save_key(path, keys.new_key())
+        floorkeys.provision(directory, t, keys.read_key(path))  # the floor's keys of the table's board
     progressive_cli.write_default_params(directory)
     broker.write_config(directory, floor)
     return floor

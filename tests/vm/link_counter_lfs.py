@@ -8,6 +8,7 @@ import sys
 import vfs
 
 from crapsboard.base import hmac256  # noqa: F401  (loaded before the chdir below: the VM finds modules relative to the repository root)
+from crapsboard.base.link_key import ROLE_GATEWAY
 from crapsboard.link.link import CounterFile, Link
 from crapsboard.link.link_auth import sign
 
@@ -52,7 +53,7 @@ def set_time(request):
 
 def signed_time(rid, unix, ctr):
     request = {"id": rid, "cmd": "time", "unix": unix, "ctr": ctr}
-    request["tag"] = sign(KEY, request)
+    request["tag"] = sign(hmac256.hmac_sha256(KEY, ROLE_GATEWAY), request)  # `time`: the gateway's key
     return (
         '{"id": %d, "cmd": "time", "unix": %d, "ctr": %d, "tag": "%s"}\n' % (rid, unix, ctr, request["tag"])
     ).encode()

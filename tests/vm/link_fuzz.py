@@ -16,11 +16,14 @@ import gc
 import hashlib
 import sys
 
+from crapsboard.base.hmac256 import hmac_sha256
+from crapsboard.base.link_key import ROLE_GATEWAY
 from crapsboard.link import link_json as lj
 from crapsboard.link.link import LINE_MAX, CounterMemory, Link, hello_handler
 from crapsboard.link.link_auth import canonical, sign
 
 KEY = b"fuzz board key"
+GATEWAY_KEY = hmac_sha256(KEY, ROLE_GATEWAY)
 _MICROPYTHON = sys.implementation.name == "micropython"
 _BATCH = 40
 
@@ -103,7 +106,7 @@ def frame(rng, board, sent, state):
     elif kind < 9:  # a validly signed request, the next counter
         state[0] += 1 + rng.below(3)
         request = {"id": rid, "cmd": "time", "unix": rng.next(), "ctr": state[0]}
-        request["tag"] = sign(KEY, request)
+        request["tag"] = sign(GATEWAY_KEY, request)  # `time`: the gateway's key (docs/link.md, "Keys")
         board.signed[canonical(request)] = state[0]
         text = lj.encode(request, rng.below(2) == 1)
         sent.append(text)

@@ -11,6 +11,7 @@ trail. docs/rules.md, "The floor: alerts", is the table this implements:
 | the 5th point                            | shift manager                      |
 | the 6th point, a progressive top award   | surveillance: HOLD                 |
 | offline, gap, chain broken, restart, ... | floor supervisor (technician told) |
+| a record the table's board did not write | floor supervisor and surveillance       |
 
 An alert not fully acknowledged `escalate_after` seconds after it was raised
 (or last escalated) escalates: the shift manager is told, and may then
@@ -35,6 +36,7 @@ ROLE_TITLES = {
     TECHNICIAN: "technician",
 }
 
+PAGE = "page"  # the `table` of the page's own alerts (an account locked)
 DEFAULT_ESCALATE_AFTER = 120.0  # seconds; `floor page --escalate-after`
 
 # kind: (title, roles that must acknowledge, roles told, a HOLD)
@@ -49,7 +51,14 @@ KINDS = {
     "journal_differs": ("journal differs from the floor's copy", (FLOOR_SUPERVISOR,), (TECHNICIAN,), False),
     "restart": ("board restored after a restart or power cut", (FLOOR_SUPERVISOR,), (TECHNICIAN,), False),
     "bad_record": ("record the floor cannot read", (FLOOR_SUPERVISOR,), (TECHNICIAN,), False),
+    "forged_record": (
+        "record the table's board did not write: stored nowhere, paid nothing",
+        (FLOOR_SUPERVISOR, SURVEILLANCE),
+        (TECHNICIAN,),
+        False,
+    ),
     "progressive_pending": ("progressive PENDING", (SHIFT_MANAGER,), (), False),
+    "login_locked": ("account locked after failed logins", (SHIFT_MANAGER,), (SURVEILLANCE,), False),
     "progressive_voided": ("progressive hit VOIDED at the table: reversed, PENDING", (SHIFT_MANAGER,), (), False),
     "progressive_wrong_paytable": (
         "progressive closed at this table: it plays another paytable than the meter's",
@@ -70,7 +79,7 @@ KINDS = {
         False,
     ),
 }
-FINDINGS = ("gap", "chain_broken", "journal_differs", "bad_record")
+FINDINGS = ("gap", "chain_broken", "journal_differs", "bad_record", "forged_record")
 # What one event (the floor or a pit restarted, a power cut) raises at every
 # table at once: these may be acknowledged together, each still recorded on
 # its own. A finding that may be tampering (a gap, a chain broken, a journal
@@ -218,6 +227,21 @@ class AlertBook:
             alert.acks = old.acks
         self._log(now, "raised" if old is None else "replaced", alert, detail=detail)
         return [alert]
+
+    def login_locked(self, user, failures, since, now):
+        """`user`'s account locked by the page at `since` after `failures` failed logins
+        in a row: the alert whose acknowledgement by a shift manager lifts the lock
+        (one per lock: its id names the account and when it was locked)."""
+        detail = "%s: %d failed logins in a row; acknowledging unlocks the account" % (user, failures)
+        key = ("login", user, since)
+        return self._raise(PAGE, "login_locked", now, None, detail, key, tag="login-%s-%d" % (user, since))
+
+    def login_failed(self, user, address, now, reason):
+        """A failed or refused login, into the audit trail."""
+        entry = {"at": now, "action": "login_failed", "alert": None, "user": user, "role": None}
+        entry.update(note="from %s" % address, reason=reason)
+        self.audit.append(entry)
+        return entry
 
     # ---- people --------------------------------------------------------------------
 

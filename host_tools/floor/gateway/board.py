@@ -38,7 +38,7 @@ class BoardSide:
             self.link = BoardLink(self.port, timeout=self.link_timeout)
             self.hello = self.link.hello()
             try:
-                self.link.signed("time", self.key, unix=int(time.time()))
+                self.link.signed("time", self.key, role_key=True, unix=int(time.time()))
                 refusal = None
                 break
             except HostToolError as e:

@@ -101,7 +101,7 @@ class ProgressiveSide:
         now = int(time.time())
         for game, (state, amount) in sorted(self.progressive_view().items()):
             try:
-                self.link.signed("progressive", self.key, game=game, state=state, amount=amount, at=now)
+                self.link.signed("progressive", self.key, role_key=True, game=game, state=state, amount=amount, at=now)
             except HostToolError as e:
                 if e.code == EXIT_NO_BOARD:
                     raise  # the board is gone: the gateway's loop waits for it

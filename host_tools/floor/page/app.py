@@ -26,6 +26,7 @@ from starlette.staticfiles import StaticFiles
 from host_tools.floor.alerts import hands
 from host_tools.floor.page import render
 from host_tools.floor.page.bus import BrokerRefused, PersonBus
+from host_tools.floor.page.logins import Logins
 from host_tools.floor.page.sessions import COOKIE, Sessions, csrf_ok
 from host_tools.floor.people import accounts as people
 
@@ -41,9 +42,14 @@ SECURITY_HEADERS = {
 }
 
 
-def make_app(view, floor, directory, sessions=None, person_bus=PersonBus):
-    """The page for `view` (FloorView) of `floor` (floor.json) kept in `directory`."""
+def make_app(view, floor, directory, sessions=None, person_bus=PersonBus, secure=False, logins=None):
+    """The page for `view` (FloorView) of `floor` (floor.json) kept in `directory`;
+    `secure`: served over HTTPS, so the session cookie is `Secure`."""
     sessions = sessions or Sessions(view.clock)
+    logins = logins or Logins(view.clock, view.log.db if view.log is not None else None)
+    view.unlock_listeners.append(logins.unlock)
+    for user, failures, since in logins.locked_accounts():  # still locked after a restart: the alert again
+        view.login_locked(user, failures, since)
     streams = set()
 
     def fan_out(version, _changed):
@@ -70,7 +76,7 @@ def make_app(view, floor, directory, sessions=None, person_bus=PersonBus):
     async def login_form(request, message="", status=200):
         token = secrets.token_urlsafe(24)
         r = html(render.login(message, token), status)
-        r.set_cookie(LOGIN_COOKIE, token, httponly=True, samesite="strict", path="/login")
+        r.set_cookie(LOGIN_COOKIE, token, httponly=True, samesite="strict", path="/login", secure=secure)
         return r
 
     async def login_get(request):
@@ -82,16 +88,26 @@ def make_app(view, floor, directory, sessions=None, person_bus=PersonBus):
         if not token or not same_origin(request) or not csrf_ok(_Token(token), form.get("csrf")):
             return await login_form(request, "That form has expired: log in again.", 403)
         user, password = str(form.get("user", "")), str(form.get("password", ""))
+        address = request.client.host if request.client else "unknown"
+        refusal = logins.refusal(user, address)
+        if refusal is not None:  # the password is not looked at: a guess now tests nothing
+            view.login_failed(user, address, refusal)
+            return await login_form(request, refusal, 429)
         role = await asyncio.to_thread(people.verify, directory, user, password)
         if role is None:
+            locked = logins.failed(user, address)
+            view.login_failed(user, address, "wrong name or password")
+            if locked:
+                view.login_locked(user, *[(f, t) for u, f, t in logins.locked_accounts() if u == user][0])
             return await login_form(request, "Wrong name or password.", 401)
+        logins.succeeded(user, address)
         try:
             bus = await asyncio.to_thread(person_bus, floor, user, role, password)
         except BrokerRefused as e:
             return await login_form(request, "The floor's broker did not accept you: %s." % e, 503)
         session = sessions.open(user, role, bus)
         r = RedirectResponse("/", 303)
-        r.set_cookie(COOKIE, session.id, httponly=True, samesite="strict", path="/")
+        r.set_cookie(COOKIE, session.id, httponly=True, samesite="strict", path="/", secure=secure)
         r.delete_cookie(LOGIN_COOKIE, path="/login")
         return r
 

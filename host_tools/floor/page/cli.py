@@ -26,6 +26,25 @@ def add_arguments(parser):
     )
     parser.add_argument("--idle", type=float, default=DEFAULT_IDLE, help="seconds a session lasts unused")
     parser.add_argument("--lifetime", type=float, default=DEFAULT_LIFETIME, help="seconds a session lasts at most")
+    parser.add_argument("--cert-file", help="serve HTTPS with this certificate (PEM, its chain after it)")
+    parser.add_argument("--key-file", help="the certificate's private key (PEM); goes with --cert-file")
+
+
+def tls_files(cert_file, key_file):
+    """(cert, key) when both are given and load as a certificate and its key, None when neither
+    is; HostToolError (one line, exit 2) otherwise."""
+    import ssl
+
+    if not cert_file and not key_file:
+        return None
+    if not cert_file or not key_file:
+        raise HostToolError("page: --cert-file and --key-file go together", EXIT_USAGE)
+    try:
+        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(cert_file, key_file)
+    except (OSError, ssl.SSLError) as e:
+        reason = getattr(e, "strerror", None) or getattr(e, "reason", None) or e
+        raise HostToolError("page: cannot serve HTTPS with %s and %s: %s" % (cert_file, key_file, reason), EXIT_USAGE)
+    return cert_file, key_file
 
 
 def run(args):
@@ -38,6 +57,7 @@ def run(args):
 
     if args.escalate_after <= 0 or args.idle <= 0 or args.lifetime <= 0:
         raise HostToolError("--escalate-after, --idle and --lifetime must be positive", EXIT_USAGE)
+    tls = tls_files(args.cert_file, args.key_file)
     listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:  # bound here, before anything starts: a port in use is one line, not uvicorn's exit
@@ -56,8 +76,9 @@ def run(args):
     except BrokerRefused as e:
         raise HostToolError("page: %s" % e, EXIT_NO_BROKER)
     sessions = Sessions(view.clock, args.idle, args.lifetime)
-    app = make_app(view, floor, directory, sessions)
-    config = uvicorn.Config(app, host=args.host, port=args.http_port, log_level="warning", lifespan="off")
+    app = make_app(view, floor, directory, sessions, secure=tls is not None)
+    ssl_files = {"ssl_certfile": tls[0], "ssl_keyfile": tls[1]} if tls else {}
+    config = uvicorn.Config(app, host=args.host, port=args.http_port, log_level="warning", lifespan="off", **ssl_files)
     server = uvicorn.Server(config)
 
     async def serve():
@@ -68,7 +89,7 @@ def run(args):
                 await asyncio.sleep(1.0)
 
         task = asyncio.ensure_future(clock())
-        print("pit page: http://%s:%d/" % (args.host, args.http_port), flush=True)
+        print("pit page: %s://%s:%d/" % ("https" if tls else "http", args.host, args.http_port), flush=True)
         try:
             await server.serve(sockets=[listening])
         finally:

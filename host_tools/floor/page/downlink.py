@@ -1,7 +1,8 @@
 """A HOLD cleared by surveillance, as the signed request its table's board will take (docs/floor.md).
 
 The request is the link's `verified` command (docs/link.md), signed with the
-board's own link key (DIR/keys/<table>.key, the key `floor up` deployed) the
+table's floor key (DIR/keys/<table>.floor, from `floor provision`: the board
+derives it from its link key and takes `verified` under it and no other) the
 way every signed command is (host_tools/link.sign): the gateway carries it
 over the link unchanged and cannot alter it. The counter is one above the
 board's last, as its gateway's retained state says (`ctr`): a board takes a
@@ -16,6 +17,7 @@ answer in its state, which the page puts on the alert (floorview.py).
 import os
 
 from host_tools import keys
+from host_tools.floor.base import floorkeys
 from host_tools.link import sign
 
 
@@ -33,7 +35,7 @@ def for_cleared_hold(directory, alert, last_ctr):
         return None
     if not isinstance(last_ctr, int):
         return None
-    path = os.path.join(directory, "keys", alert.table + ".key")
+    path = floorkeys.path(directory, alert.table, "floor")
     if not os.path.exists(path):
         return None
     by = [a["user"] for a in alert.acks if a["for_role"] == "surveillance"][-1]

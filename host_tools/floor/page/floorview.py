@@ -41,6 +41,7 @@ RECORDER_KINDS = {
     "chain broken": "chain_broken",
     "journal differs from the floor's copy": "journal_differs",
     "bad message": "bad_record",
+    "record not written by the board": "forged_record",
 }
 
 
@@ -64,6 +65,7 @@ class FloorView:
         self.saved_acks = {}  # alert id -> [ack entries] from the log, applied when the alert is raised again
         self.meters = {}  # game -> the controller's meter view (progressive/<game>/meter)
         self.prog_presence = None  # the controller's presence: online, offline, refused, or None
+        self.unlock_listeners = []  # callables (user) run when a shift manager lifts an account's lock
         for entry in log.entries() if log else []:
             if entry["action"] == "acknowledged":
                 self.saved_acks.setdefault(entry["alert"], []).append(entry)
@@ -244,6 +246,9 @@ class FloorView:
             self._keep(self.book.audit[-1])
             return []
         self._keep(self.book.audit[-1])
+        if alert.kind == "login_locked" and not alert.open:
+            for listener in list(self.unlock_listeners):
+                listener(alert.detail.split(":", 1)[0])
         if alert.hold and not alert.open and self.keys_dir:
             from host_tools.floor.page import downlink
 
@@ -286,6 +291,21 @@ class FloorView:
                 self._changed([])
                 return str(e)
             return None
+
+    def login_failed(self, user, address, reason):
+        """A failed or refused login: into the audit trail, kept."""
+        with self.lock:
+            self._keep(self.book.login_failed(user, address, self.clock(), reason))
+            self._changed([])
+
+    def login_locked(self, user, failures, since):
+        """An account locked (at `since`): the alert surveillance sees and a shift manager lifts."""
+        with self.lock:
+            raised = self.book.login_locked(user, failures, since, self.clock())
+            for alert in raised:
+                self._restore_acks(alert)
+            self._changed(raised)
+            return raised
 
     def snapshot(self):
         """(tiles, open alerts, all alerts, audit) as plain data, taken under the lock."""

@@ -71,7 +71,9 @@ def run_service(args):
     url = args.broker or "mqtt://127.0.0.1:%d" % floor["port"]
     password = floordir.password(d, "progressive")
     recorded = os.path.join(d, "recorder.sqlite")  # the floor's verified copy, for what the bus lost
-    service.serve(floor["floor"], url, password, params.ledger_path(d), initial_params(d), recorder_path=recorded)
+    service.serve(
+        floor["floor"], url, password, params.ledger_path(d), initial_params(d), recorder_path=recorded, keys_dir=d
+    )
 
 
 # ---- floor meter -----------------------------------------------------------------------

@@ -32,7 +32,7 @@ state, …, `at` its time) and `progressive/presence` (retained `online` /
 import json
 
 from host_tools import sync
-from host_tools.floor.base import topics
+from host_tools.floor.base import floordir, floorkeys, topics
 from host_tools.floor.progressive.params import GAMES
 
 PROG_WAGER, PROG_HIT, PROG_VOID = 23, 24, 25
@@ -72,10 +72,11 @@ class TableConfig:
         return (self.table, self.board, self.journal, self.seq)
 
 
-def parse_config(table, payload):
+def parse_config(table, payload, keys):
     """The TableConfig in a table's `event` payload when its record carries the table's
     state, None for other records; ValueError (one line) when the record's link does
-    not match its fields or its state is not a snapshot."""
+    not match its fields, its MAC does not check under the table's journal key (a
+    configuration the board did not write closes no table), or its state is not a snapshot."""
     from crapsboard.journal import snapshot_read
     from crapsboard.rules import paytables as pt
 
@@ -99,6 +100,7 @@ def parse_config(table, payload):
         raise ValueError("record %s of journal %s: its state is not the table's: %s" % (seq, jid, e))
     if not link_ok:
         raise ValueError("record %s of journal %s: its link does not match its fields" % (seq, jid))
+    _check_mac(table, keys, record, digest, seq, jid, "changed no table's paytables")
     games = {"MEA": pt.MEA_PROGRESSIVE, "FUP": pt.FIRED_UP}
     return TableConfig(table, board, jid, seq, {g: config.paytables[w].ident for g, w in games.items()})
 
@@ -143,10 +145,12 @@ class Input:
         )
 
 
-def parse_event(table, payload):
+def parse_event(table, payload, keys):
     """The Input in a table's `event` payload; None for a record of another kind;
-    ValueError (one line) for a progressive record that is malformed or whose
-    own chain link does not match its fields."""
+    ValueError (one line) for a progressive record that is malformed, whose
+    own chain link does not match its fields, or whose MAC is not the MAC of
+    its chain hash under the table's journal key (`keys`: floorkeys.JournalKeys):
+    a record the board did not write moves no meter."""
     obj = topics.decode(payload)
     record, journal = obj.get("record"), obj.get("journal")
     if not isinstance(record, dict) or not isinstance(journal, dict):
@@ -167,7 +171,16 @@ def parse_event(table, payload):
         raise ValueError("record %s of journal %s is malformed" % (seq, jid))
     if not link_ok:
         raise ValueError("record %s of journal %s: its link does not match its fields" % (seq, jid))
+    _check_mac(table, keys, record, digest, seq, jid, "moved no meter")
     return from_record(table, board, jid, record)
+
+
+def _check_mac(table, keys, record, digest, seq, jid, consequence):
+    if not floorkeys.record_mac_ok(keys.mac(table), record, digest):
+        raise ValueError(
+            "record %s of journal %s: not written by table %s's board (its MAC does not check under the table's "
+            "journal key); from %s, %s" % (seq, jid, table, floordir.gateway_user(table), consequence)
+        )
 
 
 def from_record(table, board, jid, record):

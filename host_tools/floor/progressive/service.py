@@ -26,7 +26,7 @@ import signal
 import time
 
 from host_tools import EXIT_USAGE, HostToolError
-from host_tools.floor.base import topics
+from host_tools.floor.base import floorkeys, topics
 from host_tools.floor.bus.mqtt import Client
 from host_tools.floor.progressive import catch_up, integrity, messages
 from host_tools.floor.progressive.controller import Controller, log
@@ -37,8 +37,19 @@ STALE_AFTER_S = 6.0  # a table treats a meter older than this as the controller 
 
 
 class Service:
-    def __init__(self, floor, url, password, ledger_path, initial_params, keepalive=KEEPALIVE_S, recorder_path=None):
+    def __init__(
+        self,
+        floor,
+        url,
+        password,
+        ledger_path,
+        initial_params,
+        keepalive=KEEPALIVE_S,
+        recorder_path=None,
+        keys_dir=None,
+    ):
         self.floor = floor
+        self.keys = floorkeys.JournalKeys(keys_dir)  # each table's journal key: a record must carry the board's MAC
         self.client = None
         self.recorder_path = recorder_path
         self.catch_up_at = 0.0  # monotonic time of the next look at the recorder's copy
@@ -99,8 +110,8 @@ class Service:
         where = topics.parse_table_topic(self.floor, topic)
         if where is not None and where[1] == "event":
             try:
-                inp = messages.parse_event(where[0], payload)
-                cfg = messages.parse_config(where[0], payload) if inp is None else None
+                inp = messages.parse_event(where[0], payload, self.keys)
+                cfg = messages.parse_config(where[0], payload, self.keys) if inp is None else None
             except ValueError as e:
                 log("ignored a record on %s: %s" % (topic, e))
                 return None
@@ -154,12 +165,14 @@ class Service:
                 self.controller.close()
 
 
-def serve(floor, url, password, ledger_path, initial_params, recorder_path=None):
+def serve(floor, url, password, ledger_path, initial_params, recorder_path=None, keys_dir=None):
     """Run until SIGTERM or Ctrl-C."""
     stopping = []
     signal.signal(signal.SIGTERM, lambda *a: stopping.append(1))
     try:
-        service = Service(floor, url, password, ledger_path, initial_params, recorder_path=recorder_path)
+        service = Service(
+            floor, url, password, ledger_path, initial_params, recorder_path=recorder_path, keys_dir=keys_dir
+        )
     except ValueError as e:
         raise HostToolError(str(e), EXIT_USAGE)
     try:

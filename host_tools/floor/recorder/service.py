@@ -24,11 +24,12 @@ import sys
 import time
 
 from crapsboard.journal import journal_record as jr
-from host_tools import sync
-from host_tools.floor.base import presence, topics
+from host_tools import keys, sync
+from host_tools.floor.base import floordir, floorkeys, presence, topics
 from host_tools.floor.bus.mqtt import Client
 from host_tools.floor.recorder.store import Store
 
+NOT_THE_BOARDS = "record not written by the board"  # the alert of a record whose MAC fails
 GAP_GRACE_S = 10.0  # a hole this old is a gap: a republish after a reconnect fills one sooner
 RECORDED_EVERY_S = 0.2  # say `recorded` at most this often per table
 
@@ -67,8 +68,9 @@ def record_hash(prev, record):
 
 
 class Recorder:
-    def __init__(self, store, floor, publish=None):
+    def __init__(self, store, floor, publish=None, keys=None):
         self.store = store
+        self.keys = keys or floorkeys.JournalKeys()  # each table's journal key: no key, no record stored
         self.floor = floor
         self.publish = publish  # publish(topic, payload, retain) or None (tests feeding messages directly)
         self.holes = {}  # (tbl, board, journal, from) -> first seen (monotonic)
@@ -131,9 +133,25 @@ class Recorder:
         digest, link_ok = record_hash(prev, record)
         if not link_ok:
             raise Rejected("chain broken", "record %d of journal %d: its link does not match its fields" % (seq, jid))
+        mac = self.keys.mac(tbl)
+        if not floorkeys.record_mac_ok(mac, record, digest):
+            why = "the floor holds no journal key for table %s" % tbl if mac is None else "its MAC is not the board's"
+            raise Rejected(
+                NOT_THE_BOARDS,
+                "a record %s's board did not write came from %s: record %d of journal %d (%s); stored nowhere"
+                % (tbl, floordir.gateway_user(tbl), seq, jid, why),
+            )
+        if seq == 1 and "head" in obj and jr.genesis(_hex(obj, "head", len(str(obj["head"])) // 2)) != prev:
+            raise Rejected("chain broken", "record 1 of journal %d: the journal's head does not start it" % jid)
+        return self._place(tbl, board, jid, record, digest, prev.hex())
+
+    def _place(self, tbl, board, jid, record, digest, prev):
+        """Store a record whose MAC is the board's when it continues the floor's
+        chain; hold it while the record before it is missing (a gap)."""
+        seq = record["seq"]
         held = self.store.stored(tbl, board, jid, seq)
         if held is not None:
-            if held[0] == record["link"] and held[2] == prev.hex():
+            if held[0] == record["link"] and held[2] == prev:
                 self.duplicates += 1
                 return "duplicate"
             raise Rejected(
@@ -141,18 +159,36 @@ class Recorder:
                 "record %d of journal %d differs from the one the floor recorded" % (seq, jid),
             )
         before = self.store.stored(tbl, board, jid, seq - 1)
-        if before is not None and before[1] != prev.hex():
+        if before is not None and before[1] != prev:
             raise Rejected("chain broken", "record %d of journal %d does not continue record %d" % (seq, jid, seq - 1))
-        if seq == 1 and "head" in obj and jr.genesis(_hex(obj, "head", len(str(obj["head"])) // 2)) != prev:
-            raise Rejected("chain broken", "record 1 of journal %d: the journal's head does not start it" % jid)
         after = self.store.stored(tbl, board, jid, seq + 1)
         if after is not None and after[2] != digest.hex():
             raise Rejected(
                 "chain broken", "record %d of journal %d is not the one record %d continues" % (seq, jid, seq + 1)
             )
-        self.store.add_event(tbl, board, jid, record, digest, prev.hex())
+        if before is None and after is None and self.store.max_seq(tbl, board, jid) is not None:
+            # the floor holds this journal but not the record before: it waits for the gap to close
+            self.store.add_waiting(tbl, board, jid, record, digest, prev)
+            return "waiting"
+        self.store.add_event(tbl, board, jid, record, digest, prev)
         self.dirty.add(tbl)
-        return "stored"
+        # the records that waited for this one
+        while True:
+            seq += 1
+            nxt = self.store.waiting(tbl, board, jid, seq)
+            if nxt is None:
+                return "stored"
+            w_record, w_hash, w_prev = nxt
+            self.store.drop_waiting(tbl, board, jid, seq)
+            if w_prev != digest.hex():
+                self.alert(
+                    tbl,
+                    "chain broken",
+                    "record %d of journal %d does not continue record %d" % (seq, jid, seq - 1),
+                )
+                return "stored"
+            digest = bytes.fromhex(w_hash)
+            self.store.add_event(tbl, board, jid, w_record, digest, w_prev)
 
     def _state(self, tbl, payload):
         try:
@@ -180,6 +216,19 @@ class Recorder:
 
     # ---- alerts, gaps and `recorded` ---------------------------------------------------
 
+    def receipt(self, tbl, board, jid, top):
+        """{"hash", "receipt"} of the table's journal up to `top`: the chain hash after it and
+        the recorder's receipt for it under the table's receipt key (docs/link.md, `journal_reset`);
+        {"hash"} alone when the floor holds no receipt key for the table."""
+        held = self.store.stored(tbl, board, jid, top)
+        if held is None:
+            return {}
+        out = {"hash": held[1]}
+        key = floorkeys.read_or_none(self.keys.directory, tbl, "receipt")
+        if key is not None:
+            out["receipt"] = keys.receipt_tag(key, board, jid, top, held[1])
+        return out
+
     def alert(self, tbl, kind, text, key=None):
         aid = self.store.add_alert(tbl, kind, text, key)
         if aid is None:
@@ -205,17 +254,16 @@ class Recorder:
         now = time.monotonic() if now is None else now
         self.judge_presence()
         with self.store.lock:
-            for tbl, board, jid, _, _, _ in self.store.journals():
-                _, holes = self.store.contiguous(tbl, board, jid)
-                for a, b in holes:
-                    first = self.holes.setdefault((tbl, board, jid, a), now)
-                    if now - first >= GAP_GRACE_S:
-                        self.alert(
-                            tbl,
-                            "gap",
-                            "table %s journal %d: records %d-%d never arrived" % (tbl, jid, a, b),
-                            key="gap:%s:%s:%d:%d" % (tbl, board, jid, a),
-                        )
+            for tbl, board, jid, a, b in self.store.gaps():
+                first = self.holes.setdefault((tbl, board, jid, a), now)
+                if now - first >= GAP_GRACE_S:
+                    self.alert(
+                        tbl,
+                        "gap",
+                        "table %s journal %d: records %d-%d never arrived (the later ones wait, their MACs checked)"
+                        % (tbl, jid, a, b),
+                        key="gap:%s:%s:%d:%d" % (tbl, board, jid, a),
+                    )
             for tbl in sorted(self.dirty):
                 last = self.store.last_journal(tbl)
                 if last is None:
@@ -230,16 +278,18 @@ class Recorder:
                     continue
                 if self.publish:
                     body = {"table": tbl, "journal": {"board": board, "id": jid}, "seq": top}
+                    body.update(self.receipt(tbl, board, jid, top))
                     self.publish(topics.table(self.floor, tbl, "recorded"), topics.encode(body), True)
                 self.said[tbl] = (jid, top, now)
                 self.dirty.discard(tbl)
 
 
-def serve(store_path, floor, url, user, password, keepalive=10, stop=None, tls=None):
-    """Run the recorder until `stop()` is true or SIGINT/SIGTERM."""
+def serve(store_path, floor, url, user, password, keepalive=10, stop=None, tls=None, keys_dir=None):
+    """Run the recorder until `stop()` is true or SIGINT/SIGTERM; `keys_dir`: the
+    floor's directory whose keys/TABLE.journal verify each table's records."""
     store = Store(store_path)
     client = None
-    recorder = Recorder(store, floor)
+    recorder = Recorder(store, floor, keys=floorkeys.JournalKeys(keys_dir))
 
     def on_connect():
         recorder.said.clear()  # the broker may have lost the retained `recorded`: say it again

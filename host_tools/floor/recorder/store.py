@@ -17,6 +17,8 @@ import time
 SCHEMA = """
 create table if not exists events (tbl text, board text, journal integer, seq integer, t integer, kind text,
     link text, hash text, prev text, record text, received real, primary key (tbl, board, journal, seq));
+create table if not exists waiting (tbl text, board text, journal integer, seq integer, hash text, prev text,
+    record text, received real, primary key (tbl, board, journal, seq));
 create table if not exists tables (tbl text primary key, presence text, state text, updated real);
 create table if not exists alerts (id integer primary key autoincrement, at real, tbl text, kind text,
     text text, key text unique);
@@ -64,6 +66,49 @@ class Store:
                     time.time(),
                 ),
             )
+
+    def add_waiting(self, tbl, board, journal, record, digest, prev):
+        """A record whose MAC is the board's, held until the record before it is stored."""
+        with self.db:
+            self.db.execute("begin")
+            self.db.execute(
+                "insert or replace into waiting values (?,?,?,?,?,?,?,?)",
+                (
+                    tbl,
+                    board,
+                    journal,
+                    record["seq"],
+                    digest.hex(),
+                    prev,
+                    json.dumps(record, sort_keys=True),
+                    time.time(),
+                ),
+            )
+
+    def waiting(self, tbl, board, journal, seq):
+        """(record, hash, prev) of a waiting record, or None."""
+        row = self.db.execute(
+            "select record, hash, prev from waiting where tbl=? and board=? and journal=? and seq=?",
+            (tbl, board, journal, seq),
+        ).fetchone()
+        return None if row is None else (json.loads(row[0]), row[1], row[2])
+
+    def drop_waiting(self, tbl, board, journal, seq):
+        with self.db:
+            self.db.execute("begin")
+            self.db.execute(
+                "delete from waiting where tbl=? and board=? and journal=? and seq=?", (tbl, board, journal, seq)
+            )
+
+    def gaps(self):
+        """[(tbl, board, journal, from, to)]: the records missing before each journal's first waiting one."""
+        out = []
+        for tbl, board, journal, low in self.db.execute(
+            "select tbl, board, journal, min(seq) from waiting group by tbl, board, journal"
+        ).fetchall():
+            top, _ = self.contiguous(tbl, board, journal)
+            out.append((tbl, board, journal, top + 1, low - 1))
+        return out
 
     def last_journal(self, tbl):
         """(board, journal, highest seq) of the table's newest journal, or None."""

@@ -7,6 +7,12 @@ import binascii
 from micropython import const
 
 KEY_FILE = "link_key"
+# Each role's key is HMAC-SHA256(link key, its label), derived when needed and
+# never stored on the board (docs/link.md, "Keys"): the journal key
+# (journal_record.JOURNAL_KEY_INFO), and these.
+ROLE_GATEWAY = b"crapsboard role gateway"  # signs `time`, `progressive`
+ROLE_FLOOR = b"crapsboard role floor"  # signs `verified`
+ROLE_RECEIPT = b"crapsboard role receipt"  # the recorder's receipts
 _KEY_HEX = const(64)
 
 

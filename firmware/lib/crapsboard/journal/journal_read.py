@@ -147,6 +147,12 @@ def journal_key(link_key):
     return hmac_sha256(link_key or b"", JOURNAL_KEY_INFO)
 
 
+def receipt_text(board_hex, journal_id, seq, chain_hex):
+    """What a recorder's receipt signs (hex HMAC-SHA256 under the receipt key):
+    the floor holds every record of the journal up to `seq`, chain hash `chain_hex`."""
+    return ("crapsboard receipt %s %d %d %s" % (board_hex, journal_id, seq, chain_hex)).encode()
+
+
 def signed_head_text(board_hex, journal_id, seq, chain_hex):
     """What hello's `head` signs (its tag: hex HMAC-SHA256 under the journal
     key): the journal's newest record and chain hash, so a host that saw a

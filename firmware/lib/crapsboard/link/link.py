@@ -14,6 +14,7 @@
 # raising LinkError to refuse. Signed commands pass link_auth first.
 from micropython import const
 
+from crapsboard.base.link_key import ROLE_FLOOR, ROLE_GATEWAY
 from crapsboard.link import link_json as lj
 
 PROTOCOL = const(1)
@@ -29,7 +30,10 @@ _TYPE_WORDS = {T_INT: "an integer", T_STR: "a string", T_BOOL: "true or false", 
 _TYPES = {T_INT: int, T_STR: str, T_BOOL: bool, T_OBJ: dict}
 
 # The protocol's commands: name -> (arguments, signed); an argument is
-# (name, type, required). docs/link.md gives each one's reply.
+# (name, type, required). `signed`: False, True (the link key itself: the
+# technician's), or a role's label (link_key.ROLE_*): the command is signed
+# with that role's key, HMAC(link key, label), and no other (docs/link.md, "Keys").
+# docs/link.md gives each one's reply.
 SPECS = {
     "hello": ((), False),
     "ping": ((("data", T_STR, False),), False),
@@ -39,13 +43,19 @@ SPECS = {
     "config_get": ((), False),
     "config_set": ((("config", T_OBJ, True),), True),
     "selftest": ((), False),
-    "time": ((("unix", T_INT, True),), True),
+    "time": ((("unix", T_INT, True),), ROLE_GATEWAY),
     "maintenance": ((), True),
-    "journal_reset": ((("journal", T_INT, True), ("seq", T_INT, True), ("head", T_STR, True)), True),
-    "verified": ((("journal", T_INT, True), ("seq", T_INT, True), ("by", T_STR, True), ("alert", T_STR, True)), True),
+    "journal_reset": (
+        (("journal", T_INT, True), ("seq", T_INT, True), ("head", T_STR, True), ("receipt", T_STR, True)),
+        True,
+    ),
+    "verified": (
+        (("journal", T_INT, True), ("seq", T_INT, True), ("by", T_STR, True), ("alert", T_STR, True)),
+        ROLE_FLOOR,
+    ),
     "progressive": (
         (("game", T_STR, True), ("state", T_STR, True), ("amount", T_INT, True), ("at", T_INT, True)),
-        True,
+        ROLE_GATEWAY,
     ),
 }
 _ENVELOPE = ("id", "cmd")
@@ -187,7 +197,7 @@ class Link:
             from crapsboard.link import link_auth  # the HMAC code loads for a signed request only
 
             try:
-                link_auth.Auth(self.key, self.store).check(request)
+                link_auth.Auth(self.key, self.store, command.signed).check(request)
             except link_auth.AuthError as e:
                 return self._error(rid, str(e))
         try:

@@ -10,7 +10,8 @@ START_LINK = const(2)  # JOURNAL_START's arg: a journal started over the link (0
 TIME = const(21)  # journal_record.TIME: the wall clock set; payload u64 unix seconds
 RESET_DELAY_MS = const(200)  # the maintenance reply leaves the port before the reset
 # A clock set is refused (and journaled as refused) outside these years or
-# more than TIME_BACK_S before the clock the board already knows: a signed
+# more than TIME_BACK_S before the clock the board already knows, and all the
+# sets since power-up together move it back at most TIME_BACK_S: a signed
 # `time` cannot make the journal's wall times run backwards or say 1970/2106.
 UNIX_MIN = 1704067200  # 2024-01-01 00:00 UTC
 UNIX_MAX = 4102444800  # 2100-01-01 00:00 UTC
@@ -42,17 +43,20 @@ def set_time(handlers, request):
     app = handlers.app
     now = handlers.now()
     known = board_clock(handlers, now)
+    back = known - unix if known is not None and unix < known else 0
+    used = handlers.keep.get("back", 0)  # seconds set back since power-up: all of them count
     refusal = None
     if not UNIX_MIN <= unix <= UNIX_MAX:
         verdict = TIME_OUT_OF_RANGE
         refusal = "time refused: %d is outside %d..%d (2024 to 2100)" % (unix, UNIX_MIN, UNIX_MAX)
-    elif known is not None and unix < known - TIME_BACK_S:
+    elif back > TIME_BACK_S - used:
         verdict = TIME_BACKWARDS
-        refusal = "time refused: %d is %d s before the board's clock %d (at most %d s back)" % (
+        refusal = "time refused: %d is %d s before the board's clock %d (at most %d s back%s)" % (
             unix,
-            known - unix,
+            back,
             known,
             TIME_BACK_S,
+            " since power-up, %d s used" % used if used else "",
         )
     else:
         verdict = TIME_SET
@@ -64,6 +68,8 @@ def set_time(handlers, request):
     if app.journal is not None and not recorded:
         raise LinkError("journal could not record it: clock not set")
     handlers.keep["unix"] = (unix, now)
+    if back:
+        handlers.keep["back"] = used + back
     if app.journal is not None:
         app.journal.wall = (unix, app.journal.clock)
     t = app.journal.clock if app.journal is not None else now  # the record's t: the journal clock
@@ -101,8 +107,9 @@ DOWNLOADED = "downloaded"  # in a journal's directory: a host downloaded and ver
 def journal_reset(handlers, request):
     """A new journal, only once a host has downloaded and verified the whole
     current one (it sends the journal id, its last record and chain head it
-    verified) and the journal kept before it (journal.old) was downloaded
-    too: no journal is ever dropped unread."""
+    verified), the floor's recorder has received all of it (its receipt),
+    and the journal kept before it (journal.old) was downloaded too: no
+    journal is ever dropped unread, nor before the floor holds it."""
     import os
     from binascii import hexlify
 
@@ -123,6 +130,14 @@ def journal_reset(handlers, request):
         raise LinkError(
             "journal_reset refused: journal %d is at record %d, chain head %s; download and verify it up to there"
             % (journal.journal_id, journal.seq, head)
+        )
+    from crapsboard.link.link_auth import receipt_ok  # loaded with the signed request already
+
+    key = handlers.link.key if handlers.link is not None else None
+    if not receipt_ok(key, handlers.board_id, journal.journal_id, journal.seq, head, request["receipt"]):
+        raise LinkError(
+            "journal_reset refused: no recorder's receipt for journal %d up to record %d: the floor has not"
+            " received every record" % (journal.journal_id, journal.seq)
         )
     now = handlers.now()
     try:

@@ -45,14 +45,40 @@ def hmac_sha256(key, msg):
     return hmac_sha256(key, msg)
 
 
+def _same(given, want):
+    """Whether two byte strings are equal, every byte compared: no early exit to time."""
+    diff = len(given) ^ len(want)
+    for a, b in zip(given, want):
+        diff |= a ^ b
+    return not diff
+
+
+def receipt_ok(key, board, journal_id, seq, head, receipt):
+    """Whether `receipt` (hex) is the floor recorder's receipt for `board`'s journal
+    up to `seq`, chain head `head`: HMAC-SHA256 under the receipt key, HMAC(link
+    key, ROLE_RECEIPT) (docs/link.md, "Keys"). `key`: the link key, or None."""
+    from crapsboard.base.link_key import ROLE_RECEIPT
+    from crapsboard.journal.journal_read import receipt_text
+
+    if key is None:
+        return False
+    text = receipt_text(board, journal_id, seq, head)
+    return _same(receipt.encode(), binascii.hexlify(hmac_sha256(hmac_sha256(key, ROLE_RECEIPT), text)))
+
+
 def sign(key, request):
     """The tag for `request` (what a host does; the tests and the fuzz use it too)."""
     return binascii.hexlify(hmac_sha256(key, canonical(request))).decode()
 
 
 class Auth:
-    def __init__(self, key, store):
-        self.key = key  # bytes, or None when the board has not been provisioned
+    def __init__(self, key, store, role=True):
+        """`key`: the link key (bytes), or None when the board has not been
+        provisioned; `role`: True (the link key signs) or a role's label, whose
+        key HMAC(link key, label) alone signs the command."""
+        if key is not None and role is not True:
+            key = hmac_sha256(key, role)
+        self.key = key
         self.store = store
 
     def counter(self):
@@ -66,15 +92,11 @@ class Auth:
             raise AuthError("signed command: needs ctr (a counter) and tag")
         if self.key is None:
             raise AuthError("no key on this board: deploy one")
-        given = tag.encode()
         try:
             want = binascii.hexlify(hmac_sha256(self.key, canonical(request)))
         except TypeError:
             raise AuthError("cannot be signed: floats or odd values")
-        diff = len(given) ^ len(want)
-        for a, b in zip(given, want):  # every byte compared: no early exit to time
-            diff |= a ^ b
-        if diff:
+        if not _same(tag.encode(), want):
             raise AuthError("bad tag")
         try:
             last = self.store.load()
