@@ -80,7 +80,11 @@ def selector(kind, table):
 
 def press(driver, kind, note="", before_click=None, table="T"):
     """Type `note` into the alert's form and press its button (again if a live update replaced it)."""
-    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+    from selenium.common.exceptions import (
+        ElementNotInteractableException,
+        NoSuchElementException,
+        StaleElementReferenceException,
+    )
     from selenium.webdriver.common.by import By
 
     for _ in range(5):
@@ -93,8 +97,8 @@ def press(driver, kind, note="", before_click=None, table="T"):
                 driver.execute_script(before_click)
             box.find_element(By.CSS_SELECTOR, "button").click()
             return
-        except (StaleElementReferenceException, NoSuchElementException):
-            continue
+        except (StaleElementReferenceException, NoSuchElementException, ElementNotInteractableException):
+            continue  # being replaced by a live update: found again above
     raise AssertionError("the %s alert kept changing under the click" % kind)
 
 
