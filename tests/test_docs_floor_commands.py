@@ -35,6 +35,7 @@ KNOWN = {
     "gateway",
     "recorder",
     "floor init",
+    "floor provision",
     "floor user add",
     "floor user list",
     "floor page",
@@ -309,6 +310,17 @@ def check_commands(folder):
     done = run("floor", "init", "--dir", other, "--tables", "2", "--name", "annex", "--port", "18990")
     assert done.returncode == 0
     assert done.stdout == "floor annex in %s: 2 tables, broker on 127.0.0.1:18990\n" % other
+
+    # floor provision --table T1 --key FILE [--roles …]: each role's key written, one line each; a role
+    # that is not one is one line, exit 2.
+    key_file = os.path.join(other, "keys", "T1.key")
+    done = run("floor", "provision", "--dir", other, "--table", "T1", "--key", key_file, "--roles", "journal,gateway")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "wrote %s" % os.path.join(other, "keys", "T1." + r) for r in ("journal", "gateway")
+    ]
+    wrong = run("floor", "provision", "--dir", other, "--table", "T1", "--key", key_file, "--roles", "dealer")
+    one_error_line(wrong, 2, "host_tools floor: --roles: dealer is not one of journal,gateway,floor,receipt")
 
     # gateway --port PORT --table ID …: no board on the port, exit 3 (the exit-status table); on
     # the new floor, so as not to stand in for the running floor's own T1 gateway on its broker.
