@@ -7,7 +7,7 @@ STUBS  := $(VENV)/esp32-stubs
 STUBS_STAMP := $(STUBS)/.installed
 JOBS   ?= 2
 
-.PHONY: all venv system-deps sim test check bench bench-link bench-host bench-heap bench-floor mutate proof proof-journal proof-link proof-floor proof-progressive deploy floor mosquitto browser clean
+.PHONY: all venv system-deps postgresql prometheus sim test check bench bench-link bench-host bench-heap bench-floor mutate proof proof-journal proof-link proof-floor proof-progressive deploy floor mosquitto browser clean
 
 all: test
 
@@ -24,13 +24,16 @@ venv: $(STAMP) $(STUBS_STAMP)
 
 # Beyond the venv, `make test` needs Debian packages: Node.js (pyright runs on
 # it), rsvg-convert (librsvg2-bin: tests/test_odds.py renders the odds plot),
-# mosquitto (the floor's broker) and chromium with its chromedriver (the pit
-# page's browser tests). Missing ones are installed with apt-get when run as
-# root; otherwise one line says what to install, and the target fails.
-# Each entry is command:package.
+# mosquitto (the floor's broker), chromium with its chromedriver (the pit
+# page's browser tests), PostgreSQL (the floor's record on a database server;
+# its initdb and pg_ctl live off PATH, in /usr/lib/postgresql/N/bin) and
+# Prometheus (the floor's metrics scraped). Missing ones are installed with
+# apt-get when run as root; otherwise one line says what to install, and the
+# target fails. Each entry is command:package.
 SYSTEM_TOOLS  := node:nodejs rsvg-convert:librsvg2-bin
 BROKER_TOOLS  := mosquitto:mosquitto mosquitto_pub:mosquitto-clients
 BROWSER_TOOLS := chromium:chromium chromedriver:chromium-driver
+METRICS_TOOLS := prometheus:prometheus
 APT_GET ?= apt-get
 
 # $(call install-missing,command:package ...)
@@ -45,8 +48,14 @@ install-missing = missing=""; \
 		fi; \
 	fi
 
-system-deps:
-	@$(call install-missing,$(SYSTEM_TOOLS) $(BROKER_TOOLS) $(BROWSER_TOOLS))
+system-deps: postgresql
+	@$(call install-missing,$(SYSTEM_TOOLS) $(BROKER_TOOLS) $(BROWSER_TOOLS) $(METRICS_TOOLS))
+
+postgresql:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { $(call install-missing,initdb:postgresql); }
+
+prometheus:
+	@$(call install-missing,$(METRICS_TOOLS))
 
 mosquitto:
 	@$(call install-missing,$(BROKER_TOOLS))

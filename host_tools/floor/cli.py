@@ -93,7 +93,8 @@ def _run_gateway(args):
 
 def _recorder_arguments(parser):
     parser.add_argument("--broker", help="mqtt[s]://HOST[:PORT] (default: the floor's, on this machine)")
-    parser.add_argument("--db", help="the recorder's SQLite (default DIR/recorder.sqlite)")
+    parser.add_argument("--db", help="the recorder's SQLite file or a postgresql:// URL (default DIR/recorder.sqlite)")
+    parser.add_argument("--instance", help="this recorder's name among several on one database (its own session)")
     _tls_arguments(parser)
     _dir_option(parser)
 
@@ -118,6 +119,7 @@ def _run_recorder(args):
             password,
             stop=lambda: bool(stopping),
             tls=tls,
+            instance=args.instance,
         )
     except KeyboardInterrupt:
         pass
@@ -148,7 +150,7 @@ def _floor_arguments(parser):
     p.add_argument("--since", type=int, default=0, help="records after this sequence number")
     p.add_argument("--journal", type=int, help="only this journal (default: all, oldest first)")
     p.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
-    p.add_argument("--db", help="the recorder's SQLite (default DIR/recorder.sqlite)")
+    p.add_argument("--db", help="the recorder's SQLite file or a postgresql:// URL (default DIR/recorder.sqlite)")
     _dir_option(p)
     p = sub.add_parser("keys", help="press keys on a table's virtual board (make floor's)")
     p.add_argument("--table", required=True)
@@ -159,9 +161,10 @@ def _floor_arguments(parser):
 
 
 def _subcommands():
+    from host_tools.floor.pg import cli as pg_cli
     from host_tools.floor.progressive import cli as progressive_cli
 
-    return dict(pit_cli.SUBCOMMANDS, **progressive_cli.SUBCOMMANDS)
+    return dict(pit_cli.SUBCOMMANDS, **progressive_cli.SUBCOMMANDS, **pg_cli.SUBCOMMANDS)
 
 
 def _run_floor(args):
@@ -253,12 +256,13 @@ def _json(payload):
 
 def events(directory, table_id, since=0, journal=None, fmt="jsonl", db=None, out=None):
     """Write the recorder's events of `table_id` after `since` to `out`."""
-    from host_tools.floor.recorder.store import Store
+    from host_tools.floor.pg.schema import is_url
+    from host_tools.floor.recorder.backends import open_store
 
     path = db or os.path.join(directory, "recorder.sqlite")
-    if not os.path.exists(path):
+    if not is_url(path) and not os.path.exists(path):
         raise HostToolError("no recorder database at %s" % path, EXIT_USAGE)
-    store = Store(path, readonly=True)
+    store = open_store(path, readonly=True)
     rows = store.events(table_id, since, journal)
     writer = None
     for tbl, board, jid, _seq, record in rows:

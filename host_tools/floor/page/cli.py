@@ -25,6 +25,7 @@ def add_arguments(parser):
     )
     parser.add_argument("--idle", type=float, default=DEFAULT_IDLE, help="seconds a session lasts unused")
     parser.add_argument("--lifetime", type=float, default=DEFAULT_LIFETIME, help="seconds a session lasts at most")
+    parser.add_argument("--db", help="the recorder's SQLite file or a postgresql:// URL (default DIR/recorder.sqlite)")
 
 
 def run(args):
@@ -34,6 +35,8 @@ def run(args):
     from host_tools.floor.page.bus import BrokerRefused, ServiceBus
     from host_tools.floor.page.floorview import FloorView
     from host_tools.floor.page.recorded import PeopleLog, RecordedCopy
+    from host_tools.floor.pg import schema
+    from host_tools.floor.pg.copy import PgRecordedCopy
 
     if args.escalate_after <= 0 or args.idle <= 0 or args.lifetime <= 0:
         raise HostToolError("--escalate-after, --idle and --lifetime must be positive", EXIT_USAGE)
@@ -47,7 +50,10 @@ def run(args):
         raise HostToolError("page: cannot serve on %s:%d: %s" % (args.host, args.http_port, reason), EXIT_USAGE)
     directory = floordir.floor_dir(args.dir)
     floor = floordir.read_floor(directory)
-    copy = RecordedCopy(os.path.join(directory, "recorder.sqlite"))
+    if schema.is_url(args.db):
+        copy = PgRecordedCopy(args.db)
+    else:
+        copy = RecordedCopy(args.db or os.path.join(directory, "recorder.sqlite"))
     log = PeopleLog(os.path.join(directory, "page.sqlite"))
     view = FloorView(floor["floor"], floor["tables"], args.escalate_after, copy=copy, log=log, keys_dir=directory)
     try:

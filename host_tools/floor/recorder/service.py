@@ -27,7 +27,7 @@ from crapsboard.journal import journal_record as jr
 from host_tools import sync
 from host_tools.floor.base import presence, topics
 from host_tools.floor.bus.mqtt import Client
-from host_tools.floor.recorder.store import Store
+from host_tools.floor.recorder.backends import open_store, tables_with_events
 
 GAP_GRACE_S = 10.0  # a hole this old is a gap: a republish after a reconnect fills one sooner
 RECORDED_EVERY_S = 0.2  # say `recorded` at most this often per table
@@ -235,9 +235,10 @@ class Recorder:
                 self.dirty.discard(tbl)
 
 
-def serve(store_path, floor, url, user, password, keepalive=10, stop=None, tls=None):
-    """Run the recorder until `stop()` is true or SIGINT/SIGTERM."""
-    store = Store(store_path)
+def serve(store_path, floor, url, user, password, keepalive=10, stop=None, tls=None, instance=None):
+    """Run the recorder until `stop()` is true or SIGINT/SIGTERM; `store_path` a SQLite
+    path or a postgresql:// URL; `instance` names one of several recorders (its own session)."""
+    store = open_store(store_path)
     client = None
     recorder = Recorder(store, floor)
 
@@ -245,7 +246,7 @@ def serve(store_path, floor, url, user, password, keepalive=10, stop=None, tls=N
         recorder.said.clear()  # the broker may have lost the retained `recorded`: say it again
         with store.lock:
             recorder.judge.forget_said()  # and the verdicts
-        recorder.dirty.update(t for (t,) in store.db.execute("select distinct tbl from events"))
+        recorder.dirty.update(tables_with_events(store))
         client.subscribe(topics.floor_root(floor) + "/table/+/event")
         client.subscribe(topics.floor_root(floor) + "/table/+/state")
         client.subscribe(topics.floor_root(floor) + "/table/+/presence")
@@ -256,7 +257,7 @@ def serve(store_path, floor, url, user, password, keepalive=10, stop=None, tls=N
         url,
         user,
         password,
-        "recorder-" + floor,
+        "recorder-" + floor + ("-" + instance if instance else ""),
         keepalive,
         clean=False,
         on_message=recorder.handle,
