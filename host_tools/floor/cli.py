@@ -8,7 +8,7 @@ import sys
 
 from host_tools import EXIT_USAGE, HostToolError
 from host_tools.floor import floor_init, pit_cli
-from host_tools.floor.base import floordir, topics
+from host_tools.floor.base import floordir, metrics, topics
 from host_tools.floor.base.presence import shown
 from host_tools.floor.bus import mqtt, retained
 
@@ -60,6 +60,7 @@ def _gateway_arguments(parser):
     parser.add_argument("--key", help="the table's board key (default DIR/keys/TABLE.key)")
     parser.add_argument("--keepalive", type=int, default=mqtt.KEEPALIVE_S, help="MQTT keepalive, seconds")
     parser.add_argument("--timeout", type=float, default=3.0, help="seconds to wait for each board reply")
+    metrics.add_option(parser)
     _tls_arguments(parser)
     _dir_option(parser)
 
@@ -85,6 +86,9 @@ def _run_gateway(args):
     gateway = Gateway(
         args.port, args.table, name, url, user, password, outbox, key, args.keepalive, args.timeout, tls=tls
     )
+    from host_tools.floor.gateway.metrics import GatewayFigures
+
+    metrics.expose(args.metrics_port, GatewayFigures(gateway).read)
     serve(gateway)
 
 
@@ -95,6 +99,7 @@ def _recorder_arguments(parser):
     parser.add_argument("--broker", help="mqtt[s]://HOST[:PORT] (default: the floor's, on this machine)")
     parser.add_argument("--db", help="the recorder's SQLite file or a postgresql:// URL (default DIR/recorder.sqlite)")
     parser.add_argument("--instance", help="this recorder's name among several on one database (its own session)")
+    metrics.add_option(parser)
     _tls_arguments(parser)
     _dir_option(parser)
 
@@ -120,6 +125,7 @@ def _run_recorder(args):
             stop=lambda: bool(stopping),
             tls=tls,
             instance=args.instance,
+            metrics_port=args.metrics_port,
         )
     except KeyboardInterrupt:
         pass

@@ -25,6 +25,7 @@ from starlette.staticfiles import StaticFiles
 from host_tools.floor.alerts import hands
 from host_tools.floor.page import render
 from host_tools.floor.page.bus import BrokerRefused, PersonBus
+from host_tools.floor.page.metrics import login_refused
 from host_tools.floor.page.sessions import COOKIE, Sessions, csrf_ok
 from host_tools.floor.people import accounts as people
 
@@ -79,14 +80,17 @@ def make_app(view, floor, directory, sessions=None, person_bus=PersonBus):
         form = await request.form()
         token = request.cookies.get(LOGIN_COOKIE)
         if not token or not same_origin(request) or not csrf_ok(_Token(token), form.get("csrf")):
+            login_refused("form")
             return await login_form(request, "That form has expired: log in again.", 403)
         user, password = str(form.get("user", "")), str(form.get("password", ""))
         role = await asyncio.to_thread(people.verify, directory, user, password)
         if role is None:
+            login_refused("password")
             return await login_form(request, "Wrong name or password.", 401)
         try:
             bus = await asyncio.to_thread(person_bus, floor, user, role, password)
         except BrokerRefused as e:
+            login_refused("broker")
             return await login_form(request, "The floor's broker did not accept you: %s." % e, 503)
         session = sessions.open(user, role, bus)
         r = RedirectResponse("/", 303)

@@ -7,7 +7,7 @@ import socket
 from host_tools import EXIT_USAGE, HostToolError
 from host_tools.floor import EXIT_NO_BROKER
 from host_tools.floor.alerts import book as alerts
-from host_tools.floor.base import floordir
+from host_tools.floor.base import floordir, metrics
 from host_tools.floor.page.sessions import DEFAULT_IDLE, DEFAULT_LIFETIME, Sessions
 
 DEFAULT_HTTP_PORT = 8080
@@ -26,6 +26,7 @@ def add_arguments(parser):
     parser.add_argument("--idle", type=float, default=DEFAULT_IDLE, help="seconds a session lasts unused")
     parser.add_argument("--lifetime", type=float, default=DEFAULT_LIFETIME, help="seconds a session lasts at most")
     parser.add_argument("--db", help="the recorder's SQLite file or a postgresql:// URL (default DIR/recorder.sqlite)")
+    metrics.add_option(parser)
 
 
 def run(args):
@@ -61,6 +62,9 @@ def run(args):
     except BrokerRefused as e:
         raise HostToolError("page: %s" % e, EXIT_NO_BROKER)
     sessions = Sessions(view.clock, args.idle, args.lifetime)
+    from host_tools.floor.page.metrics import PageFigures
+
+    metrics.expose(args.metrics_port, PageFigures(view, sessions, service).read)
     app = make_app(view, floor, directory, sessions)
     config = uvicorn.Config(app, host=args.host, port=args.http_port, log_level="warning", lifespan="off")
     server = uvicorn.Server(config)

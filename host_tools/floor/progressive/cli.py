@@ -9,7 +9,7 @@ import os
 import time
 
 from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError
-from host_tools.floor.base import floordir, topics, words
+from host_tools.floor.base import floordir, metrics, topics, words
 from host_tools.floor.bus import retained
 from host_tools.floor.progressive import messages, params, rtp
 
@@ -42,6 +42,7 @@ def write_default_params(directory):
 
 def add_service_arguments(parser):
     parser.add_argument("--broker", help="mqtt://HOST[:PORT] (default: the floor's, on this machine)")
+    metrics.add_option(parser)
     _dir(parser)
 
 
@@ -53,7 +54,15 @@ def run_service(args):
     url = args.broker or "mqtt://127.0.0.1:%d" % floor["port"]
     password = floordir.password(d, "progressive")
     recorded = os.path.join(d, "recorder.sqlite")  # the floor's verified copy, for what the bus lost
-    service.serve(floor["floor"], url, password, params.ledger_path(d), initial_params(d), recorder_path=recorded)
+    service.serve(
+        floor["floor"],
+        url,
+        password,
+        params.ledger_path(d),
+        initial_params(d),
+        recorder_path=recorded,
+        metrics_port=args.metrics_port,
+    )
 
 
 # ---- floor meter -----------------------------------------------------------------------

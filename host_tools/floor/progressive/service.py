@@ -15,10 +15,11 @@ import signal
 import time
 
 from host_tools import EXIT_USAGE, HostToolError
-from host_tools.floor.base import topics
+from host_tools.floor.base import metrics, topics
 from host_tools.floor.bus.mqtt import Client
 from host_tools.floor.progressive import catch_up, messages
 from host_tools.floor.progressive.controller import Controller, log
+from host_tools.floor.progressive.metrics import ControllerFigures
 
 HEARTBEAT_S = 2.0  # a meter is published at least this often
 KEEPALIVE_S = 2  # the broker reports a silent controller offline after 1.5 × this
@@ -117,14 +118,15 @@ class Service:
             self.controller.close()
 
 
-def serve(floor, url, password, ledger_path, initial_params, recorder_path=None):
-    """Run until SIGTERM or Ctrl-C."""
+def serve(floor, url, password, ledger_path, initial_params, recorder_path=None, metrics_port=0):
+    """Run until SIGTERM or Ctrl-C; its figures on 127.0.0.1:metrics_port (progressive/metrics.py)."""
     stopping = []
     signal.signal(signal.SIGTERM, lambda *a: stopping.append(1))
     try:
         service = Service(floor, url, password, ledger_path, initial_params, recorder_path=recorder_path)
     except ValueError as e:
         raise HostToolError(str(e), EXIT_USAGE)
+    metrics.expose(metrics_port, ControllerFigures(service).read)
     try:
         service.run(lambda: bool(stopping))
     except KeyboardInterrupt:

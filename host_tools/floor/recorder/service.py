@@ -25,9 +25,10 @@ import time
 
 from crapsboard.journal import journal_record as jr
 from host_tools import sync
-from host_tools.floor.base import presence, topics
+from host_tools.floor.base import metrics, presence, topics
 from host_tools.floor.bus.mqtt import Client
 from host_tools.floor.recorder.backends import open_store, tables_with_events
+from host_tools.floor.recorder.metrics import RecorderFigures
 
 GAP_GRACE_S = 10.0  # a hole this old is a gap: a republish after a reconnect fills one sooner
 RECORDED_EVERY_S = 0.2  # say `recorded` at most this often per table
@@ -235,12 +236,14 @@ class Recorder:
                 self.dirty.discard(tbl)
 
 
-def serve(store_path, floor, url, user, password, keepalive=10, stop=None, tls=None, instance=None):
+def serve(store_path, floor, url, user, password, keepalive=10, stop=None, tls=None, instance=None, metrics_port=0):
     """Run the recorder until `stop()` is true or SIGINT/SIGTERM; `store_path` a SQLite
     path or a postgresql:// URL; `instance` names one of several recorders (its own session)."""
     store = open_store(store_path)
     client = None
     recorder = Recorder(store, floor)
+    figures = RecorderFigures(recorder)  # Prometheus's figures (recorder/metrics.py), on --metrics-port
+    on_message = figures.watch()
 
     def on_connect():
         recorder.said.clear()  # the broker may have lost the retained `recorded`: say it again
@@ -260,10 +263,12 @@ def serve(store_path, floor, url, user, password, keepalive=10, stop=None, tls=N
         "recorder-" + floor + ("-" + instance if instance else ""),
         keepalive,
         clean=False,
-        on_message=recorder.handle,
+        on_message=on_message,
         on_connect=on_connect,
         tls=tls,
     )
+    figures.client = client
+    metrics.expose(metrics_port, figures.read)
     recorder.publish = lambda topic, payload, retain: client.publish(topic, payload, retain=retain)
     client.start()
     try:
