@@ -145,6 +145,9 @@ def _floor_arguments(parser):
     p = sub.add_parser("up", help="run a whole floor here: broker, boards, gateways, recorder (make floor)")
     p.add_argument("--tables", type=int, default=3)
     p.add_argument("--keys", default="", help="a key script every board plays once at its first boot")
+    p.add_argument(
+        "--metrics-port", type=int, default=0, help="Prometheus figures from 127.0.0.1:PORT (kept in floor.json)"
+    )
     _dir_option(p)
     p = sub.add_parser("status", help="each table: online or offline, its last record and the recorder's lag")
     p.add_argument("--json", action="store_true")
@@ -186,7 +189,7 @@ def _run_floor(args):
     elif args.action == "up":
         from host_tools.floor import supervise
 
-        supervise.up(d, args.tables, args.keys)
+        supervise.up(d, args.tables, args.keys, args.metrics_port)
     elif args.action == "status":
         rows = status(d, args.broker, args.wait)
         if args.json:

@@ -111,11 +111,12 @@ def new_floor(directory, name="main", tables=("T1", "T2", "T3"), port=1883, ws_p
 
 def _operators_settings(directory):
     """What an operator added to floor.json by hand (`bind`: more MQTT addresses;
-    `tls`: the TLS listener, docs/floor.md), kept when the floor is made again."""
+    `tls`: the TLS listener; `metrics_port`: the services' Prometheus figures, docs/floor.md),
+    kept when the floor is made again."""
     try:
         with open(os.path.join(directory, "floor.json"), encoding="utf-8") as f:
             old = json.load(f)
-        return {k: old[k] for k in ("bind", "tls") if k in old}
+        return {k: old[k] for k in ("bind", "tls", "metrics_port") if k in old}
     except (OSError, ValueError, TypeError):
         return {}
 
