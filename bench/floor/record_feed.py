@@ -46,11 +46,13 @@ class Feed:
     """One gateway connection per table, publishing its journal's records in order."""
 
     def __init__(self, directory, floor, url):
+        """`url`: the broker's, or {table: its broker's} (a pit's)."""
         self.floor = floor
         self.clients = {}
         for t in floor["tables"]:
             user = floordir.gateway_user(t)
-            c = Client(url, user, floordir.password(directory, user), "feed-" + t, 30, clean=True)
+            where = url[t] if isinstance(url, dict) else url
+            c = Client(where, user, floordir.password(directory, user), "feed-" + t, 30, clean=True)
             self.clients[t] = c.start()
         for t, c in self.clients.items():
             if not c.wait_connected(20):

@@ -10,7 +10,7 @@ from host_tools import EXIT_USAGE, HostToolError
 from host_tools.floor import floor_init, pit_cli
 from host_tools.floor.base import floordir, metrics, topics
 from host_tools.floor.base.presence import shown
-from host_tools.floor.bus import mqtt, retained
+from host_tools.floor.bus import mqtt, pits, retained
 
 
 def _dir_option(parser):
@@ -78,6 +78,9 @@ def _run_gateway(args):
     name = args.floor or (floor["floor"] if floor else "main")
     user = args.user or floordir.gateway_user(args.table)
     url = _broker_url(args, floor)
+    pit = pits.pit_of(floor, args.table) if floor and not args.broker else None
+    if pit:  # a table in a pit talks to its pit's broker
+        url = "mqtt://127.0.0.1:%d" % pit["port"]
     tls, password = _credentials(args, url, user, args.password_file or os.path.join(d, "secrets", user))
     key = keys.read_key(args.key or os.path.join(d, "keys", args.table + ".key"))
     outbox = args.outbox or os.path.join(d, "gateways", args.table + ".sqlite")
@@ -141,6 +144,7 @@ def _floor_arguments(parser):
     p.add_argument("--name", default="main")
     p.add_argument("--port", type=int, default=18830, help="the broker's MQTT port (loopback)")
     p.add_argument("--ws-port", type=int, default=18831, help="the broker's WebSockets port (loopback)")
+    p.add_argument("--pits", type=int, default=0, help="that many pit brokers bridged to the floor's (default: none)")
     _dir_option(p)
     p = sub.add_parser("up", help="run a whole floor here: broker, boards, gateways, recorder (make floor)")
     p.add_argument("--tables", type=int, default=3)
@@ -148,6 +152,7 @@ def _floor_arguments(parser):
     p.add_argument(
         "--metrics-port", type=int, default=0, help="Prometheus figures from 127.0.0.1:PORT (kept in floor.json)"
     )
+    p.add_argument("--pits", type=int, default=0, help="that many pit brokers bridged to the floor's (default: none)")
     _dir_option(p)
     p = sub.add_parser("status", help="each table: online or offline, its last record and the recorder's lag")
     p.add_argument("--json", action="store_true")
@@ -181,7 +186,7 @@ def _run_floor(args):
         return _subcommands()[args.action][1](args)
     d = floordir.floor_dir(args.dir)
     if args.action == "init":
-        floor = floor_init.init(d, args.tables, args.name, args.port, args.ws_port)
+        floor = floor_init.init(d, args.tables, args.name, args.port, args.ws_port, args.pits)
         print(
             "floor %s in %s: %d tables, broker on 127.0.0.1:%d"
             % (floor["floor"], d, len(floor["tables"]), floor["port"])
@@ -189,7 +194,7 @@ def _run_floor(args):
     elif args.action == "up":
         from host_tools.floor import supervise
 
-        supervise.up(d, args.tables, args.keys, args.metrics_port)
+        supervise.up(d, args.tables, args.keys, args.metrics_port, args.pits)
     elif args.action == "status":
         rows = status(d, args.broker, args.wait)
         if args.json:

@@ -192,14 +192,14 @@ def page_port(floor):
     return floor.get("page_port") or floor["port"] + PAGE_PORT_OFFSET
 
 
-def up(directory, tables, keys="", metrics_port=0):
+def up(directory, tables, keys="", metrics_port=0, pits=0):
     from host_tools.floor import floor_init
 
     fd = lock(directory)
     existing = floor_init.floor_or_none(directory)
     port = existing["port"] if existing else 18830
     ws_port = existing["ws_port"] if existing else 18831
-    floor = floor_init.init(directory, tables, existing["floor"] if existing else "main", port, ws_port)
+    floor = floor_init.init(directory, tables, existing["floor"] if existing else "main", port, ws_port, pits)
     if metrics_port:
         floor["metrics_port"] = metrics_port
         floordir.write_json(os.path.join(directory, "floor.json"), floor)
@@ -228,6 +228,23 @@ def up(directory, tables, keys="", metrics_port=0):
         if not broker.wait_listening(floor["port"], 10, b.proc):
             raise HostToolError("mosquitto did not start: see %s/mosquitto.log" % directory, EXIT_FAILED)
         say(directory, "broker on 127.0.0.1:%d (WebSockets %d)" % (floor["port"], floor["ws_port"]))
+        for p in floor.get("pits") or []:  # each pit's broker, bridged to the floor's (bus/bridge.py)
+            pit = Service(
+                "pit broker " + p["name"],
+                [broker.mosquitto_binary(), "-c", os.path.join(directory, "pits", p["name"], "mosquitto.conf")],
+                os.path.join(directory, "logs", "mosquitto-%s.out" % p["name"]),
+            )
+            pit.start()
+            services.append(pit)
+            if not broker.wait_listening(p["port"], 10, pit.proc):
+                raise HostToolError(
+                    "pit %s's mosquitto did not start: see its log in %s/pits" % (p["name"], directory), EXIT_FAILED
+                )
+            say(
+                directory,
+                "pit %s: broker on 127.0.0.1:%d for %s, bridged to the floor's"
+                % (p["name"], p["port"], " ".join(p["tables"])),
+            )
         want = firmware_hash()
         links = {}
         for t in floor["tables"]:
@@ -308,7 +325,8 @@ def up(directory, tables, keys="", metrics_port=0):
     finally:
         order = [s for s in services if s.name == "page"] + [s for s in services if s.name.startswith("gateway")]
         order += [s for s in services if s.name in ("progressive", "recorder")]
-        order += [s for s in services if s.name.startswith("board")] + [s for s in services if s.name == "broker"]
+        order += [s for s in services if s.name.startswith("board")]
+        order += [s for s in services if s.name.startswith("pit broker")] + [s for s in services if s.name == "broker"]
         for s in order:
             s.stop()
         os.close(fd)
