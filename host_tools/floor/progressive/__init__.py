@@ -9,7 +9,8 @@
 - `service`: `floor progressive`, the controller on the broker (presence, heartbeat);
 - `rtp`: the return to player at a meter amount, from the exact odds;
 - `maintenance`: `floor progressive-params`, a technician and a shift manager;
-- `cli`: `floor progressive | meter | progressive-params`.
+- `cli`: `floor progressive | meter | progressive-params`;
+- `metrics`: the controller's figures for Prometheus.
 
-May import: base, bus, people.
+May import: base, bus, people, pg.
 """

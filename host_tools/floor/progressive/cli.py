@@ -43,6 +43,10 @@ def write_default_params(directory):
 def add_service_arguments(parser):
     parser.add_argument("--broker", help="mqtt://HOST[:PORT] (default: the floor's, on this machine)")
     metrics.add_option(parser)
+    parser.add_argument(
+        "--lease",
+        help="postgresql://…: write the meters only while holding the floor's progressive lease (a standby till then)",
+    )
     _dir(parser)
 
 
@@ -62,6 +66,7 @@ def run_service(args):
         initial_params(d),
         recorder_path=recorded,
         metrics_port=args.metrics_port,
+        lease_url=args.lease,
     )
 
 
