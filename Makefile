@@ -109,10 +109,12 @@ bench-link: venv
 # second per table, 1/10/50 tables, catch-up after a broker restart (build/floor_bench.json);
 # key press -> alert visible in the pit page's browser (build/page_bench.json);
 # the progressive: hit -> PENDING on the meter topic, contributions/s (build/progressive_bench.json).
-bench-floor: venv mosquitto browser
+# Past one machine: the recorder on SQLite and PostgreSQL, pits bridged, two recorders, a bridge cut (build/scale_bench.json).
+bench-floor: venv mosquitto browser postgresql
 	$(PY) -m bench.floor.floor_bench
 	$(PY) -m bench.floor.page_bench
 	$(PY) -m bench.floor.progressive_bench
+	$(PY) -m bench.floor.scale_bench
 
 # >= 10,000 events across 3 tables through broker, gateway and board faults (`make test` runs a sample).
 proof-floor: venv mosquitto
