@@ -116,9 +116,11 @@ bench-floor: venv mosquitto browser postgresql
 	$(PY) -m bench.floor.progressive_bench
 	$(PY) -m bench.floor.scale_bench
 
-# >= 10,000 events across 3 tables through broker, gateway and board faults (`make test` runs a sample).
-proof-floor: venv mosquitto
-	FLOOR_PROOF=all $(PY) -m pytest -q -s --timeout=3600 tests/test_floor_proof.py
+# >= 10,000 events across 3 tables through broker, gateway and board faults; and >= 10,000 across
+# 2 pits of 2 tables bridged to the floor, into PostgreSQL by two recorders, through pit broker,
+# bridge, recorder and PostgreSQL kills (`make test` runs a sample of each).
+proof-floor: venv mosquitto postgresql
+	FLOOR_PROOF=all $(PY) -m pytest -q -s --timeout=3600 tests/test_floor_proof.py tests/test_floor_bridged_proof.py
 
 # The linked progressive: >= 10,000 hands of random dice at 3 tables with forced
 # near-simultaneous hits, through controller, broker and gateway faults; the
