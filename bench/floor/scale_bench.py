@@ -16,7 +16,10 @@ gateway account), so the figures are the floor's, not the boards'.
   it would leave), and every record stored once;
 - a bridge cut (the floor's broker stopped 5 s while a pit's tables
   publish) and restored: the time from the floor's broker back to the
-  recorder holding every record.
+  recorder holding every record;
+- 100 tables in 2 pits, each publishing a record every 0.4 s (a busy
+  table's pace) for 15 s: CPU and RSS of each pit broker, the floor's broker
+  and the recorder, and per table.
 """
 
 import argparse
@@ -226,6 +229,80 @@ def bridge_cut(folder, tables=4, before=50, during=100, cut_s=5.0):
         floor_broker.stop()
 
 
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_rss(pid):
+    """(CPU seconds, RSS MB) of a process."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    with open("/proc/%d/status" % pid) as f:
+        rss = next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+    return (int(fields[11]) + int(fields[12])) / TICK, rss / 1024
+
+
+def broker_load(folder, tables=100, pace_s=0.4, window_s=15.0):
+    """`tables` tables, each publishing a record every `pace_s` (a busy table's pace is ~0.4 s) for
+    `window_s`, through 2 pit brokers bridged to the floor's, the recorder (SQLite) on the floor's:
+    each process's CPU (% of one core) and RSS, and per table."""
+    directory = os.path.join(folder, "load")
+    floor = floor_init.init(directory, tables, "bench", broker.free_port(), broker.free_port(), 2)
+    floor_broker = broker.Broker(directory).start()
+    pit_brokers = [broker.Broker(bridge.pit_dir(directory, p)).start() for p in floor["pits"]]
+    r = recorder(directory)
+    feed = None
+    try:
+        wait(connected(directory, "1"), 30, "no recorder")
+        wait(lambda: open(os.path.join(directory, "mosquitto.log")).read().count("as bridge-P") >= 2, 30, "bridge")
+        urls = {t: "mqtt://127.0.0.1:%d" % pits.pit_of(floor, t)["port"] for t in floor["tables"]}
+        feed = record_feed.Feed(directory, floor, urls)
+        n = int(window_s / pace_s)
+        journals = {t: record_feed.journal(t, n) for t in floor["tables"]}
+        procs = {"floor broker": floor_broker.proc.pid, "recorder": r.pid}
+        procs.update({"pit broker %d" % (i + 1): b.proc.pid for i, b in enumerate(pit_brokers)})
+        before = {k: _cpu_rss(pid) for k, pid in procs.items()}
+        start = time.monotonic()
+        for i in range(n):
+            for t in floor["tables"]:
+                feed.publish(t, [journals[t][i]], wait=False)
+            time.sleep(max(0.0, start + (i + 1) * pace_s - time.monotonic()))
+        path = os.path.join(directory, "recorder.sqlite")
+
+        def count():
+            s = Store(path, readonly=True)
+            try:
+                return s.db.execute("select count(*) from events").fetchone()[0]
+            finally:
+                s.close()
+
+        wait(lambda: count() == tables * n, 120, "not every record stored")
+        elapsed = time.monotonic() - start
+        after = {k: _cpu_rss(pid) for k, pid in procs.items()}
+        out = {
+            "tables": tables,
+            "records": tables * n,
+            "records_per_s": round(tables * n / elapsed),
+            "seconds": round(elapsed, 1),
+        }
+        for k in procs:
+            cpu = (after[k][0] - before[k][0]) / elapsed * 100
+            share = tables / 2 if k.startswith("pit") else tables
+            out[k] = {
+                "cpu_pct": round(cpu, 1),
+                "rss_mb": round(after[k][1], 1),
+                "cpu_pct_per_table": round(cpu / share, 3),
+            }
+        return out
+    finally:
+        if feed:
+            feed.stop()
+        r.send_signal(signal.SIGTERM)
+        r.wait(20)
+        for b in pit_brokers:
+            b.stop()
+        floor_broker.stop()
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="scale_bench")
     parser.add_argument("--out", default=os.path.join(ROOT, "build", "scale_bench.json"))
@@ -252,6 +329,7 @@ def main(argv=None):
             out["publish_to_stored_floor_broker"] = latencies(folder, through_pit=False)
             out["publish_to_stored_through_a_pit_bridge"] = latencies(folder, through_pit=True)
             out["bridge_cut_and_restored"] = bridge_cut(folder)
+            out["load_100_tables_in_2_pits"] = broker_load(folder)
         finally:
             if server:
                 server.remove()
