@@ -17,11 +17,13 @@ import pytest
 
 from bench.floor import pgserver, record_feed
 from bench.floor.localfloor import have_mosquitto
+from bench.floor.progressive_feed import TableJournal
 from host_tools.floor.base import floordir, topics
 from host_tools.floor.bus import broker
 from host_tools.floor.pg import schema
 from host_tools.floor.pg.copy import PgRecordedCopy
 from host_tools.floor.pg.store import PgStore
+from host_tools.floor.progressive import catch_up, messages
 from host_tools.floor.recorder import service as rec
 from sim.paths import ROOT
 
@@ -175,3 +177,23 @@ def test_two_recorders_store_every_record_once_in_order_while_each_is_killed(url
         log.close()
         url_store.close()
         mosq.stop()
+
+
+def test_the_progressive_takes_what_the_bus_lost_from_the_record_on_postgres(url):
+    """The controller's catch-up (`floor progressive --db postgresql://…`) reads the same copy."""
+    schema.migrate(url)
+    store = PgStore(url)
+    r = rec.Recorder(store, "main")
+    journal = TableJournal("T1")
+    for kind, count in ((messages.PROG_WAGER, 5), (messages.PROG_HIT, 1)):
+        payload, _ = journal.record(kind, count, "MEA")
+        assert r.handle(topics.table("main", "T1", "event"), payload) == "stored"
+    found = catch_up.missed(url, lambda key: False)
+    assert [(i.kind, i.game, i.count, i.table, i.seq) for i in found] == [
+        (messages.PROG_WAGER, "MEA", 5, "T1", 1),
+        (messages.PROG_HIT, "MEA", 1, "T1", 2),
+    ]
+    assert catch_up.missed(url, lambda key: key[3] == 1)[0].seq == 2  # what the ledger has seen is left out
+    gone = "postgresql://postgres@127.0.0.1:%d/floor" % broker.free_port()
+    assert catch_up.missed(gone, lambda key: False) == []  # the database away: nothing now, the next look later
+    store.close()

@@ -43,6 +43,7 @@ def write_default_params(directory):
 def add_service_arguments(parser):
     parser.add_argument("--broker", help="mqtt://HOST[:PORT] (default: the floor's, on this machine)")
     metrics.add_option(parser)
+    parser.add_argument("--db", help="the recorder's SQLite or postgresql:// URL, for what the bus lost")
     parser.add_argument(
         "--lease",
         help="postgresql://…: write the meters only while holding the floor's progressive lease (a standby till then)",
@@ -57,7 +58,7 @@ def run_service(args):
     floor = floordir.read_floor(d)
     url = args.broker or "mqtt://127.0.0.1:%d" % floor["port"]
     password = floordir.password(d, "progressive")
-    recorded = os.path.join(d, "recorder.sqlite")  # the floor's verified copy, for what the bus lost
+    recorded = args.db or os.path.join(d, "recorder.sqlite")  # the floor's verified copy, for what the bus lost
     service.serve(
         floor["floor"],
         url,
