@@ -2,7 +2,7 @@
 `--lease postgresql://…` (a real PostgreSQL in a temporary directory). One
 holds the lease and writes the meters; the other waits as a standby without
 touching the broker or the ledger. The active one SIGKILLed, the standby
-takes over within seconds with the ledger as it was; the database out of
+takes over within seconds with the ledger as it was and pays no hit twice; the database out of
 reach, the holder stops writing (one line, exit 1)."""
 
 import os
@@ -16,10 +16,12 @@ import pytest
 
 from bench.floor import pgserver
 from bench.floor.localfloor import have_mosquitto
+from bench.floor.progressive_feed import TableJournal
 from host_tools.floor import floor_init
 from host_tools.floor.base import floordir, topics
 from host_tools.floor.bus import broker
 from host_tools.floor.bus.mqtt import Client
+from host_tools.floor.progressive import messages
 from sim.paths import ROOT
 
 pytestmark = [
@@ -97,8 +99,30 @@ def test_the_standby_takes_over_within_seconds_and_never_two_write(tmp_path):
                 return out
 
         wait(lambda: presence()[-1:] == ["online"], 20, lambda: presence())
+        # a wager and a hit at T1, taken by the holder: the MEA meter pays and waits (pending)
+        gateway = Client(
+            "mqtt://127.0.0.1:%d" % floordir.read_floor(directory)["port"],
+            "gateway-T1",
+            floordir.password(directory, "gateway-T1"),
+            "gateway-T1-test",
+        )
+        gateway.start()
+        assert gateway.wait_connected(10)
+        journal = TableJournal("T1")
+        sent = [
+            journal.record(kind, count, "MEA")[0] for kind, count in ((messages.PROG_WAGER, 5), (messages.PROG_HIT, 1))
+        ]
+        for payload in sent:
+            gateway.publish(topics.table("test", "T1", "event"), payload).wait_for_publish(10)
+
+        def pending():
+            with lock:
+                views = [topics.decode(p) for _, t, p in heard if t.endswith("/MEA/meter")]
+            return views[-1]["pending"] if views else None
+
+        wait(lambda: pending() == [1], 20, lambda: pending())
         before = meters()
-        assert before and all(state == "open" for _, _, state in before.values())
+        assert before["MEA"][2] == "pending"
         time.sleep(1.0)  # a standby that wrote anything would have by now: it must not have touched the broker
         connected = open(os.path.join(directory, "mosquitto.log")).read().count("as progressive-test")
         assert connected == 1 and "took the lease" not in log_text(directory, "b")
@@ -113,6 +137,16 @@ def test_the_standby_takes_over_within_seconds_and_never_two_write(tmp_path):
         assert 0 < takeover < TAKEOVER_S, takeover
         print("progressive takeover: %.2f s from SIGKILL to the standby's presence online" % takeover)
         assert meters() == before  # the same ledger: every meter as it was
+        # the gateway publishes the same records again (as after a reconnect): the new writer pays nothing twice
+        for payload in sent:
+            gateway.publish(topics.table("test", "T1", "event"), payload).wait_for_publish(10)
+        # then a new wager: once the meter shows it, the copies before it were taken (in order) too
+        gateway.publish(topics.table("test", "T1", "event"), journal.record(messages.PROG_WAGER, 3, "MEA")[0])
+        wait(lambda: meters()["MEA"][1] > before["MEA"][1], 10, lambda: meters())
+        with lock:
+            last = [topics.decode(p) for _, t, p in heard if t.endswith("/MEA/meter")][-1]
+        assert last["pending"] == [1] and last["last_hit"]["n"] == 1  # one hit, paid once
+        gateway.stop()
         # the lease's database out of reach: the holder stops writing, in one line
         server.kill()
         assert procs["b"].wait(15) == 1
