@@ -13,6 +13,7 @@ import threading
 import time
 
 import pytest
+from tls_certs import CA
 
 from bench.floor import record_feed
 from bench.floor.localfloor import have_mosquitto
@@ -158,3 +159,46 @@ def test_records_published_while_the_floors_broker_is_down_arrive_when_it_is_bac
     finally:
         s.close()
     assert catch_up < 30
+
+
+def test_a_bridge_over_the_floors_tls_listener_with_its_own_certificate(tmp_path):
+    """floor.json's `tls` on the floor's broker and the pit's `bridge_tls`: the bridge shows a
+    certificate of the floor's CA whose CN is its account, and the floor's ACL applies to it."""
+    directory = str(tmp_path / "floor")
+    floor = floor_init.init(directory, 2, "test", broker.free_port(), broker.free_port(), pits=1)
+    ca = CA(str(tmp_path))
+    cert, key = ca.issue("broker", server=True)
+    floor["tls"] = {"port": broker.free_port(), "cafile": ca.cert_file, "certfile": cert, "keyfile": key}
+    bridge_cert, bridge_key = ca.issue("bridge-P1")
+    floor["pits"][0]["floor_address"] = "127.0.0.1:%d" % floor["tls"]["port"]
+    floor["pits"][0]["bridge_tls"] = {"cafile": ca.cert_file, "certfile": bridge_cert, "keyfile": bridge_key}
+    floordir.write_json(os.path.join(directory, "floor.json"), floor)
+    broker.write_config(directory, floor)
+    bridge.write_pits(directory, floor)
+    conf = open(os.path.join(bridge.pit_dir(directory, floor["pits"][0]), "mosquitto.conf")).read()
+    assert "bridge_certfile %s" % os.path.abspath(bridge_cert) in conf and "bridge_tls_version tlsv1.2" in conf
+    floor_broker = broker.Broker(directory).start()
+    pit_broker = broker.Broker(bridge.pit_dir(directory, floor["pits"][0])).start()
+    log = open(os.path.join(directory, "logs", "recorder.log"), "ab")
+    recorder = subprocess.Popen(
+        [sys.executable, "-m", "host_tools", "recorder", "--dir", directory], stdout=log, stderr=log, cwd=ROOT
+    )
+    feed = None
+    try:
+        wait(lambda: b"connected to the broker" in open(log.name, "rb").read(), 30, "the recorder did not connect")
+        wait(
+            lambda: "as bridge-P1" in open(os.path.join(directory, "mosquitto.log")).read(),
+            30,
+            "the bridge did not connect over TLS",
+        )
+        feed = record_feed.Feed(directory, floor, "mqtt://127.0.0.1:%d" % floor["pits"][0]["port"])
+        feed.publish("T2", record_feed.journal("T2", 20))
+        wait(lambda: stored(directory, "T2") == 20, 30, "T2's records did not arrive over the TLS bridge")
+    finally:
+        if feed:
+            feed.stop()
+        recorder.send_signal(signal.SIGTERM)
+        recorder.wait(20)
+        log.close()
+        pit_broker.stop()
+        floor_broker.stop()
