@@ -52,6 +52,7 @@ def wait(predicate, timeout, what):
 def bridged(tmp_path):
     directory = str(tmp_path / "floor")
     floor = floor_init.init(directory, 4, "test", broker.free_port(), broker.free_port(), pits=2)
+    floor = record_feed.free_pit_ports(directory, floor)
     assert [(p["name"], p["tables"]) for p in floor["pits"]] == [("P1", ["T1", "T2"]), ("P2", ["T3", "T4"])]
     floor_broker = broker.Broker(directory).start()
     pit_brokers = [broker.Broker(d).start() for d in (bridge.pit_dir(directory, p) for p in floor["pits"])]
@@ -166,6 +167,7 @@ def test_a_bridge_over_the_floors_tls_listener_with_its_own_certificate(tmp_path
     certificate of the floor's CA whose CN is its account, and the floor's ACL applies to it."""
     directory = str(tmp_path / "floor")
     floor = floor_init.init(directory, 2, "test", broker.free_port(), broker.free_port(), pits=1)
+    floor = record_feed.free_pit_ports(directory, floor)
     ca = CA(str(tmp_path))
     cert, key = ca.issue("broker", server=True)
     floor["tls"] = {"port": broker.free_port(), "cafile": ca.cert_file, "certfile": cert, "keyfile": key}

@@ -18,6 +18,7 @@ import pytest
 from test_floor_make import host_tools, processes_naming, read_until
 
 from bench.floor import localfloor as floor_rig
+from bench.floor import record_feed
 from host_tools.floor import floor_init
 from host_tools.floor.bus import broker
 from sim.paths import ROOT
@@ -41,6 +42,7 @@ def scrape(port):
 def test_a_floor_of_two_pits_runs_bridged_and_measured(tmp_path, template):
     folder = str(tmp_path / "floor")
     floor = floor_init.init(folder, 4, "main", broker.free_port(), broker.free_port(), pits=2)
+    floor = record_feed.free_pit_ports(folder, floor)  # floor up keeps them
     image, key_file, firmware_hash = template
     for t in floor["tables"]:
         shutil.copy(image, os.path.join(folder, "boards", t + ".img"))

@@ -7,12 +7,27 @@ each journal contiguous from 1, each continuing the chain before it.
 """
 
 import json
+import os
 import threading
 import time
 
 from crapsboard.journal import journal_record as jr
 from host_tools.floor.base import floordir, topics
 from host_tools.floor.bus.mqtt import Client
+
+
+def free_pit_ports(directory, floor):
+    """Each pit's broker moved to free loopback ports (floor init puts them at the floor
+    broker's port + 100, which another test's broker may hold); floor.json and the
+    brokers' files written again. Returns the floor."""
+    from host_tools.floor.bus import bridge, broker
+
+    for p in floor.get("pits") or []:
+        p["port"], p["ws_port"] = broker.free_port(), broker.free_port()
+    floordir.write_json(os.path.join(directory, "floor.json"), floor)
+    broker.write_config(directory, floor)
+    bridge.write_pits(directory, floor)
+    return floor
 
 
 def board_id(table):

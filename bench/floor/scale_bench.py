@@ -87,6 +87,7 @@ def latencies(folder, through_pit, tables=4, per_table=100, pace_s=0.02):
     """publish -> stored (ms) for each record, the tables publishing at once, each every pace_s."""
     directory = os.path.join(folder, "pit" if through_pit else "floor")
     floor = floor_init.init(directory, tables, "bench", broker.free_port(), broker.free_port(), 2 if through_pit else 0)
+    floor = record_feed.free_pit_ports(directory, floor)
     brokers = [broker.Broker(directory).start()]
     brokers += [broker.Broker(bridge.pit_dir(directory, p)).start() for p in floor.get("pits") or []]
     r = recorder(directory)
@@ -182,6 +183,7 @@ def two_recorders(folder, server, tables=4, per_table=150, pace_s=0.02):
 def bridge_cut(folder, tables=4, before=50, during=100, cut_s=5.0):
     directory = os.path.join(folder, "cut")
     floor = floor_init.init(directory, tables, "bench", broker.free_port(), broker.free_port(), 2)
+    floor = record_feed.free_pit_ports(directory, floor)
     floor_broker = broker.Broker(directory).start()
     pit_brokers = [broker.Broker(bridge.pit_dir(directory, p)).start() for p in floor["pits"]]
     r = recorder(directory)
@@ -247,6 +249,7 @@ def broker_load(folder, tables=100, pace_s=0.4, window_s=15.0):
     each process's CPU (% of one core) and RSS, and per table."""
     directory = os.path.join(folder, "load")
     floor = floor_init.init(directory, tables, "bench", broker.free_port(), broker.free_port(), 2)
+    floor = record_feed.free_pit_ports(directory, floor)
     floor_broker = broker.Broker(directory).start()
     pit_brokers = [broker.Broker(bridge.pit_dir(directory, p)).start() for p in floor["pits"]]
     r = recorder(directory)

@@ -27,7 +27,10 @@ def init(directory, tables, name="main", port=18830, ws_port=18831, pits=0):
     try:
         floor = floordir.new_floor(directory, name, names, port, ws_port)
         if pits or floor.get("pits"):  # written, then made again: each bridge gets its password
-            if pits:
+            kept = floor.get("pits") or []
+            if pits and [t for p in kept for t in p["tables"]] == names and len(kept) == pits:
+                pass  # the same pits over the same tables: their brokers keep their ports
+            elif pits:
                 floor["pits"] = pit_list.assign(names, pits, port + 100)
             else:
                 del floor["pits"]
