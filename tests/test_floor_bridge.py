@@ -54,15 +54,18 @@ def bridged(tmp_path):
     floor = floor_init.init(directory, 4, "test", broker.free_port(), broker.free_port(), pits=2)
     floor = record_feed.free_pit_ports(directory, floor)
     assert [(p["name"], p["tables"]) for p in floor["pits"]] == [("P1", ["T1", "T2"]), ("P2", ["T3", "T4"])]
-    floor_broker = broker.Broker(directory).start()
-    pit_brokers = [broker.Broker(d).start() for d in (bridge.pit_dir(directory, p) for p in floor["pits"])]
+    floor_broker = broker.Broker(directory)
+    pit_brokers = [broker.Broker(bridge.pit_dir(directory, p)) for p in floor["pits"]]
     log = open(os.path.join(directory, "logs", "recorder.log"), "ab")
-    recorder = subprocess.Popen(
-        [sys.executable, "-m", "host_tools", "recorder", "--dir", directory], stdout=log, stderr=log, cwd=ROOT
-    )
     urls = {t: "mqtt://127.0.0.1:%d" % pits.pit_of(floor, t)["port"] for t in floor["tables"]}
-    feed = None
-    try:
+    feed = recorder = None
+    try:  # every broker stopped, whichever failed to start
+        floor_broker.start()
+        for b in pit_brokers:
+            b.start()
+        recorder = subprocess.Popen(
+            [sys.executable, "-m", "host_tools", "recorder", "--dir", directory], stdout=log, stderr=log, cwd=ROOT
+        )
         wait(lambda: b"connected to the broker" in open(log.name, "rb").read(), 30, "the recorder did not connect")
         # each bridge connected to the floor's broker (its log says so) before the tables publish
         wait(
@@ -77,8 +80,9 @@ def bridged(tmp_path):
     finally:
         if feed:
             feed.stop()
-        recorder.send_signal(signal.SIGTERM)
-        recorder.wait(20)
+        if recorder:
+            recorder.send_signal(signal.SIGTERM)
+            recorder.wait(20)
         log.close()
         for b in pit_brokers:
             b.stop()
@@ -179,14 +183,16 @@ def test_a_bridge_over_the_floors_tls_listener_with_its_own_certificate(tmp_path
     bridge.write_pits(directory, floor)
     conf = open(os.path.join(bridge.pit_dir(directory, floor["pits"][0]), "mosquitto.conf")).read()
     assert "bridge_certfile %s" % os.path.abspath(bridge_cert) in conf and "bridge_tls_version tlsv1.2" in conf
-    floor_broker = broker.Broker(directory).start()
-    pit_broker = broker.Broker(bridge.pit_dir(directory, floor["pits"][0])).start()
+    floor_broker = broker.Broker(directory)
+    pit_broker = broker.Broker(bridge.pit_dir(directory, floor["pits"][0]))
     log = open(os.path.join(directory, "logs", "recorder.log"), "ab")
-    recorder = subprocess.Popen(
-        [sys.executable, "-m", "host_tools", "recorder", "--dir", directory], stdout=log, stderr=log, cwd=ROOT
-    )
-    feed = None
+    feed = recorder = None
     try:
+        floor_broker.start()
+        pit_broker.start()
+        recorder = subprocess.Popen(
+            [sys.executable, "-m", "host_tools", "recorder", "--dir", directory], stdout=log, stderr=log, cwd=ROOT
+        )
         wait(lambda: b"connected to the broker" in open(log.name, "rb").read(), 30, "the recorder did not connect")
         wait(
             lambda: "as bridge-P1" in open(os.path.join(directory, "mosquitto.log")).read(),
@@ -199,8 +205,9 @@ def test_a_bridge_over_the_floors_tls_listener_with_its_own_certificate(tmp_path
     finally:
         if feed:
             feed.stop()
-        recorder.send_signal(signal.SIGTERM)
-        recorder.wait(20)
+        if recorder:
+            recorder.send_signal(signal.SIGTERM)
+            recorder.wait(20)
         log.close()
         pit_broker.stop()
         floor_broker.stop()

@@ -84,7 +84,7 @@ class BridgedRig(Rig):
 
     def stop(self):
         for p in self.recorders.values():
-            floor_rig._kill(p) if p.poll() is None else None
+            floor_rig._kill(p)  # (a process already ended is left alone)
         for b in self.pit_brokers.values():
             b.stop()
         super().stop()
@@ -151,13 +151,14 @@ def test_every_record_is_in_postgresql_exactly_once_through_pits_bridges_and_fau
     rng = random.Random(int(os.environ.get("FLOOR_SEED", "31")))
     began = time.monotonic()
     server = pgserver.Server(fsync=True).start()
-    url = server.create("floor")
-    schema.migrate(url)
-    rig = BridgedRig(str(tmp_path), template, url)
-    rig.start_broker()
-    for b in rig.pit_brokers.values():
-        b.start()
+    rig = None
     try:
+        url = server.create("floor")
+        schema.migrate(url)
+        rig = BridgedRig(str(tmp_path), template, url)
+        rig.start_broker()
+        for b in rig.pit_brokers.values():
+            b.start()
         rolls, target = (60, 10000) if LONG else (8, len(TABLES) * 8)
         deadline = time.monotonic() + (2700 if LONG else 200)
         faults = run_floor(rig, server, rng, rolls, target, deadline)
@@ -173,5 +174,6 @@ def test_every_record_is_in_postgresql_exactly_once_through_pits_bridges_and_fau
         assert total >= target
         assert set(faults) >= {"pit broker", "bridge", "recorder", "postgresql"}
     finally:
-        rig.stop()
+        if rig is not None:
+            rig.stop()
         server.remove()

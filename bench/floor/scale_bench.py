@@ -88,11 +88,14 @@ def latencies(folder, through_pit, tables=4, per_table=100, pace_s=0.02):
     directory = os.path.join(folder, "pit" if through_pit else "floor")
     floor = floor_init.init(directory, tables, "bench", broker.free_port(), broker.free_port(), 2 if through_pit else 0)
     floor = record_feed.free_pit_ports(directory, floor)
-    brokers = [broker.Broker(directory).start()]
-    brokers += [broker.Broker(bridge.pit_dir(directory, p)).start() for p in floor.get("pits") or []]
-    r = recorder(directory)
-    feed = None
-    try:
+    brokers = [broker.Broker(directory)] + [
+        broker.Broker(bridge.pit_dir(directory, p)) for p in floor.get("pits") or []
+    ]
+    r = feed = None
+    try:  # every broker stopped, whichever failed to start
+        for b in brokers:
+            b.start()
+        r = recorder(directory)
         wait(connected(directory, "1"), 30, "no recorder")
         if through_pit:
             wait(lambda: open(os.path.join(directory, "mosquitto.log")).read().count("as bridge-P") >= 2, 30, "bridge")
@@ -126,8 +129,9 @@ def latencies(folder, through_pit, tables=4, per_table=100, pace_s=0.02):
     finally:
         if feed:
             feed.stop()
-        r.send_signal(signal.SIGTERM)
-        r.wait(20)
+        if r:
+            r.send_signal(signal.SIGTERM)
+            r.wait(20)
         for b in reversed(brokers):
             b.stop()
 
@@ -184,10 +188,9 @@ def bridge_cut(folder, tables=4, before=50, during=100, cut_s=5.0):
     directory = os.path.join(folder, "cut")
     floor = floor_init.init(directory, tables, "bench", broker.free_port(), broker.free_port(), 2)
     floor = record_feed.free_pit_ports(directory, floor)
-    floor_broker = broker.Broker(directory).start()
-    pit_brokers = [broker.Broker(bridge.pit_dir(directory, p)).start() for p in floor["pits"]]
-    r = recorder(directory)
-    feed = None
+    floor_broker = broker.Broker(directory)
+    pit_brokers = [broker.Broker(bridge.pit_dir(directory, p)) for p in floor["pits"]]
+    r = feed = None
     path = os.path.join(directory, "recorder.sqlite")
 
     def count():
@@ -200,6 +203,9 @@ def bridge_cut(folder, tables=4, before=50, during=100, cut_s=5.0):
             s.close()
 
     try:
+        for b in [floor_broker] + pit_brokers:
+            b.start()
+        r = recorder(directory)
         wait(connected(directory, "1"), 30, "no recorder")
         wait(lambda: open(os.path.join(directory, "mosquitto.log")).read().count("as bridge-P") >= 2, 30, "bridge")
         urls = {t: "mqtt://127.0.0.1:%d" % pits.pit_of(floor, t)["port"] for t in floor["tables"]}
@@ -224,8 +230,9 @@ def bridge_cut(folder, tables=4, before=50, during=100, cut_s=5.0):
     finally:
         if feed:
             feed.stop()
-        r.send_signal(signal.SIGTERM)
-        r.wait(20)
+        if r:
+            r.send_signal(signal.SIGTERM)
+            r.wait(20)
         for b in pit_brokers:
             b.stop()
         floor_broker.stop()
@@ -250,11 +257,13 @@ def broker_load(folder, tables=100, pace_s=0.4, window_s=15.0):
     directory = os.path.join(folder, "load")
     floor = floor_init.init(directory, tables, "bench", broker.free_port(), broker.free_port(), 2)
     floor = record_feed.free_pit_ports(directory, floor)
-    floor_broker = broker.Broker(directory).start()
-    pit_brokers = [broker.Broker(bridge.pit_dir(directory, p)).start() for p in floor["pits"]]
-    r = recorder(directory)
-    feed = None
+    floor_broker = broker.Broker(directory)
+    pit_brokers = [broker.Broker(bridge.pit_dir(directory, p)) for p in floor["pits"]]
+    r = feed = None
     try:
+        for b in [floor_broker] + pit_brokers:
+            b.start()
+        r = recorder(directory)
         wait(connected(directory, "1"), 30, "no recorder")
         wait(lambda: open(os.path.join(directory, "mosquitto.log")).read().count("as bridge-P") >= 2, 30, "bridge")
         urls = {t: "mqtt://127.0.0.1:%d" % pits.pit_of(floor, t)["port"] for t in floor["tables"]}
@@ -299,8 +308,9 @@ def broker_load(folder, tables=100, pace_s=0.4, window_s=15.0):
     finally:
         if feed:
             feed.stop()
-        r.send_signal(signal.SIGTERM)
-        r.wait(20)
+        if r:
+            r.send_signal(signal.SIGTERM)
+            r.wait(20)
         for b in pit_brokers:
             b.stop()
         floor_broker.stop()
