@@ -7,7 +7,7 @@ STUBS  := $(VENV)/esp32-stubs
 STUBS_STAMP := $(STUBS)/.installed
 JOBS   ?= 2
 
-.PHONY: all venv system-deps sim test check bench bench-link bench-host bench-heap bench-floor mutate proof proof-journal proof-link proof-floor proof-progressive deploy floor floor-shots mosquitto browser clean
+.PHONY: all venv system-deps postgresql prometheus sim test check bench bench-link bench-host bench-heap bench-floor mutate proof proof-journal proof-link proof-floor proof-progressive deploy floor floor-shots mosquitto browser clean
 
 all: test
 
@@ -24,13 +24,16 @@ venv: $(STAMP) $(STUBS_STAMP)
 
 # Beyond the venv, `make test` needs Debian packages: Node.js (pyright runs on
 # it), rsvg-convert (librsvg2-bin: tests/test_odds.py renders the odds plot),
-# mosquitto (the floor's broker) and chromium with its chromedriver (the pit
-# page's browser tests). Missing ones are installed with apt-get when run as
-# root; otherwise one line says what to install, and the target fails.
-# Each entry is command:package.
+# mosquitto (the floor's broker), chromium with its chromedriver (the pit
+# page's browser tests), PostgreSQL (the floor's record on a database server;
+# its initdb and pg_ctl live off PATH, in /usr/lib/postgresql/N/bin) and
+# Prometheus (the floor's metrics scraped). Missing ones are installed with
+# apt-get when run as root; otherwise one line says what to install, and the
+# target fails. Each entry is command:package.
 SYSTEM_TOOLS  := node:nodejs rsvg-convert:librsvg2-bin
 BROKER_TOOLS  := mosquitto:mosquitto mosquitto_pub:mosquitto-clients
 BROWSER_TOOLS := chromium:chromium chromedriver:chromium-driver
+METRICS_TOOLS := prometheus:prometheus
 APT_GET ?= apt-get
 
 # $(call install-missing,command:package ...)
@@ -45,8 +48,14 @@ install-missing = missing=""; \
 		fi; \
 	fi
 
-system-deps:
-	@$(call install-missing,$(SYSTEM_TOOLS) $(BROKER_TOOLS) $(BROWSER_TOOLS))
+system-deps: postgresql
+	@$(call install-missing,$(SYSTEM_TOOLS) $(BROKER_TOOLS) $(BROWSER_TOOLS) $(METRICS_TOOLS))
+
+postgresql:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { $(call install-missing,initdb:postgresql); }
+
+prometheus:
+	@$(call install-missing,$(METRICS_TOOLS))
 
 mosquitto:
 	@$(call install-missing,$(BROKER_TOOLS))
@@ -106,15 +115,19 @@ bench-link: venv
 # key press -> alert visible in the pit page's browser (build/page_bench.json);
 # the progressive: hit -> PENDING on the meter topic, contributions/s (build/progressive_bench.json),
 # and where every contributed cent goes over 20,000 hits per game (build/progressive_money.json).
-bench-floor: venv mosquitto browser
+# Past one machine: the recorder on SQLite and PostgreSQL, pits bridged, two recorders, a bridge cut (build/scale_bench.json).
+bench-floor: venv mosquitto browser postgresql
 	$(PY) -m bench.floor.floor_bench
 	$(PY) -m bench.floor.page_bench
 	$(PY) -m bench.floor.progressive_bench
 	$(PY) -m bench.floor.progressive_money --paytable FUP=PT-BJS-FUP-05
+	$(PY) -m bench.floor.scale_bench
 
-# >= 10,000 events across 3 tables through broker, gateway and board faults (`make test` runs a sample).
-proof-floor: venv mosquitto
-	FLOOR_PROOF=all $(PY) -m pytest -q -s --timeout=3600 tests/test_floor_proof.py
+# >= 10,000 events across 3 tables through broker, gateway and board faults; and >= 10,000 across
+# 2 pits of 2 tables bridged to the floor, into PostgreSQL by two recorders, through pit broker,
+# bridge, recorder and PostgreSQL kills (`make test` runs a sample of each).
+proof-floor: venv mosquitto postgresql
+	FLOOR_PROOF=all $(PY) -m pytest -q -s --timeout=3600 tests/test_floor_proof.py tests/test_floor_bridged_proof.py
 
 # The linked progressive: >= 10,000 hands of random dice at 3 tables with forced
 # near-simultaneous hits, through controller, broker and gateway faults; the
@@ -124,9 +137,10 @@ proof-progressive: venv mosquitto
 
 # A whole floor on this machine: broker, TABLES virtual boards, a gateway each,
 # the recorder (docs/floor.md). Ctrl-C stops it all. A second one says so and exits.
+# PITS=2: the tables split over two pit brokers bridged to the floor's (docs/floor.md, Pits).
 TABLES ?= 3
 floor: venv mosquitto
-	@$(PY) -m host_tools floor up --tables $(TABLES) $(if $(KEYS),--keys "$(KEYS)") || { s=$$?; test $$s = 5 -o $$s = 130; }
+	@$(PY) -m host_tools floor up --tables $(TABLES) $(if $(KEYS),--keys "$(KEYS)") $(if $(METRICS_PORT),--metrics-port $(METRICS_PORT)) $(if $(PITS),--pits $(PITS)) || { s=$$?; test $$s = 5 -o $$s = 130; }
 
 # 10**6 random and mutated frames through the link core (`make test` runs 20,000).
 proof-link: venv

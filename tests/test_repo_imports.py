@@ -10,7 +10,7 @@ import re
 import firmware_graph as fg
 import repo_graph as rg
 
-FLOOR_PACKAGES = {"base", "bus", "gateway", "recorder", "alerts", "people", "progressive", "page"}
+FLOOR_PACKAGES = {"base", "bus", "gateway", "recorder", "alerts", "people", "progressive", "page", "pg"}
 FLOOR_TOP = {"cli", "pit_cli", "supervise", "floor_init"}
 
 

@@ -8,9 +8,9 @@ import sys
 
 from host_tools import EXIT_USAGE, HostToolError
 from host_tools.floor import floor_init, pit_cli
-from host_tools.floor.base import floordir, floorkeys, topics
+from host_tools.floor.base import floordir, floorkeys, metrics, topics
 from host_tools.floor.base.presence import shown
-from host_tools.floor.bus import mqtt, retained
+from host_tools.floor.bus import mqtt, pits, retained
 
 
 def _dir_option(parser):
@@ -62,6 +62,7 @@ def _gateway_arguments(parser):
     )
     parser.add_argument("--keepalive", type=int, default=mqtt.KEEPALIVE_S, help="MQTT keepalive, seconds")
     parser.add_argument("--timeout", type=float, default=3.0, help="seconds to wait for each board reply")
+    metrics.add_option(parser)
     _tls_arguments(parser)
     _dir_option(parser)
 
@@ -80,6 +81,9 @@ def _run_gateway(args):
     name = args.floor or (floor["floor"] if floor else "main")
     user = args.user or floordir.gateway_user(args.table)
     url = _broker_url(args, floor)
+    pit = pits.pit_of(floor, args.table) if floor and not args.broker else None
+    if pit:  # a table in a pit talks to its pit's broker
+        url = "mqtt://127.0.0.1:%d" % pit["port"]
     tls, password = _credentials(args, url, user, args.password_file or os.path.join(d, "secrets", user))
     key = keys.read_key(args.key or floorkeys.path(d, args.table, "gateway"))
     outbox = args.outbox or os.path.join(d, "gateways", args.table + ".sqlite")
@@ -88,6 +92,9 @@ def _run_gateway(args):
     gateway = Gateway(
         args.port, args.table, name, url, user, password, outbox, key, args.keepalive, args.timeout, tls=tls
     )
+    from host_tools.floor.gateway.metrics import GatewayFigures
+
+    metrics.expose(args.metrics_port, GatewayFigures(gateway).read)
     serve(gateway)
 
 
@@ -96,7 +103,9 @@ def _run_gateway(args):
 
 def _recorder_arguments(parser):
     parser.add_argument("--broker", help="mqtt[s]://HOST[:PORT] (default: the floor's, on this machine)")
-    parser.add_argument("--db", help="the recorder's SQLite (default DIR/recorder.sqlite)")
+    parser.add_argument("--db", help="the recorder's SQLite file or a postgresql:// URL (default DIR/recorder.sqlite)")
+    parser.add_argument("--instance", help="this recorder's name among several on one database (its own session)")
+    metrics.add_option(parser)
     _tls_arguments(parser)
     _dir_option(parser)
 
@@ -122,6 +131,8 @@ def _run_recorder(args):
             stop=lambda: bool(stopping),
             tls=tls,
             keys_dir=d,
+            instance=args.instance,
+            metrics_port=args.metrics_port,
         )
     except KeyboardInterrupt:
         pass
@@ -137,10 +148,15 @@ def _floor_arguments(parser):
     p.add_argument("--name", default="main")
     p.add_argument("--port", type=int, default=18830, help="the broker's MQTT port (loopback)")
     p.add_argument("--ws-port", type=int, default=18831, help="the broker's WebSockets port (loopback)")
+    p.add_argument("--pits", type=int, default=0, help="that many pit brokers bridged to the floor's (default: none)")
     _dir_option(p)
     p = sub.add_parser("up", help="run a whole floor here: broker, boards, gateways, recorder (make floor)")
     p.add_argument("--tables", type=int, default=3)
     p.add_argument("--keys", default="", help="a key script every board plays once, when this floor comes up")
+    p.add_argument(
+        "--metrics-port", type=int, default=0, help="Prometheus figures from 127.0.0.1:PORT (kept in floor.json)"
+    )
+    p.add_argument("--pits", type=int, default=0, help="that many pit brokers bridged to the floor's (default: none)")
     _dir_option(p)
     p = sub.add_parser("status", help="each table: online or offline, its last record and the recorder's lag")
     p.add_argument("--json", action="store_true")
@@ -152,7 +168,7 @@ def _floor_arguments(parser):
     p.add_argument("--since", type=int, default=0, help="records after this sequence number")
     p.add_argument("--journal", type=int, help="only this journal (default: all, oldest first)")
     p.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
-    p.add_argument("--db", help="the recorder's SQLite (default DIR/recorder.sqlite)")
+    p.add_argument("--db", help="the recorder's SQLite file or a postgresql:// URL (default DIR/recorder.sqlite)")
     _dir_option(p)
     p = sub.add_parser(
         "provision",
@@ -175,9 +191,10 @@ def _floor_arguments(parser):
 
 
 def _subcommands():
+    from host_tools.floor.pg import cli as pg_cli
     from host_tools.floor.progressive import cli as progressive_cli
 
-    return dict(pit_cli.SUBCOMMANDS, **progressive_cli.SUBCOMMANDS)
+    return dict(pit_cli.SUBCOMMANDS, **progressive_cli.SUBCOMMANDS, **pg_cli.SUBCOMMANDS)
 
 
 def _run_floor(args):
@@ -185,7 +202,7 @@ def _run_floor(args):
         return _subcommands()[args.action][1](args)
     d = floordir.floor_dir(args.dir)
     if args.action == "init":
-        floor = floor_init.init(d, args.tables, args.name, args.port, args.ws_port)
+        floor = floor_init.init(d, args.tables, args.name, args.port, args.ws_port, args.pits)
         print(
             "floor %s in %s: %d tables, broker on 127.0.0.1:%d"
             % (floor["floor"], d, len(floor["tables"]), floor["port"])
@@ -193,7 +210,7 @@ def _run_floor(args):
     elif args.action == "up":
         from host_tools.floor import supervise
 
-        supervise.up(d, args.tables, args.keys)
+        supervise.up(d, args.tables, args.keys, args.metrics_port, args.pits)
     elif args.action == "status":
         rows = status(d, args.broker, args.wait)
         if args.json:
@@ -297,14 +314,15 @@ def events(directory, table_id, since=0, journal=None, fmt="jsonl", db=None, out
     """Write the recorder's events of `table_id` after `since` to `out`."""
     from host_tools.floor.alerts import hands
     from host_tools.floor.base import words
-    from host_tools.floor.recorder.store import Store
+    from host_tools.floor.pg.schema import is_url
+    from host_tools.floor.recorder.backends import open_store
 
     path = db or os.path.join(directory, "recorder.sqlite")
-    if not os.path.exists(path):
+    if not is_url(path) and not os.path.exists(path):
         raise HostToolError("no recorder database at %s" % path, EXIT_USAGE)
-    store = Store(path, readonly=True)
+    store = open_store(path, readonly=True)
     floor = floor_init.floor_or_none(directory)
-    if floor and table_id not in floor["tables"] and store.events(table_id, 0, None).fetchone() is None:
+    if floor and table_id not in floor["tables"] and next(iter(store.events(table_id, 0, None)), None) is None:
         store.close()  # a table the floor does not have, nor ever recorded
         raise HostToolError(
             "no table %s on this floor (tables: %s)" % (table_id, ", ".join(floor["tables"])), EXIT_USAGE

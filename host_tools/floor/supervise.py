@@ -21,13 +21,40 @@ import threading
 import time
 
 from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError
-from host_tools.floor.base import floordir
+from host_tools.floor.base import floordir, metrics
 from host_tools.floor.bus import broker
 
 EXIT_RUNNING = 5  # a floor runs already in this directory
 BACKOFF_MAX_S = 30.0
 STABLE_S = 10.0  # a process that lived this long starts again at once when it dies
 PAGE_PORT_OFFSET = 50  # the pit page: the broker's port + 50 (18880 by default), or floor.json "page_port"
+
+
+def metrics_ports(floor):
+    """{service name: its --metrics-port}, from floor.json's "metrics_port" P (none without it):
+    the supervisor on P, the recorder P+1, the progressive controller P+2, the page P+3, the gateways from P+10."""
+    base = floor.get("metrics_port")
+    if not base:
+        return {}
+    ports = {"supervisor": base, "recorder": base + 1, "progressive": base + 2, "page": base + 3}
+    ports.update({"gateway " + t: base + 10 + i for i, t in enumerate(floor["tables"])})
+    return ports
+
+
+def supervisor_figures(services):
+    def read(f):
+        for s in services:
+            f.gauge(
+                "supervised_up",
+                "1 while the supervised process runs",
+                int(s.proc is not None and s.proc.poll() is None),
+                service=s.name,
+            )
+            f.counter(
+                "supervised_restarts", "times the supervisor started the process again", s.restarts, service=s.name
+            )
+
+    return read
 
 
 def _die_with_parent():
@@ -190,7 +217,7 @@ def page_port(floor):
     return floor.get("page_port") or floor["port"] + PAGE_PORT_OFFSET
 
 
-def up(directory, tables, keys=""):
+def up(directory, tables, keys="", metrics_port=0, pits=0):
     from host_tools.floor import floor_init
 
     if keys:
@@ -199,7 +226,10 @@ def up(directory, tables, keys=""):
     existing = floor_init.floor_or_none(directory)
     port = existing["port"] if existing else 18830
     ws_port = existing["ws_port"] if existing else 18831
-    floor = floor_init.init(directory, tables, existing["floor"] if existing else "main", port, ws_port)
+    floor = floor_init.init(directory, tables, existing["floor"] if existing else "main", port, ws_port, pits)
+    if metrics_port:
+        floor["metrics_port"] = metrics_port
+        floordir.write_json(os.path.join(directory, "floor.json"), floor)
     services = []
     stopping = []
 
@@ -209,6 +239,12 @@ def up(directory, tables, keys=""):
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     give_back = own_terminal()
+    ports = metrics_ports(floor)
+    metrics.expose(ports.get("supervisor"), supervisor_figures(services))
+
+    def measured(name, argv):
+        return argv + ["--metrics-port", str(ports[name])] if name in ports else argv
+
     try:
         b = Service(
             "broker",
@@ -220,6 +256,23 @@ def up(directory, tables, keys=""):
         if not broker.wait_listening(floor["port"], 10, b.proc):
             raise HostToolError("mosquitto did not start: see %s/mosquitto.log" % directory, EXIT_FAILED)
         say(directory, "broker on 127.0.0.1:%d (WebSockets %d)" % (floor["port"], floor["ws_port"]))
+        for p in floor.get("pits") or []:  # each pit's broker, bridged to the floor's (bus/bridge.py)
+            pit = Service(
+                "pit broker " + p["name"],
+                [broker.mosquitto_binary(), "-c", os.path.join(directory, "pits", p["name"], "mosquitto.conf")],
+                os.path.join(directory, "logs", "mosquitto-%s.out" % p["name"]),
+            )
+            pit.start()
+            services.append(pit)
+            if not broker.wait_listening(p["port"], 10, pit.proc):
+                raise HostToolError(
+                    "pit %s's mosquitto did not start: see its log in %s/pits" % (p["name"], directory), EXIT_FAILED
+                )
+            say(
+                directory,
+                "pit %s: broker on 127.0.0.1:%d for %s, bridged to the floor's"
+                % (p["name"], p["port"], " ".join(p["tables"])),
+            )
         want = firmware_hash()
         links = {}
         for t in floor["tables"]:
@@ -249,13 +302,15 @@ def up(directory, tables, keys=""):
             raise HostToolError(errors[0], EXIT_FAILED)
         py = [sys.executable, "-m", "host_tools"]
         rec = Service(
-            "recorder", py + ["recorder", "--dir", directory], os.path.join(directory, "logs", "recorder.log")
+            "recorder",
+            measured("recorder", py + ["recorder", "--dir", directory]),
+            os.path.join(directory, "logs", "recorder.log"),
         )
         rec.start()
         services.append(rec)
         prog = Service(  # the linked progressive's controller (docs/progressive.md)
             "progressive",
-            py + ["floor", "progressive", "--dir", directory],
+            measured("progressive", py + ["floor", "progressive", "--dir", directory]),
             os.path.join(directory, "logs", "progressive.log"),
         )
         prog.start()
@@ -263,20 +318,22 @@ def up(directory, tables, keys=""):
         for t in floor["tables"]:
             g = Service(
                 "gateway " + t,
-                py + ["gateway", "--dir", directory, "--table", t, "--port", links[t]],
+                measured("gateway " + t, py + ["gateway", "--dir", directory, "--table", t, "--port", links[t]]),
                 os.path.join(directory, "logs", "gateway-%s.log" % t),
             )
             g.start()
             services.append(g)
         page = Service(  # the pit and surveillance page
             "page",
-            py + ["floor", "page", "--dir", directory, "--http-port", str(page_port(floor))],
+            measured("page", py + ["floor", "page", "--dir", directory, "--http-port", str(page_port(floor))]),
             os.path.join(directory, "logs", "page.log"),
         )
         page.start()
         services.append(page)
         people_hint = "people: `python -m host_tools floor user add NAME --role ROLE`"
         say(directory, "pit page on http://127.0.0.1:%d/ (%s)" % (page_port(floor), people_hint))
+        if ports:
+            say(directory, "Prometheus metrics on 127.0.0.1:%d-%d" % (min(ports.values()), max(ports.values())))
         say(directory, "%d tables up: `python -m host_tools floor status`; Ctrl-C stops the floor" % len(links))
         while not stopping:
             now = time.monotonic()
@@ -298,7 +355,8 @@ def up(directory, tables, keys=""):
     finally:
         order = [s for s in services if s.name == "page"] + [s for s in services if s.name.startswith("gateway")]
         order += [s for s in services if s.name in ("progressive", "recorder")]
-        order += [s for s in services if s.name.startswith("board")] + [s for s in services if s.name == "broker"]
+        order += [s for s in services if s.name.startswith("board")]
+        order += [s for s in services if s.name.startswith("pit broker")] + [s for s in services if s.name == "broker"]
         for s in order:
             s.stop()
         os.close(fd)

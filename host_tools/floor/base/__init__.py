@@ -1,6 +1,7 @@
 """What every floor service shares and nothing else: the floor's directory
 (floor.json, credentials, keys), the MQTT topics and payloads, the presence
-judgement, and the words money and times are shown in.
+judgement, the words money and times are shown in, and each service's
+metrics served for Prometheus.
 
 May import: nothing of host_tools.floor.
 """

@@ -78,6 +78,7 @@ def accounts(floor):
     """Every account the floor has: [(user, kind, detail)]."""
     out = [(gateway_user(t), "gateway", t) for t in floor["tables"]]
     out += [(s, "service", s) for s in SERVICES]
+    out += [("bridge-" + p["name"], "bridge", p["name"]) for p in floor.get("pits") or []]  # bus/pits.py
     out += [(p["user"], "person", p["role"]) for p in floor["people"]]
     return out
 
@@ -111,11 +112,13 @@ def new_floor(directory, name="main", tables=("T1", "T2", "T3"), port=1883, ws_p
 
 def _operators_settings(directory):
     """What an operator added to floor.json by hand (`bind`: more MQTT addresses;
-    `tls`: the TLS listener, docs/floor.md), kept when the floor is made again."""
+    `tls`: the TLS listener; `metrics_port`: the services' Prometheus figures; `pits`: the
+    pits' brokers, docs/floor.md),
+    kept when the floor is made again."""
     try:
         with open(os.path.join(directory, "floor.json"), encoding="utf-8") as f:
             old = json.load(f)
-        return {k: old[k] for k in ("bind", "tls") if k in old}
+        return {k: old[k] for k in ("bind", "tls", "metrics_port", "pits") if k in old}
     except (OSError, ValueError, TypeError):
         return {}
 

@@ -17,6 +17,7 @@ import time
 
 from host_tools import EXIT_USAGE, HostToolError
 from host_tools.floor.base import floordir, topics
+from host_tools.floor.bus import pits
 
 # The default, 100, drops messages for a client that was away: a recorder
 # restarted after an hour on a busy floor would lose events. A craps table
@@ -74,6 +75,7 @@ def acl_text(floor):
         "topic write %s/table/+/downlink" % root,
         "",
     ]
+    lines += pits.floor_acl(floor)  # each pit's bridge: its own tables only
     for p in floor["people"]:
         lines += ["user " + p["user"], "topic read %s/#" % root]
         if p["role"] != "technician":  # a technician reads the floor and acknowledges nothing

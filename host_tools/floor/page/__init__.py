@@ -8,5 +8,5 @@
 - `app`: the Starlette routes; `cli`: `python -m host_tools floor page`;
 - `downlink`: a cleared HOLD as the signed request for the table's board;
 
-May import: base, bus, alerts, people, progressive.
+May import: base, bus, alerts, people, progressive, pg.
 """

@@ -27,6 +27,7 @@ from host_tools.floor.alerts import hands
 from host_tools.floor.page import render
 from host_tools.floor.page.bus import BrokerRefused, PersonBus
 from host_tools.floor.page.logins import Logins
+from host_tools.floor.page.metrics import login_refused
 from host_tools.floor.page.sessions import COOKIE, Sessions, csrf_ok
 from host_tools.floor.people import accounts as people
 
@@ -86,12 +87,14 @@ def make_app(view, floor, directory, sessions=None, person_bus=PersonBus, secure
         form = await request.form()
         token = request.cookies.get(LOGIN_COOKIE)
         if not token or not same_origin(request) or not csrf_ok(_Token(token), form.get("csrf")):
+            login_refused("form")
             return await login_form(request, "That form has expired: log in again.", 403)
         user, password = str(form.get("user", "")), str(form.get("password", ""))
         address = request.client.host if request.client else "unknown"
         refusal = logins.refusal(user, address)
         if refusal is not None:  # the password is not looked at: a guess now tests nothing
             view.login_failed(user, address, refusal)
+            login_refused("throttled")
             return await login_form(request, refusal, 429)
         role = await asyncio.to_thread(people.verify, directory, user, password)
         if role is None:
@@ -99,11 +102,13 @@ def make_app(view, floor, directory, sessions=None, person_bus=PersonBus, secure
             view.login_failed(user, address, "wrong name or password")
             if locked:
                 view.login_locked(user, *[(f, t) for u, f, t in logins.locked_accounts() if u == user][0])
+            login_refused("password")
             return await login_form(request, "Wrong name or password.", 401)
         logins.succeeded(user, address)
         try:
             bus = await asyncio.to_thread(person_bus, floor, user, role, password)
         except BrokerRefused as e:
+            login_refused("broker")
             return await login_form(request, "The floor's broker did not accept you: %s." % e, 503)
         session = sessions.open(user, role, bus)
         r = RedirectResponse("/", 303)

@@ -8,7 +8,7 @@ import socket
 from host_tools import EXIT_USAGE, HostToolError
 from host_tools.floor import EXIT_NO_BROKER
 from host_tools.floor.alerts import book as alerts
-from host_tools.floor.base import floordir
+from host_tools.floor.base import floordir, metrics
 from host_tools.floor.page.sessions import DEFAULT_IDLE, DEFAULT_LIFETIME, Sessions
 
 DEFAULT_HTTP_PORT = 8080
@@ -26,6 +26,8 @@ def add_arguments(parser):
     )
     parser.add_argument("--idle", type=float, default=DEFAULT_IDLE, help="seconds a session lasts unused")
     parser.add_argument("--lifetime", type=float, default=DEFAULT_LIFETIME, help="seconds a session lasts at most")
+    parser.add_argument("--db", help="the recorder's SQLite file or a postgresql:// URL (default DIR/recorder.sqlite)")
+    metrics.add_option(parser)
     parser.add_argument("--cert-file", help="serve HTTPS with this certificate (PEM, its chain after it)")
     parser.add_argument("--key-file", help="the certificate's private key (PEM); goes with --cert-file")
 
@@ -54,6 +56,8 @@ def run(args):
     from host_tools.floor.page.bus import BrokerRefused, ServiceBus
     from host_tools.floor.page.floorview import FloorView
     from host_tools.floor.page.recorded import PeopleLog, RecordedCopy
+    from host_tools.floor.pg import schema
+    from host_tools.floor.pg.copy import PgRecordedCopy
 
     if args.escalate_after <= 0 or args.idle <= 0 or args.lifetime <= 0:
         raise HostToolError("--escalate-after, --idle and --lifetime must be positive", EXIT_USAGE)
@@ -68,7 +72,10 @@ def run(args):
         raise HostToolError("page: cannot serve on %s:%d: %s" % (args.host, args.http_port, reason), EXIT_USAGE)
     directory = floordir.floor_dir(args.dir)
     floor = floordir.read_floor(directory)
-    copy = RecordedCopy(os.path.join(directory, "recorder.sqlite"))
+    if schema.is_url(args.db):
+        copy = PgRecordedCopy(args.db)
+    else:
+        copy = RecordedCopy(args.db or os.path.join(directory, "recorder.sqlite"))
     log = PeopleLog(os.path.join(directory, "page.sqlite"))
     view = FloorView(floor["floor"], floor["tables"], args.escalate_after, copy=copy, log=log, keys_dir=directory)
     try:
@@ -76,6 +83,9 @@ def run(args):
     except BrokerRefused as e:
         raise HostToolError("page: %s" % e, EXIT_NO_BROKER)
     sessions = Sessions(view.clock, args.idle, args.lifetime)
+    from host_tools.floor.page.metrics import PageFigures
+
+    metrics.expose(args.metrics_port, PageFigures(view, sessions, service).read)
     app = make_app(view, floor, directory, sessions, secure=tls is not None)
     ssl_files = {"ssl_certfile": tls[0], "ssl_keyfile": tls[1]} if tls else {}
     config = uvicorn.Config(app, host=args.host, port=args.http_port, log_level="warning", lifespan="off", **ssl_files)

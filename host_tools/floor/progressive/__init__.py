@@ -10,7 +10,8 @@
 - `rtp`: the return to player at a meter amount, from the exact odds;
 - `integrity`: the controller's self-check at start (its code, its ledger's replay);
 - `maintenance`: `floor progressive-params`, a technician and a shift manager;
-- `cli`: `floor progressive | meter | progressive-params`.
+- `cli`: `floor progressive | meter | progressive-params`;
+- `metrics`: the controller's figures for Prometheus.
 
-May import: base, bus, people.
+May import: base, bus, people, pg.
 """

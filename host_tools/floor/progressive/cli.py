@@ -11,7 +11,7 @@ import time
 from fractions import Fraction
 
 from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError
-from host_tools.floor.base import floordir, topics, words
+from host_tools.floor.base import floordir, metrics, topics, words
 from host_tools.floor.bus import retained
 from host_tools.floor.progressive import integrity, messages, params, rtp
 
@@ -60,6 +60,12 @@ def run_install(args):
 
 def add_service_arguments(parser):
     parser.add_argument("--broker", help="mqtt://HOST[:PORT] (default: the floor's, on this machine)")
+    metrics.add_option(parser)
+    parser.add_argument("--db", help="the recorder's SQLite or postgresql:// URL, for what the bus lost")
+    parser.add_argument(
+        "--lease",
+        help="postgresql://…: write the meters only while holding the floor's progressive lease (a standby till then)",
+    )
     _dir(parser)
 
 
@@ -70,9 +76,17 @@ def run_service(args):
     floor = floordir.read_floor(d)
     url = args.broker or "mqtt://127.0.0.1:%d" % floor["port"]
     password = floordir.password(d, "progressive")
-    recorded = os.path.join(d, "recorder.sqlite")  # the floor's verified copy, for what the bus lost
+    recorded = args.db or os.path.join(d, "recorder.sqlite")  # the floor's verified copy, for what the bus lost
     service.serve(
-        floor["floor"], url, password, params.ledger_path(d), initial_params(d), recorder_path=recorded, keys_dir=d
+        floor["floor"],
+        url,
+        password,
+        params.ledger_path(d),
+        initial_params(d),
+        recorder_path=recorded,
+        keys_dir=d,
+        metrics_port=args.metrics_port,
+        lease_url=args.lease,
     )
 
 

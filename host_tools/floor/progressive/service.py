@@ -25,11 +25,13 @@ import os
 import signal
 import time
 
-from host_tools import EXIT_USAGE, HostToolError
-from host_tools.floor.base import floorkeys, topics
+from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError
+from host_tools.floor.base import floorkeys, metrics, topics
 from host_tools.floor.bus.mqtt import Client
+from host_tools.floor.pg.lease import Lease
 from host_tools.floor.progressive import catch_up, integrity, messages
 from host_tools.floor.progressive.controller import Controller, log
+from host_tools.floor.progressive.metrics import ControllerFigures
 
 HEARTBEAT_S = 2.0  # a meter is published at least this often
 KEEPALIVE_S = 2  # the broker reports a silent controller offline after 1.5 × this
@@ -165,17 +167,34 @@ class Service:
                 self.controller.close()
 
 
-def serve(floor, url, password, ledger_path, initial_params, recorder_path=None, keys_dir=None):
-    """Run until SIGTERM or Ctrl-C."""
+def serve(
+    floor, url, password, ledger_path, initial_params, recorder_path=None, keys_dir=None, metrics_port=0, lease_url=None
+):
+    """Run until SIGTERM or Ctrl-C; its figures on 127.0.0.1:metrics_port (progressive/metrics.py).
+    With `lease_url` (postgresql://…), a standby until it holds the floor's progressive lease
+    (pg/lease.py), and the writer only while it holds it: the lease lost is exit 1."""
     stopping = []
     signal.signal(signal.SIGTERM, lambda *a: stopping.append(1))
+    stop = lambda: bool(stopping)  # noqa: E731
+    if lease_url:
+        lease = Lease(lease_url, "progressive:" + floor)
+        try:
+            if not lease.acquire(stop, waiting=lambda: log("standby: the lease is another controller's")):
+                return
+        except KeyboardInterrupt:
+            return
+        log("took the lease: the meters' writer")
+        stop = lambda: bool(stopping) or not lease.held()  # noqa: E731
     try:
         service = Service(
             floor, url, password, ledger_path, initial_params, recorder_path=recorder_path, keys_dir=keys_dir
         )
     except ValueError as e:
         raise HostToolError(str(e), EXIT_USAGE)
+    metrics.expose(metrics_port, ControllerFigures(service).read)
     try:
-        service.run(lambda: bool(stopping))
+        service.run(stop)
     except KeyboardInterrupt:
         pass
+    if lease_url and not stopping:
+        raise HostToolError("lost the progressive lease (the database is out of reach): stopped writing", EXIT_FAILED)

@@ -25,9 +25,10 @@ import time
 
 from crapsboard.journal import journal_record as jr
 from host_tools import keys, sync
-from host_tools.floor.base import floordir, floorkeys, presence, topics
+from host_tools.floor.base import floordir, floorkeys, metrics, presence, topics
 from host_tools.floor.bus.mqtt import Client
-from host_tools.floor.recorder.store import Store
+from host_tools.floor.recorder.backends import open_store, tables_with_events
+from host_tools.floor.recorder.metrics import RecorderFigures
 
 NOT_THE_BOARDS = "record not written by the board"  # the alert of a record whose MAC fails
 GAP_GRACE_S = 10.0  # a hole this old is a gap: a republish after a reconnect fills one sooner
@@ -284,18 +285,33 @@ class Recorder:
                 self.dirty.discard(tbl)
 
 
-def serve(store_path, floor, url, user, password, keepalive=10, stop=None, tls=None, keys_dir=None):
-    """Run the recorder until `stop()` is true or SIGINT/SIGTERM; `keys_dir`: the
-    floor's directory whose keys/TABLE.journal verify each table's records."""
-    store = Store(store_path)
+def serve(
+    store_path,
+    floor,
+    url,
+    user,
+    password,
+    keepalive=10,
+    stop=None,
+    tls=None,
+    keys_dir=None,
+    instance=None,
+    metrics_port=0,
+):
+    """Run the recorder until `stop()` is true or SIGINT/SIGTERM; `store_path` a SQLite
+    path or a postgresql:// URL; `instance` names one of several recorders (its own session);
+    `keys_dir`: the floor's directory whose keys/TABLE.journal verify each table's records."""
+    store = open_store(store_path)
     client = None
     recorder = Recorder(store, floor, keys=floorkeys.JournalKeys(keys_dir))
+    figures = RecorderFigures(recorder)  # Prometheus's figures (recorder/metrics.py), on --metrics-port
+    on_message = figures.watch()
 
     def on_connect():
         recorder.said.clear()  # the broker may have lost the retained `recorded`: say it again
         with store.lock:
             recorder.judge.forget_said()  # and the verdicts
-        recorder.dirty.update(t for (t,) in store.db.execute("select distinct tbl from events"))
+        recorder.dirty.update(tables_with_events(store))
         client.subscribe(topics.floor_root(floor) + "/table/+/event")
         client.subscribe(topics.floor_root(floor) + "/table/+/state")
         client.subscribe(topics.floor_root(floor) + "/table/+/presence")
@@ -306,13 +322,15 @@ def serve(store_path, floor, url, user, password, keepalive=10, stop=None, tls=N
         url,
         user,
         password,
-        "recorder-" + floor,
+        "recorder-" + floor + ("-" + instance if instance else ""),
         keepalive,
         clean=False,
-        on_message=recorder.handle,
+        on_message=on_message,
         on_connect=on_connect,
         tls=tls,
     )
+    figures.client = client
+    metrics.expose(metrics_port, figures.read)
     recorder.publish = lambda topic, payload, retain: client.publish(topic, payload, retain=retain)
     client.start()
     try:

@@ -1,0 +1,234 @@
+"""The recorder's store on PostgreSQL: the same calls as the SQLite store
+(host_tools/floor/recorder/store.py), for `recorder --db postgresql://…`.
+
+The exactly-once key (table, board, journal, seq) is the events table's
+primary key, so recorders on several machines can run against one database:
+each checks a record's chain against what is stored, and whichever inserts
+it first stores it; the other's insert does nothing (`on conflict do
+nothing`). Every write is one statement, committed before the recorder
+acknowledges the message to the broker.
+
+The server going away is waited out, not fatal: a statement that fails on a
+lost connection is tried again on a new one every half second (each write is
+idempotent), while the broker keeps the unacknowledged messages. The newest
+journal of a table is the one whose record was inserted last (the `n`
+column), not the one with the latest clock, since recorders' clocks differ.
+"""
+
+import json
+import threading
+import time
+
+from host_tools import HostToolError
+from host_tools.floor.pg import schema
+
+RETRY_S = 0.5
+
+
+class PgStore:
+    def __init__(self, url, readonly=False, retry=True):
+        self.url = url
+        self.readonly = readonly
+        self.retry = retry and not readonly  # a reader (a CLI, the page) says so at once instead
+        self.lock = threading.RLock()
+        self.conn = schema.connect(url)
+        schema.check(self.conn, url)
+        self._errors = schema.driver().OperationalError, schema.driver().InterfaceError
+        self.db = _Compat(self)
+
+    def close(self):
+        self.conn.close()
+
+    def _run(self, sql, args=(), fetch=None):
+        """One statement; fetch "one", "all" or None (the row count). On a
+        lost server a writer waits and tries again on a new connection."""
+        said = False
+        while True:
+            try:
+                if self.conn.closed:
+                    self.conn = schema.connect(self.url)
+                cur = self.conn.execute(sql, args)
+                if fetch == "one":
+                    return cur.fetchone()
+                if fetch == "all":
+                    return cur.fetchall()
+                return cur.rowcount
+            except self._errors + (HostToolError,) as e:
+                if not self.retry:
+                    raise
+                if not said:
+                    schema.log("lost %s (%s): trying again" % (schema.redacted(self.url), str(e).strip()[:160]))
+                    said = True
+                try:
+                    self.conn.close()
+                except Exception:
+                    pass
+                time.sleep(RETRY_S)
+
+    # ---- events ---------------------------------------------------------------------
+
+    def stored(self, tbl, board, journal, seq):
+        """(link, hash, prev) of a stored record, or None."""
+        row = self._run(
+            "select link, hash, prev from events where tbl=%s and board=%s and journal=%s and seq=%s",
+            (tbl, board, journal, seq),
+            "one",
+        )
+        return tuple(row) if row else None
+
+    def add_event(self, tbl, board, journal, record, digest, prev):
+        """True when this call stored it; False when it was stored already (by another recorder)."""
+        return bool(
+            self._run(
+                "insert into events (tbl, board, journal, seq, t, kind, link, hash, prev, record, received)"
+                " values (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) on conflict on constraint events_once do nothing",
+                (
+                    tbl,
+                    board,
+                    journal,
+                    record["seq"],
+                    record.get("t"),
+                    str(record.get("kind")),
+                    record["link"],
+                    digest.hex(),
+                    prev,
+                    json.dumps(record, sort_keys=True),
+                    time.time(),
+                ),
+            )
+        )
+
+    def add_waiting(self, tbl, board, journal, record, digest, prev):
+        """A record whose MAC is the board's, held until the record before it is stored."""
+        self._run(
+            "insert into waiting values (%s,%s,%s,%s,%s,%s,%s,%s) on conflict on constraint waiting_once do update"
+            " set hash=excluded.hash, prev=excluded.prev, record=excluded.record, received=excluded.received",
+            (tbl, board, journal, record["seq"], digest.hex(), prev, json.dumps(record, sort_keys=True), time.time()),
+        )
+
+    def waiting(self, tbl, board, journal, seq):
+        """(record, hash, prev) of a waiting record, or None."""
+        row = self._run(
+            "select record, hash, prev from waiting where tbl=%s and board=%s and journal=%s and seq=%s",
+            (tbl, board, journal, seq),
+            "one",
+        )
+        return None if row is None else (json.loads(row[0]), row[1], row[2])
+
+    def drop_waiting(self, tbl, board, journal, seq):
+        self._run("delete from waiting where tbl=%s and board=%s and journal=%s and seq=%s", (tbl, board, journal, seq))
+
+    def gaps(self):
+        """[(tbl, board, journal, from, to)]: the records missing before each journal's first waiting one."""
+        out = []
+        for tbl, board, journal, low in self._run(
+            "select tbl, board, journal, min(seq) from waiting group by tbl, board, journal", (), "all"
+        ):
+            top, _ = self.contiguous(tbl, board, journal)
+            out.append((tbl, board, journal, top + 1, low - 1))
+        return out
+
+    def last_journal(self, tbl):
+        """(board, journal, highest seq) of the table's newest journal, or None."""
+        row = self._run(
+            "select board, journal, max(seq) from events where tbl=%s group by board, journal"
+            " order by max(n) desc limit 1",
+            (tbl,),
+            "one",
+        )
+        return tuple(row) if row else None
+
+    def max_seq(self, tbl, board, journal):
+        return self._run(
+            "select max(seq) from events where tbl=%s and board=%s and journal=%s", (tbl, board, journal), "one"
+        )[0]
+
+    def contiguous(self, tbl, board, journal):
+        """The highest seq up to which the floor holds every record from the
+        journal's first one it holds, and the holes above it [(from, to)]."""
+        low, high, count = self._run(
+            "select min(seq), max(seq), count(*) from events where tbl=%s and board=%s and journal=%s",
+            (tbl, board, journal),
+            "one",
+        )
+        if not count:
+            return 0, []
+        if high - low + 1 == count:
+            return high, []
+        seqs = [
+            r[0]
+            for r in self._run(
+                "select seq from events where tbl=%s and board=%s and journal=%s order by seq",
+                (tbl, board, journal),
+                "all",
+            )
+        ]
+        holes = [(a + 1, b - 1) for a, b in zip(seqs, seqs[1:]) if b != a + 1]
+        return holes[0][0] - 1, holes
+
+    def journals(self, tbl=None):
+        q = "select tbl, board, journal, min(seq), max(seq), count(*) from events"
+        q += " where tbl=%s group by tbl, board, journal" if tbl else " group by tbl, board, journal"
+        return [tuple(r) for r in self._run(q, (tbl,) if tbl else (), "all")]
+
+    def events(self, tbl, since=0, journal=None):
+        q = "select tbl, board, journal, seq, record, received from events where tbl=%s and seq>%s"
+        args = [tbl, since]
+        if journal is not None:
+            q += " and journal=%s"
+            args.append(journal)
+        return [tuple(r) for r in self._run(q + " order by journal, seq", args, "all")]
+
+    def tables_with_events(self):
+        return [r[0] for r in self._run("select distinct tbl from events", (), "all")]
+
+    # ---- tables and alerts ----------------------------------------------------------
+
+    def set_table(self, tbl, presence=None, state=None):
+        now = time.time()
+        self._run(
+            "insert into tables values (%s, %s, %s, %s) on conflict (tbl) do update set"
+            " presence=coalesce(excluded.presence, tables.presence), state=coalesce(excluded.state, tables.state),"
+            " updated=excluded.updated",
+            (tbl, presence, json.dumps(state, sort_keys=True) if state is not None else None, now),
+        )
+
+    def tables(self):
+        return {
+            r[0]: {"presence": r[1], "state": json.loads(r[2]) if r[2] else None, "updated": r[3]}
+            for r in self._run("select tbl, presence, state, updated from tables order by tbl", (), "all")
+        }
+
+    def add_alert(self, tbl, kind, text, key=None):
+        """The new alert's id, or None when one with `key` was raised already (by either recorder)."""
+        row = self._run(
+            "insert into alerts (at, tbl, kind, text, key) values (%s,%s,%s,%s,%s)"
+            " on conflict (key) do nothing returning id",
+            (time.time(), tbl, kind, text, key),
+            "one",
+        )
+        return row[0] if row else None
+
+    def alerts(self, tbl=None):
+        q = "select id, at, tbl, kind, text from alerts" + (" where tbl=%s" if tbl else "") + " order by id"
+        rows = self._run(q, (tbl,) if tbl else (), "all")
+        return [dict(zip(("id", "at", "table", "kind", "text"), r)) for r in rows]
+
+
+class _Compat:
+    """`store.db.execute(sql, args)` with SQLite's `?` placeholders, for the
+    few readers (the benches, the tests) that query the store directly."""
+
+    def __init__(self, store):
+        self.store = store
+
+    def execute(self, sql, args=()):
+        return _Rows(self.store._run(sql.replace("?", "%s"), args, "all"))
+
+
+class _Rows(list):
+    def fetchone(self):
+        return self[0] if self else None
+
+    def fetchall(self):
+        return list(self)
