@@ -36,6 +36,8 @@ KNOWN = {
     "recorder",
     "floor init",
     "floor provision",
+    "floor db migrate",
+    "floor db version",
     "floor user add",
     "floor user list",
     "floor page",
@@ -310,6 +312,12 @@ def check_commands(folder):
     done = run("floor", "init", "--dir", other, "--tables", "2", "--name", "annex", "--port", "18990")
     assert done.returncode == 0
     assert done.stdout == "floor annex in %s: 2 tables, broker on 127.0.0.1:18990\n" % other
+
+    # floor db migrate | version --db postgresql://…: not a PostgreSQL URL is one line, exit 2
+    # (tests/test_floor_postgres.py runs both on a real server).
+    for action in ("migrate", "version"):
+        done = run("floor", "db", action, "--db", os.path.join(other, "recorder.sqlite"))
+        one_error_line(done, 2, "postgresql://")
 
     # floor provision --table T1 --key FILE [--roles …]: each role's key written, one line each; a role
     # that is not one is one line, exit 2.

@@ -112,7 +112,7 @@ def test_prometheus_scrapes_each_service_and_the_figures_are_what_the_floor_did(
         until(prom, "max by (table) (crapsfloor_table_recorded_seq)", {L(table="T1"): 40.0, L(table="T2"): 25.0})
         until(prom, "crapsfloor_recorder_broker_connected", {L(job="recorder", instance=jobs["recorder"][0]): 1.0})
         # the meters as the ledger holds them: each game open at its seed
-        seeds = {g: p.seed for g, p in params.load(params.params_path(directory)).items()}
+        seeds = {g: p.base for g, p in params.load(params.params_path(directory)).items()}
         until(
             prom, "max by (game) (crapsfloor_progressive_amount_cents)", {L(game=g): float(s) for g, s in seeds.items()}
         )

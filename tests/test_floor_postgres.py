@@ -17,8 +17,8 @@ import pytest
 
 from bench.floor import pgserver, record_feed
 from bench.floor.localfloor import have_mosquitto
-from bench.floor.progressive_feed import TableJournal
-from host_tools.floor.base import floordir, topics
+from bench.floor.progressive_feed import TableJournal, feed_link_key
+from host_tools.floor.base import floordir, floorkeys, topics
 from host_tools.floor.bus import broker
 from host_tools.floor.pg import schema
 from host_tools.floor.pg.copy import PgRecordedCopy
@@ -82,17 +82,20 @@ def test_the_recorders_rules_hold_on_postgres(url):
     schema.migrate(url)
     store = PgStore(url)
     sent = []
-    r = rec.Recorder(store, "main", publish=lambda *m: sent.append(m))
+    keys = floorkeys.JournalKeys(given={"T1": floorkeys.derive(feed_link_key("T1"), "journal")})
+    r = rec.Recorder(store, "main", publish=lambda *m: sent.append(m), keys=keys)
     payloads = record_feed.journal("T1", 6)
     handle = [r.handle(topics.table("main", "T1", "event"), p) for p in payloads[:3] + payloads[4:] + payloads[3:4]]
-    assert handle == ["stored"] * 6  # record 4 late: kept and checked
+    assert handle == ["stored"] * 3 + ["waiting"] * 2 + ["stored"]  # 5 and 6 wait for 4, MACs checked
     assert [r.handle(topics.table("main", "T1", "event"), p) for p in payloads[:2]] == ["duplicate"] * 2
-    assert record_feed.check_store(store, "T1", 6) == [
-        "T1: seqs in insertion order [1, 2, 3, 5, 6, 4]… (6 rows), not 1..6"
-    ]
+    assert record_feed.check_store(store, "T1", 6) == []  # stored in order once 4 came
+    assert store.waiting("T1", record_feed.board_id("T1"), 1, 5) is None  # no longer waiting
+    forged = json.loads(payloads[5])
+    forged["record"]["mac"] = "00" * 8
+    assert r.handle(topics.table("main", "T1", "event"), json.dumps(forged).encode()) == "rejected"  # an alert
     other = record_feed.journal("T1", 7, t0=5)[6]  # record 7 of another chain: not after the floor's record 6
     assert r.handle(topics.table("main", "T1", "event"), other) == "rejected"
-    assert [a["kind"] for a in store.alerts()] == ["chain broken"]
+    assert [a["kind"] for a in store.alerts()] == ["record not written by the board", "chain broken"]
     r.tick(now=0.0)
     assert sent[-1][0] == "crapsfloor/v1/main/table/T1/recorded" and b'"seq":6' in sent[-1][1].replace(b" ", b"")
     store.close()
@@ -183,7 +186,9 @@ def test_the_progressive_takes_what_the_bus_lost_from_the_record_on_postgres(url
     """The controller's catch-up (`floor progressive --db postgresql://…`) reads the same copy."""
     schema.migrate(url)
     store = PgStore(url)
-    r = rec.Recorder(store, "main")
+    r = rec.Recorder(
+        store, "main", keys=floorkeys.JournalKeys(given={"T1": floorkeys.derive(feed_link_key("T1"), "journal")})
+    )
     journal = TableJournal("T1")
     for kind, count in ((messages.PROG_WAGER, 5), (messages.PROG_HIT, 1)):
         payload, _ = journal.record(kind, count, "MEA")

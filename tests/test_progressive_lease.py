@@ -16,7 +16,7 @@ import pytest
 
 from bench.floor import pgserver
 from bench.floor.localfloor import have_mosquitto
-from bench.floor.progressive_feed import TableJournal
+from bench.floor.progressive_feed import TableJournal, provision
 from host_tools.floor import floor_init
 from host_tools.floor.base import floordir, topics
 from host_tools.floor.bus import broker
@@ -59,6 +59,7 @@ def test_the_standby_takes_over_within_seconds_and_never_two_write(tmp_path):
     server = pgserver.Server().start()
     directory = str(tmp_path / "floor")
     floor_init.init(directory, 1, "test", broker.free_port(), broker.free_port())
+    provision(directory, ["T1"])  # the fed table's role keys: the controller takes only what its board wrote
     mosq = broker.Broker(directory).start()
     lease = server.create("lease")
     heard = []  # (monotonic, topic, payload)

@@ -1,6 +1,6 @@
 """Tables' journals without boards, for the recorder's tests and benches:
 valid hash-chained records built with the firmware's own codec (as a board
-writes them), published at QoS 1 on each table's `event` topic by that
+writes them, each with its MAC under the table's journal key), published at QoS 1 on each table's `event` topic by that
 table's own gateway account, as its gateway would. What the recorder does
 with them is then read back from its store and checked: every record once,
 each journal contiguous from 1, each continuing the chain before it.
@@ -11,6 +11,7 @@ import os
 import threading
 import time
 
+from bench.floor.progressive_feed import journal_mac, provision
 from crapsboard.journal import journal_record as jr
 from host_tools.floor.base import floordir, topics
 from host_tools.floor.bus.mqtt import Client
@@ -37,13 +38,14 @@ def board_id(table):
 def journal(table, n, journal_id=1, t0=0):
     """[payload] of records 1..n of one journal of `table`."""
     board = board_id(table)
-    head = jr.encode_head(bytes.fromhex(board), journal_id, 7)
+    mac = journal_mac(table)  # the board's journal key: the recorder takes only what the board wrote
+    head = jr.encode_head(bytes.fromhex(board), journal_id, 7, mac.key_id())
     prev = jr.genesis(head)
     out = []
     for seq in range(1, n + 1):
         dice = [1 + seq % 6, 1 + (seq * 5 + len(table)) % 6]
         t = t0 + 400 * seq
-        _, digest = jr.encode(prev, seq, t, 1, dice[0] * 8 + dice[1])
+        _, digest = jr.encode(prev, seq, t, 1, dice[0] * 8 + dice[1], mac=mac)
         record = {
             "seq": seq,
             "t": t,
@@ -51,6 +53,7 @@ def journal(table, n, journal_id=1, t0=0):
             "arg": dice[0] * 8 + dice[1],
             "dice": dice,
             "link": digest[:8].hex(),
+            "mac": mac.tag(digest).hex(),
         }
         out.append(topics.event_payload(table, board, journal_id, record, prev.hex(), head.hex() if seq == 1 else None))
         prev = digest
@@ -61,7 +64,9 @@ class Feed:
     """One gateway connection per table, publishing its journal's records in order."""
 
     def __init__(self, directory, floor, url):
-        """`url`: the broker's, or {table: its broker's} (a pit's)."""
+        """`url`: the broker's, or {table: its broker's} (a pit's). Each table's role keys are
+        provisioned in `directory` first (the recorder verifies every record's MAC)."""
+        provision(directory, floor["tables"])
         self.floor = floor
         self.clients = {}
         for t in floor["tables"]:
@@ -117,7 +122,7 @@ def check_store(store, table, n, journal_id=1):
     seqs = [r[0] for r in rows]
     if seqs != list(range(1, n + 1)):
         problems.append("%s: seqs in insertion order %s… (%d rows), not 1..%d" % (table, seqs[:20], len(seqs), n))
-    head = jr.encode_head(bytes.fromhex(board), journal_id, 7)
+    head = jr.encode_head(bytes.fromhex(board), journal_id, 7, journal_mac(table).key_id())
     prev = jr.genesis(head).hex()
     for seq, _link, digest, row_prev, record in sorted(rows):
         if row_prev != prev:
