@@ -33,6 +33,7 @@ venv: $(STAMP) $(STUBS_STAMP)
 SYSTEM_TOOLS  := node:nodejs rsvg-convert:librsvg2-bin
 BROKER_TOOLS  := mosquitto:mosquitto mosquitto_pub:mosquitto-clients
 BROWSER_TOOLS := chromium:chromium chromedriver:chromium-driver
+DATABASE_TOOLS := pg_ctlcluster:postgresql
 METRICS_TOOLS := prometheus:prometheus
 APT_GET ?= apt-get
 
@@ -48,11 +49,13 @@ install-missing = missing=""; \
 		fi; \
 	fi
 
-system-deps: postgresql
-	@$(call install-missing,$(SYSTEM_TOOLS) $(BROKER_TOOLS) $(BROWSER_TOOLS) $(METRICS_TOOLS))
+system-deps:
+	@$(call install-missing,$(SYSTEM_TOOLS) $(BROKER_TOOLS) $(BROWSER_TOOLS) $(DATABASE_TOOLS) $(METRICS_TOOLS))
 
+# The server's own programs are off PATH (/usr/lib/postgresql/N/bin); postgresql-common's
+# pg_ctlcluster, installed with them, is on it.
 postgresql:
-	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { $(call install-missing,initdb:postgresql); }
+	@$(call install-missing,$(DATABASE_TOOLS))
 
 prometheus:
 	@$(call install-missing,$(METRICS_TOOLS))

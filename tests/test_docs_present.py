@@ -41,7 +41,7 @@ def test_the_checks_find_what_they_are_for():
     samples = {
         "a.md": "The keyed journal (issue 19) and\nissue 22's board side",
         "b.py": "# Issue 21: the page\nok = 1",
-        "c.md": "the design (DESIGN.md); ../shared/RULES.md",
+        "c.md": "the design (DESIGN.md); ../" + "shared/RULES.md",  # spelt in two: tests/test_docs.py
         "d.md": "kind 22 is verified; 19 rolls; a 5-4-3-2 sequence",
     }
     read = samples.__getitem__

@@ -1,6 +1,7 @@
 """`make test` and `make check` bring what they need beyond the venv (Node.js
 for pyright, rsvg-convert from librsvg2-bin, mosquitto for the floor, chromium
-and its driver for the pit page): `make system-deps` installs the
+and its driver for the pit page, PostgreSQL and Prometheus for the floor past
+one machine): `make system-deps` installs the
 missing ones with apt-get as root, else says in one line what to install.
 The README says so in its first lines."""
 
@@ -31,15 +32,17 @@ def test_missing_tools_that_cannot_be_installed_are_named_in_one_line(tmp_path):
     done = system_deps(str(bin_dir), "APT_GET=no-such-apt-get")
     assert done.returncode == 2
     assert done.stderr.splitlines()[0] == (
-        "make: install nodejs librsvg2-bin mosquitto mosquitto-clients chromium chromium-driver first"
-        " (as root: apt-get install nodejs librsvg2-bin mosquitto mosquitto-clients chromium chromium-driver)"
+        "make: install nodejs librsvg2-bin mosquitto mosquitto-clients chromium chromium-driver postgresql prometheus"
+        " first (as root: apt-get install nodejs librsvg2-bin mosquitto mosquitto-clients chromium chromium-driver"
+        " postgresql prometheus)"
     )
 
 
 def test_tools_on_the_path_need_nothing(tmp_path):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    for tool in ("id", "node", "rsvg-convert", "mosquitto", "mosquitto_pub", "chromium", "chromedriver"):
+    tools = ("id", "node", "rsvg-convert", "mosquitto", "mosquitto_pub", "chromium", "chromedriver")
+    for tool in tools + ("pg_ctlcluster", "prometheus"):
         found = shutil.which(tool)
         if found is None:  # not here: make system-deps (as root) installs it
             found = "/bin/true"
