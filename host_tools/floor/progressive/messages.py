@@ -88,19 +88,11 @@ def parse_config(table, payload, keys):
     code = next((k for k, name in CONFIG_KINDS.items() if kind in (name, str(k), k)), None)
     if code is None or obj.get("table") != table:
         return None
-    board, jid, seq = journal.get("board"), journal.get("id"), record.get("seq")
-    if not isinstance(board, str) or not isinstance(jid, int) or not isinstance(seq, int) or seq < 1:
-        raise ValueError("journal identity or seq missing")
+    board, jid, seq = _written_by_the_board(table, obj, code, keys, "changed no table's paytables")
     try:
-        prev = bytes.fromhex(obj.get("prev", ""))
-        _, digest = sync.encode_fields(dict(record, kind=str(code)), prev)
-        link_ok = len(prev) == 32 and digest[:8].hex() == record.get("link")
         _, _, config = snapshot_read.decode(bytes.fromhex(record.get("state", "")))
     except (KeyError, TypeError, ValueError, OverflowError, AttributeError, snapshot_read.SnapshotError) as e:
         raise ValueError("record %s of journal %s: its state is not the table's: %s" % (seq, jid, e))
-    if not link_ok:
-        raise ValueError("record %s of journal %s: its link does not match its fields" % (seq, jid))
-    _check_mac(table, keys, record, digest, seq, jid, "changed no table's paytables")
     games = {"MEA": pt.MEA_PROGRESSIVE, "FUP": pt.FIRED_UP}
     return TableConfig(table, board, jid, seq, {g: config.paytables[w].ident for g, w in games.items()})
 
@@ -160,6 +152,14 @@ def parse_event(table, payload, keys):
         return None
     if obj.get("table") != table:
         raise ValueError("a record of table %r on table %s's topic" % (obj.get("table"), table))
+    board, jid, _ = _written_by_the_board(table, obj, code, keys, "moved no meter")
+    return from_record(table, board, jid, record)
+
+
+def _written_by_the_board(table, obj, code, keys, consequence):
+    """(board, journal, seq) of the record in `obj` (kind number `code`) once its own chain
+    link matches its fields and its MAC is the table's board's; ValueError (one line) else."""
+    record, journal = obj["record"], obj["journal"]
     board, jid, seq = journal.get("board"), journal.get("id"), record.get("seq")
     if not isinstance(board, str) or not isinstance(jid, int) or not isinstance(seq, int) or seq < 1:
         raise ValueError("journal identity or seq missing")
@@ -171,16 +171,12 @@ def parse_event(table, payload, keys):
         raise ValueError("record %s of journal %s is malformed" % (seq, jid))
     if not link_ok:
         raise ValueError("record %s of journal %s: its link does not match its fields" % (seq, jid))
-    _check_mac(table, keys, record, digest, seq, jid, "moved no meter")
-    return from_record(table, board, jid, record)
-
-
-def _check_mac(table, keys, record, digest, seq, jid, consequence):
     if not floorkeys.record_mac_ok(keys.mac(table), record, digest):
         raise ValueError(
             "record %s of journal %s: not written by table %s's board (its MAC does not check under the table's "
             "journal key); from %s, %s" % (seq, jid, table, floordir.gateway_user(table), consequence)
         )
+    return board, jid, seq
 
 
 def from_record(table, board, jid, record):
