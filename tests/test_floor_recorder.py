@@ -95,6 +95,26 @@ def test_records_arriving_out_of_order_after_a_republish_are_each_kept_and_check
     assert [event(recorder, p) for p, _ in records] == ["duplicate"] * 5
 
 
+def test_a_hole_while_the_table_is_offline_is_no_gap_until_its_grace_has_passed_online(recorder):
+    """docs/floor.md, Recorder: the missing records of a table whose gateway is not
+    heard are in its outbox; the 10 s grace runs only while the table is online."""
+    heard = [0.0]
+    recorder.clock = lambda: heard[0]
+    recorder.judge.heard("T1", 0.0, False)  # the gateway's will: offline
+    records = chain(5)
+    for i in (0, 1, 4):
+        event(recorder, records[i][0])
+    recorder.tick(now=100.0)
+    recorder.tick(now=100.0 + 3 * rec.GAP_GRACE_S)
+    assert recorder.store.alerts() == []
+    heard[0] = 50.0
+    recorder.judge.heard("T1", 50.0, True, 4)  # back: the grace starts now
+    recorder.tick(now=100.0 + 3 * rec.GAP_GRACE_S + rec.GAP_GRACE_S - 1)
+    assert recorder.store.alerts() == []
+    recorder.tick(now=100.0 + 4 * rec.GAP_GRACE_S)
+    assert [a["kind"] for a in recorder.store.alerts()] == ["gap"]
+
+
 def test_a_hole_that_stays_open_is_a_gap_alert_once(recorder):
     records = chain(5)
     for i in (0, 1, 4):

@@ -31,7 +31,9 @@ from host_tools.floor.recorder.backends import open_store, tables_with_events
 from host_tools.floor.recorder.metrics import RecorderFigures
 
 NOT_THE_BOARDS = "record not written by the board"  # the alert of a record whose MAC fails
-GAP_GRACE_S = 10.0  # a hole this old is a gap: a republish after a reconnect fills one sooner
+GAP_GRACE_S = (
+    10.0  # a hole this old, its table online all along, is a gap: a republish after a reconnect fills one sooner
+)
 RECORDED_EVERY_S = 0.2  # say `recorded` at most this often per table
 
 
@@ -256,6 +258,11 @@ class Recorder:
         self.judge_presence()
         with self.store.lock:
             for tbl, board, jid, a, b in self.store.gaps():
+                if self.judge.online(tbl, self.clock()) is False:
+                    # Its gateway is not heard (a broker, a bridge or the gateway down): the
+                    # missing records are in its outbox, not lost; the grace starts again.
+                    self.holes[(tbl, board, jid, a)] = now
+                    continue
                 first = self.holes.setdefault((tbl, board, jid, a), now)
                 if now - first >= GAP_GRACE_S:
                     self.alert(
