@@ -302,3 +302,20 @@ def test_recorded_carries_the_recorders_receipt_the_board_checks(tmp_path):
     text = ("crapsboard receipt %s 1 4 %s" % (BOARD, body["hash"])).encode()
     assert body["receipt"] == hmac.new(receipt_key, text, hashlib.sha256).hexdigest()
     r.store.close()
+
+
+def test_a_waiting_record_stored_meanwhile_is_no_gap(recorder):
+    """Two recorders on one database: a record one of them holds waiting may be
+    stored by the other. Once the floor holds it, it waits no longer and makes
+    no hole: no gap alert however long it sat there."""
+    records = chain(3)
+    for payload, _ in records:
+        event(recorder, payload)
+    store = recorder.store
+    digest = bytes(32)
+    store.add_waiting("T1", BOARD, 1, records[1][1], digest, "00" * 32)  # seq 2, stored already
+    assert store.gaps() == []
+    assert store.waiting("T1", BOARD, 1, 2) is None
+    recorder.tick(now=0.0)
+    recorder.tick(now=10 * rec.GAP_GRACE_S)
+    assert store.alerts() == []

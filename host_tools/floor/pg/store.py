@@ -121,11 +121,14 @@ class PgStore:
     def gaps(self):
         """[(tbl, board, journal, from, to)]: the records missing before each journal's first waiting one."""
         out = []
-        for tbl, board, journal, low in self._run(
-            "select tbl, board, journal, min(seq) from waiting group by tbl, board, journal", (), "all"
-        ):
+        for tbl, board, journal in self._run("select distinct tbl, board, journal from waiting", (), "all"):
             top, _ = self.contiguous(tbl, board, journal)
-            out.append((tbl, board, journal, top + 1, low - 1))
+            where = "from waiting where tbl=%s and board=%s and journal=%s and seq"
+            # Stored meanwhile (by the other recorder on this database): no longer waiting.
+            self._run("delete " + where + "<=%s", (tbl, board, journal, top))
+            low = self._run("select min(seq) " + where + ">%s", (tbl, board, journal, top), "one")[0]
+            if low is not None:
+                out.append((tbl, board, journal, top + 1, low - 1))
         return out
 
     def last_journal(self, tbl):

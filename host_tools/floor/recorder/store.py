@@ -103,11 +103,15 @@ class Store:
     def gaps(self):
         """[(tbl, board, journal, from, to)]: the records missing before each journal's first waiting one."""
         out = []
-        for tbl, board, journal, low in self.db.execute(
-            "select tbl, board, journal, min(seq) from waiting group by tbl, board, journal"
-        ).fetchall():
+        for tbl, board, journal in self.db.execute("select distinct tbl, board, journal from waiting").fetchall():
             top, _ = self.contiguous(tbl, board, journal)
-            out.append((tbl, board, journal, top + 1, low - 1))
+            where = "from waiting where tbl=? and board=? and journal=? and seq"
+            with self.db:  # stored meanwhile (the record came again): no longer waiting
+                self.db.execute("begin")
+                self.db.execute("delete " + where + "<=?", (tbl, board, journal, top))
+            low = self.db.execute("select min(seq) " + where + ">?", (tbl, board, journal, top)).fetchone()[0]
+            if low is not None:
+                out.append((tbl, board, journal, top + 1, low - 1))
         return out
 
     def last_journal(self, tbl):
