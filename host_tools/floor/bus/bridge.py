@@ -21,9 +21,6 @@ data/ and log), its passwords the floor's own (DIR/secrets).
 """
 
 import os
-import shutil
-import subprocess
-import tempfile
 
 from host_tools import EXIT_USAGE, HostToolError
 from host_tools.floor.base import floordir, topics
@@ -96,26 +93,8 @@ def write_pit_config(directory, floor, pit):
     fd = os.open(os.path.join(d, "mosquitto.conf"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # holds a password
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(conf)
-    _passwd(directory, os.path.join(d, "passwd"), [floordir.gateway_user(t) for t in pit["tables"]])
+    broker.write_passwd(directory, os.path.join(d, "passwd"), [floordir.gateway_user(t) for t in pit["tables"]])
     return d
-
-
-def _passwd(directory, path, users):
-    tool = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".passwd.")
-    with os.fdopen(fd, "w") as f:
-        for user in users:
-            f.write("%s:%s\n" % (user, floordir.password(directory, user)))
-    try:
-        done = subprocess.run([tool, "-U", tmp], capture_output=True, text=True)
-    except OSError:
-        os.unlink(tmp)
-        raise HostToolError("mosquitto_passwd is not installed: apt-get install mosquitto", EXIT_USAGE)
-    if done.returncode != 0:
-        os.unlink(tmp)
-        raise HostToolError("mosquitto_passwd failed: " + (done.stderr.strip().splitlines() or ["?"])[0], EXIT_USAGE)
-    os.chmod(tmp, 0o600)
-    os.replace(tmp, path)
 
 
 def write_pits(directory, floor):

@@ -155,14 +155,22 @@ def write_config(directory, floor):
         f.write(acl)
     with open(os.path.join(d, "mosquitto.conf"), "w", encoding="utf-8") as f:
         f.write(conf)
-    passwd = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".passwd.")
+    services = [user for user, kind, _ in floordir.accounts(floor) if kind != "person"]
+    # A person's password is theirs alone: kept hashed as `floor user add` hashed it.
+    write_passwd(d, os.path.join(d, "passwd"), services, _people_lines(d, floor))
+
+
+def write_passwd(directory, path, users, hashed_lines=()):
+    """The broker's password file at `path`: each of `users` with its password from
+    DIR/secrets, hashed by mosquitto_passwd, then `hashed_lines` as they are; replaced
+    whole, never left half written. HostToolError (one line) when mosquitto_passwd fails."""
+    tool = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".passwd.")
     with os.fdopen(fd, "w") as f:
-        for user, kind, _ in floordir.accounts(floor):
-            if kind != "person":  # a person's password is theirs alone: kept hashed below
-                f.write("%s:%s\n" % (user, floordir.password(d, user)))
+        for user in users:
+            f.write("%s:%s\n" % (user, floordir.password(directory, user)))
     try:
-        done = subprocess.run([passwd, "-U", tmp], capture_output=True, text=True)
+        done = subprocess.run([tool, "-U", tmp], capture_output=True, text=True)
     except OSError:
         os.unlink(tmp)
         raise HostToolError("mosquitto_passwd is not installed: apt-get install mosquitto", EXIT_USAGE)
@@ -170,9 +178,9 @@ def write_config(directory, floor):
         os.unlink(tmp)
         raise HostToolError("mosquitto_passwd failed: " + (done.stderr.strip().splitlines() or ["?"])[0], EXIT_USAGE)
     with open(tmp, "a") as f:
-        f.writelines(_people_lines(d, floor))
+        f.writelines(hashed_lines)
     os.chmod(tmp, 0o600)
-    os.replace(tmp, os.path.join(d, "passwd"))
+    os.replace(tmp, path)
 
 
 def _people_lines(directory, floor):
