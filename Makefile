@@ -93,7 +93,7 @@ mutate: venv
 	$(PY) tests/mutation/runner.py --jobs $(JOBS) $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(SEED),--seed $(SEED)) $(if $(MODULES),--modules $(MODULES))
 
 bench: venv
-	$(PY) -m sim bench
+	$(PY) -m sim bench --write-doc
 	$(MAKE) --no-print-directory bench-link
 	$(MAKE) --no-print-directory bench-host
 	$(MAKE) --no-print-directory bench-heap
@@ -107,11 +107,11 @@ bench-heap: venv
 
 # host_tools on the virtual board: deploy time, request round trip, journal sync rate (build/host_bench.json).
 bench-host: venv
-	$(PY) -m bench.host_bench
+	$(PY) -m bench.host_bench --write-doc
 
 # The serial link core's throughput and memory on both runtimes (build/link_bench.json).
 bench-link: venv
-	$(PY) -c "from sim.paths import bootstrap; bootstrap(); from sim.analysis import link_bench; link_bench.main([])"
+	$(PY) -c "from sim.paths import bootstrap; bootstrap(); from sim.analysis import link_bench; link_bench.main(['--write-doc'])"
 
 # The floor's figures: key press -> recorder and -> retained state, events per
 # second per table, 1/10/50 tables, catch-up after a broker restart (build/floor_bench.json);

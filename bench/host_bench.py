@@ -19,6 +19,7 @@ import time
 
 from host_tools import deploy, sync
 from host_tools.link import BoardLink
+from sim.analysis import doc_figures
 from sim.paths import ROOT
 
 
@@ -90,17 +91,46 @@ def measure(rolls=60, trips=50):
     }
 
 
+def rows(figures):
+    return [
+        (
+            "whole deploy onto an empty board (s)",
+            "%.2f (%d files, %s bytes)"
+            % (figures["deploy_full_s"], figures["deploy_files"], format(figures["deploy_bytes"], ",")),
+        ),
+        ("deploy with nothing changed (s)", "%.2f" % figures["deploy_unchanged_s"]),
+        ("`hello` round trip, median (ms)", "%.2f" % figures["hello_round_trip_ms"]),
+        ("`status` round trip, median (ms)", "%.2f" % figures["status_round_trip_ms"]),
+        (
+            "journal downloaded and verified (records/s)",
+            "%.1f (%d records)" % (figures["sync_records_per_s"] or 0, figures["sync_records"]),
+        ),
+    ]
+
+
+def section(figures):
+    """host_tools/README.md's generated table (`make bench-host`)."""
+    title = "A virtual board (`python -m sim device`) on a pseudo-terminal, %d rolls pressed." % figures["rolls"]
+    return doc_figures.section_body(figures["stamp"], title, rows(figures))
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m bench.host_bench", description=__doc__.splitlines()[0])
     parser.add_argument("--rolls", type=int, default=60, help="rolls pressed on the virtual board (default 60)")
     parser.add_argument("--out", default=os.path.join(ROOT, "build", "host_bench.json"))
+    parser.add_argument("--write-doc", action="store_true", help="write host_tools/README.md's generated table")
     args = parser.parse_args(argv)
     figures = measure(args.rolls)
     figures["deploy_bytes"] = sum(len(d) for d in deploy.build_files().values())
+    figures["rolls"] = args.rolls
+    figures["stamp"] = doc_figures.stamp("make bench-host")
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w", encoding="utf-8") as f:
         json.dump(figures, f, indent=2, sort_keys=True)
     print(json.dumps(figures, indent=2, sort_keys=True))
+    if args.write_doc:
+        doc_figures.write_section("host_tools/README.md", "make bench-host", section(figures))
+        print("wrote host_tools/README.md (make bench-host)")
     return 0
 
 

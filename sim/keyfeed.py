@@ -34,6 +34,7 @@ from sim.portable import keyscript
 _CONTACTS = KEYSWITCH_BIT | KEYSWITCH_NC_BIT
 WORD = struct.Struct("<I")  # one change of the held inputs on the pipe to the VM (atomic: < PIPE_BUF)
 FEED_POLL_S = 0.05  # how often the feed file is looked at for appended lines
+LINE_PRESSED = "line pressed"  # a step after a feed line's last key: logged once the hands are free of it
 
 
 def _contacts(layout, position):
@@ -79,6 +80,7 @@ class Hands:
         self.feed_line = 0
         self.feed_next_poll = 0.0
         self.feed_resumed = False  # the kept position looked at (once, when the feed is first there)
+        self.lines_pressed = collections.deque()  # (when the hands are free after it, feed line number)
 
     def start(self, now):
         """The app runs: the script starts now, the feed is read from its start."""
@@ -159,13 +161,16 @@ class Hands:
             self.log("keys: %s line %d: %s: nothing of it pressed" % (self.feed_path, self.feed_line, e))
             return
         self.steps.extend((now, step) for step in steps)
+        self.steps.append((now, (LINE_PRESSED, self.feed_line, 0)))
 
     # ---- the timeline ---------------------------------------------------------
 
     def _schedule(self, arrival, step):
         kind, bits, ms = step
         t = self.free_at if arrival is None else max(self.free_at, arrival)
-        if kind == keyscript.WAIT:
+        if kind == LINE_PRESSED:
+            self.lines_pressed.append((max(t, self.free_at), bits))
+        elif kind == keyscript.WAIT:
             self.free_at = t + ms / 1000
         elif kind == keyscript.KEYSWITCH:
             self.base = (self.base & ~_CONTACTS) | _contacts(self.layout, bits)
@@ -190,6 +195,8 @@ class Hands:
                 self._schedule(*self.steps.popleft())
             else:
                 break
+        while self.lines_pressed and self.lines_pressed[0][0] <= now:
+            self.log("keys: %s line %d pressed" % (self.feed_path, self.lines_pressed.popleft()[1]))
         return self.held != before
 
     def next_change(self):
@@ -199,6 +206,8 @@ class Hands:
         times = []
         if self.changes:
             times.append(self.changes[0][0])
+        if self.lines_pressed:
+            times.append(self.lines_pressed[0][0])
         if self.feed_path is not None:
             times.append(self.feed_next_poll)
         return min(times) if times else None

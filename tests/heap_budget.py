@@ -334,16 +334,9 @@ def doc_stacks(text=None):
 
 def write_json(needs, stacks):
     """build/heap_budget.json: the needs and where and when they were measured; returns that stamp."""
-    import datetime
-    import subprocess
+    from sim.analysis import doc_figures
 
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout
-    stamp = "Measured by `make bench-heap` at commit %s on %s (%d cores, load %.1f at the end)." % (
-        commit.strip() or "?",
-        datetime.date.today().isoformat(),
-        os.cpu_count() or 0,
-        os.getloadavg()[0],
-    )
+    stamp = doc_figures.stamp("make bench-heap")
     os.makedirs(os.path.join(ROOT, "build"), exist_ok=True)
     with open(os.path.join(ROOT, "build", "heap_budget.json"), "w") as f:
         json.dump({"needs_kb": needs, "stack_bytes": stacks, "stamp": stamp}, f, indent=1)
@@ -351,11 +344,10 @@ def write_json(needs, stacks):
 
 
 def write_doc(needs, stacks, stamp):
-    with open(DOC, encoding="utf-8") as f:
-        text = f.read()
-    text = text[: text.index(BEGIN)] + doc_table(needs, stamp, stacks) + text[text.index(END) + len(END) :]
-    with open(DOC, "w", encoding="utf-8") as f:
-        f.write(text)
+    from sim.analysis import doc_figures
+
+    body = doc_table(needs, stamp, stacks)[len(BEGIN) : -len(END)].strip("\n")
+    doc_figures.write_section(os.path.relpath(DOC, ROOT), "make bench-heap", body)
 
 
 def main(argv):

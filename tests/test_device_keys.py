@@ -111,3 +111,29 @@ def test_a_key_feed_that_is_a_directory_is_refused(tmp_path):
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == "sim device: --key-feed %s is a directory\n" % tmp_path
     assert not os.path.exists(tmp_path / "f.img")
+
+
+def test_a_feed_line_is_logged_pressed_once_its_last_key_is_released(tmp_path):
+    """A rig that must know a line has been played (a count the board refuses
+    leaves nothing else to see) waits for this log line, not for time to pass."""
+    from sim import keyfeed
+
+    with open(BOARD_JSON, encoding="utf-8") as f:
+        layout = lay.Layout(json.load(f))
+    feed = tmp_path / "keys.txt"
+    feed.write_text("1 1\n2\n")
+    now = [0.0]
+    said = []  # (when, line)
+    hands = keyfeed.Hands(
+        layout, feed_path=str(feed), log=lambda line: said.append((now[0], line)), clock=lambda: now[0]
+    )
+    hands.start(0.0)
+    releases = []
+    while now[0] < 5.0 and len(said) < 2:
+        if hands.advance(now[0]) and hands.held == hands.base:
+            releases.append(now[0])
+        now[0] = round(now[0] + 0.001, 3)
+    assert [line for _, line in said] == ["keys: %s line 1 pressed" % feed, "keys: %s line 2 pressed" % feed]
+    assert len(releases) == 3  # 1, 1, then 2
+    (line1, _), (line2, _) = said
+    assert releases[1] < line1 < releases[2] < line2  # each after its line's last release, before the next line's

@@ -10,7 +10,6 @@ table's certificate is refused by the ACL."""
 
 import os
 import subprocess
-import time
 
 import pytest
 from tls_certs import CA
@@ -201,8 +200,15 @@ def test_a_client_showing_another_tables_certificate_is_refused_by_the_acl(floor
     client.start()
     try:
         assert watcher.wait_connected(5) and client.wait_connected(5)
-        time.sleep(0.3)
         name = rig.floor["floor"]
+        beat = topics.table(name, "T2", "heartbeat")
+
+        def heard_a_probe():  # the watcher's subscription is live once it hears T2's own heartbeat
+            if beat not in seen:
+                client.publish(beat, b"probe").wait_for_publish(5)
+            return beat in seen
+
+        floor_rig.wait_for(heard_a_probe, 10, "T2's own heartbeat")
         for leaf in ("event", "state", "presence", "heartbeat"):
             info = client.publish(topics.table(name, "T1", leaf), b"forged", retain=leaf != "event")
             info.wait_for_publish(5)

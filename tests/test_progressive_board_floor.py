@@ -65,6 +65,13 @@ class BoardView:
                 return status["progressive"][game]
         return {}
 
+    def after_now(self, game="MEA"):
+        """The game's view in a status the gateway asked for after this call: the
+        second state to arrive from now (the first may have been asked before)."""
+        now = time.monotonic()
+        wait_for(lambda: len([t for t, _ in list(self.stamped) if t > now]) >= 2, 30, "two states from the gateway")
+        return self.progressive(game)
+
     def wait(self, what, predicate, timeout=60.0, since=0.0):
         """Until predicate(the game's view) holds; the arrival (monotonic) of
         the first state after `since` that showed it."""
@@ -118,9 +125,8 @@ def test_counts_reach_the_meter_a_hit_shows_pending_and_a_lost_controller_closes
         assert (hit["table"], hit["wagers"], hit["meter_at_hit"]) == ("T1", 5, 100_050)
         shown = board.wait("PENDING on the board", lambda p: p.get("state") == "pending", since=pending_at - 5)
         print("hit PENDING on the meter -> on the board's published status: %.2f s" % max(0.0, shown - pending_at))
-        rig.press("T1", "# 1 2 #")  # refused while PENDING
-        time.sleep(3)  # the key feed plays it (0.8 s) before the acknowledgement below
-        assert board.progressive()["wagers"] == 0
+        rig.wait_pressed("T1", rig.press("T1", "# 1 2 #"))  # refused while PENDING
+        assert board.after_now()["wagers"] == 0
         ack = {"v": 1, "alert": "prog-MEA-%d" % hit["n"], "note": "paid", "at": int(time.time())}
         assert publish(rig, SAM[0], topics.ack(floor, SAM[1], SAM[0]), json.dumps(ack), password=SAM[2])
         board.wait("the meter open again after the acknowledgement", lambda p: p.get("state") == "open")
@@ -132,9 +138,8 @@ def test_counts_reach_the_meter_a_hit_shows_pending_and_a_lost_controller_closes
         killed_at = time.monotonic()
         closed = board.wait("the board closed", lambda p: p.get("state") == "closed", since=killed_at)
         print("controller SIGKILLed -> closed on the board's published status: %.2f s" % (closed - killed_at))
-        rig.press("T1", "# 1 3 #")
-        time.sleep(3)
-        assert board.progressive()["wagers"] == 0
+        rig.wait_pressed("T1", rig.press("T1", "# 1 3 #"))
+        assert board.after_now()["wagers"] == 0
 
         # Back: open again, and a count is taken.
         controller = rig.start_progressive()

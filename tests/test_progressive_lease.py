@@ -21,6 +21,7 @@ from host_tools.floor import floor_init
 from host_tools.floor.base import floordir, topics
 from host_tools.floor.bus import broker
 from host_tools.floor.bus.mqtt import Client
+from host_tools.floor.pg import schema
 from host_tools.floor.progressive import messages
 from sim.paths import ROOT
 
@@ -53,6 +54,22 @@ def wait(predicate, timeout, what):
     while not predicate():
         assert time.monotonic() < end, what()
         time.sleep(0.02)
+
+
+def server_now(url):
+    with schema.driver().connect(url, autocommit=True) as conn:
+        return conn.execute("select clock_timestamp()").fetchone()[0]
+
+
+def lease_tries_since(url, since):
+    """How many sessions' last statement was a try for an advisory lock begun after
+    `since`: the standby's, polling every POLL_S (the holder's was long before)."""
+    with schema.driver().connect(url, autocommit=True) as conn:
+        return conn.execute(
+            "select count(*) from pg_stat_activity"
+            " where query like 'select pg_try_advisory_lock%%' and query_start > %s",
+            (since,),
+        ).fetchone()[0]
 
 
 def test_the_standby_takes_over_within_seconds_and_never_two_write(tmp_path):
@@ -122,9 +139,12 @@ def test_the_standby_takes_over_within_seconds_and_never_two_write(tmp_path):
             return views[-1]["pending"] if views else None
 
         wait(lambda: pending() == [1], 20, lambda: pending())
+        since = server_now(lease)
         before = meters()
         assert before["MEA"][2] == "pending"
-        time.sleep(1.0)  # a standby that wrote anything would have by now: it must not have touched the broker
+        # The standby asks for the lease again after this point and is refused: it has not
+        # touched the broker: bounded by its own next try, seen on the server.
+        wait(lambda: lease_tries_since(lease, since) >= 1, 20, "the standby's next try for the lease")
         connected = open(os.path.join(directory, "mosquitto.log")).read().count("as progressive-test")
         assert connected == 1 and "took the lease" not in log_text(directory, "b")
         killed = time.monotonic()

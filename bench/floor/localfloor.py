@@ -170,8 +170,16 @@ class Rig:
         wait_path(self.port(t))
 
     def press(self, t, script):
-        with open(self.key_feed(t), "a", encoding="ascii") as f:
+        """Append `script` to the table's key feed; its line number there (see wait_pressed)."""
+        with open(self.key_feed(t), "a+", encoding="ascii") as f:
             f.write(script + "\n")
+            f.seek(0)
+            return sum(1 for _ in f)
+
+    def wait_pressed(self, t, line, timeout=60.0):
+        """Until the table's board has pressed the last key of its key feed's `line`
+        (the virtual board logs it once its hands are free of it: sim/keyfeed.py)."""
+        self.wait_log("board-" + t, "%s line %d pressed" % (self.key_feed(t), line), timeout)
 
     def kill_board(self, t):
         """Unplugged and without power at once: the device and its VM die."""

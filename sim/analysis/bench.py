@@ -37,6 +37,7 @@ import time
 from crapsboard.rules import paytables as pt
 from crapsboard.rules.engine import Table
 from sim import devlayout, runtime
+from sim.analysis import doc_figures
 from sim.cli import ArgumentParser, CommandError, check_writable, write_text
 from sim.paths import ROOT
 from sim.portable import dice_stream
@@ -239,7 +240,8 @@ def _n(x, spec=",.0f"):
     return "-" if x is None else format(x, spec)
 
 
-def render(r, write):
+def rows(r):
+    """(measure, value) rows, as printed and as docs/odds.md's generated table."""
     cp, mp = r["cpython"], r["micropython"]
     rows = [
         ("CPython %s engine, all six wagers (rolls/s)" % r["python"], _n(cp["engine_rolls_per_s"])),
@@ -299,15 +301,33 @@ def render(r, write):
     elif b:
         rows.append(("board", "skipped: " + b["error"]))
     rows.append(("exact odds report, all rows (ms)", "%.1f" % (r["odds_report_seconds"] * 1000)))
-    width = max(len(name) for name, _ in rows)
-    write(
-        "Benchmark: %s rolls of %s, seed %d, %d interleaved pairs\n"
-        % (_n(cp["rolls"]), r["stream"], r["seed"], len(cp["pairs"]))
+    return rows
+
+
+def title(r):
+    cp = r["cpython"]
+    return "Benchmark: %s rolls of %s, seed %d, %d interleaved pairs" % (
+        _n(cp["rolls"]),
+        r["stream"],
+        r["seed"],
+        len(cp["pairs"]),
     )
-    write("%-*s  %s\n" % (width, "measure", "value"))
-    write("%s  %s\n" % ("-" * width, "-" * 24))
-    for name, value in rows:
-        write("%-*s  %s\n" % (width, name, value))
+
+
+def render(r, write):
+    doc_figures.console(title(r), rows(r), write)
+
+
+# The docs' sections this bench writes (`--write-doc`): (doc, section, body from the results).
+def doc_sections(r):
+    from sim.analysis import gc_pause, journal_figures
+
+    out = [("docs/odds.md", "make bench", doc_figures.section_body(r["stamp"], title(r), rows(r)))]
+    if "gc_pause" in r and "error" not in r["gc_pause"]:
+        out.append(("docs/board.md", "make bench: gc pause", gc_pause.section(r["stamp"], r["gc_pause"])))
+    if "journal" in r and "error" not in r["journal"]:
+        out.append(("docs/journal.md", "make bench: journal", journal_figures.section(r["stamp"], r["journal"])))
+    return out
 
 
 def main(argv):
@@ -324,7 +344,12 @@ def main(argv):
     parser.add_argument("--quick", action="store_true", help="tiny run (a smoke test, not a measurement)")
     parser.add_argument("--no-journal", action="store_true", help="skip the journal's flash figures")
     parser.add_argument("--out", default=DEFAULT_OUT, help="JSON file to write (default build/bench.json)")
+    parser.add_argument(
+        "--write-doc", action="store_true", help="write the figures into the docs' generated sections (make bench)"
+    )
     args = parser.parse_args(argv)
+    if args.write_doc and (args.quick or args.no_micropython or args.no_journal):
+        raise CommandError("--write-doc needs a whole run: not with --quick, --no-micropython or --no-journal")
     if args.quick:
         args.rolls, args.reps, args.mp_rolls, args.mp_reps, args.mp_sample = 2000, 1, 4000, 1, 1000
     if min(args.rolls, args.reps, args.mp_rolls, args.mp_reps) < 1 or args.mp_sample < 0:
@@ -336,6 +361,7 @@ def main(argv):
         args.rolls, args.reps, args.mp_rolls, args.mp_reps, args.mp_sample, args.seed, args.no_micropython, args.quick
     )
     result["offered_wagers"] = list(pt.WAGER_NAMES)
+    result["stamp"] = doc_figures.stamp("make bench")
     render(result, sys.stdout.write)
     if not args.no_micropython:  # the collection's pause against the used heap (sim/analysis/gc_pause.py)
         from sim.analysis import gc_pause
@@ -350,4 +376,8 @@ def main(argv):
         journal_figures.render(result["journal"], sys.stdout.write)
     write_text(args.out, json.dumps(result, indent=1) + "\n", "benchmark results")
     print("wrote " + os.path.relpath(args.out))
+    if args.write_doc:
+        for doc, name, body in doc_sections(json.loads(json.dumps(result))):
+            doc_figures.write_section(doc, name, body)
+            print("wrote %s (%s)" % (doc, name))
     return 0

@@ -7,6 +7,7 @@ with it."""
 import json
 
 from sim import runtime
+from sim.analysis import doc_figures
 
 SCRIPT = "sim/portable/mp_gc_pause.py"
 USED_KB = (64, 128, 256, 512, 1024, 2048)
@@ -26,11 +27,27 @@ def measure(used_kb=USED_KB):
     return {int(kb): {"used_bytes": v[0], "pause_us": v[1], "median_us": v[2]} for kb, v in raw.items()}
 
 
+def rows(figures):
+    """(used heap, pause) rows, fastest and median of 15; `figures` as measured or read back from JSON."""
+    out = []
+    for kb in sorted(figures, key=int):
+        f = figures[kb]
+        out.append(("%s KB" % format(int(kb), ","), "%d µs (median of 15: %d µs)" % (f["pause_us"], f["median_us"])))
+    return out
+
+
+TITLE = "GC pause, unix port, %s heap (gc.collect(), fastest and median of 15):" % HEAP
+
+
 def render(figures, write):
     if "error" in figures:
         write("GC pause: skipped: %s\n" % figures["error"])
         return
-    write("GC pause, unix port, %s heap (gc.collect(), fastest and median of 15):\n" % HEAP)
-    for kb in sorted(figures):
-        f = figures[kb]
-        write("  %5d KB used: %6d us  (median %d us)\n" % (kb, f["pause_us"], f["median_us"]))
+    write(TITLE + "\n")
+    for used, pause in rows(figures):
+        write("  %9s used: %s\n" % (used, pause))
+
+
+def section(stamp, figures):
+    """docs/board.md's generated table (`make bench`)."""
+    return "%s\n\n%s" % (stamp, doc_figures.markdown(rows(figures), ("used heap", "`gc.collect()`")))

@@ -10,6 +10,7 @@ turns its counts into device time and wear with the datasheet figures below.
 import json
 
 from sim import runtime
+from sim.analysis import doc_figures
 
 FULL_JOURNAL_ROLLS = 24 * 1290  # 24 segments of ~1,290 roll records: a full journal
 QUICK_ROLLS = 3000
@@ -59,14 +60,12 @@ def measure(rolls=FULL_JOURNAL_ROLLS):
     return r
 
 
-def render(r, write):
-    if "error" in r:
-        write("journal: skipped: %s\n" % r["error"])
-        return
+def rows(r):
+    """(measure, value) rows, as printed and as docs/journal.md's generated table."""
     c = r["compact_records"]
     typical, worst = r["device_ms_per_roll"]
     best_wear, worst_wear = r["wear_years"]
-    rows = [
+    return [
         ("journal: block programs per roll", "%.2f" % c["programs_per_roll"]),
         ("journal: bytes programmed per roll", "%.1f" % c["bytes_programmed_per_roll"]),
         ("journal: block erases per roll", "%.4f" % c["erases_per_roll"]),
@@ -95,10 +94,22 @@ def render(r, write):
             % (r["event_json_payload"]["erases_per_roll"], r["event_json_payload"]["bytes_programmed_per_roll"]),
         ),
     ]
-    width = max(len(name) for name, _ in rows)
-    write(
-        "Journal: %s rolls on the NOR-flash model under the VM (%s)\n"
-        % (format(c["rolls"], ","), r["datasheet"]["part"])
+
+
+def title(r):
+    return "Journal: %s rolls on the NOR-flash model under the VM (%s)" % (
+        format(r["compact_records"]["rolls"], ","),
+        r["datasheet"]["part"],
     )
-    for name, value in rows:
-        write("%-*s  %s\n" % (width, name, value))
+
+
+def render(r, write):
+    if "error" in r:
+        write("journal: skipped: %s\n" % r["error"])
+        return
+    doc_figures.console(title(r), rows(r), write)
+
+
+def section(stamp, r):
+    """docs/journal.md's generated table (`make bench`)."""
+    return doc_figures.section_body(stamp, title(r), rows(r))

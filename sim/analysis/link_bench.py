@@ -1,7 +1,7 @@
 """The serial link core's throughput and memory on CPython and the MicroPython
 VM, and the fuzz's frames/s: `python -m sim.analysis.link_bench [REQUESTS]`
-(the lead can fold `measure()` into `make bench`). Prints a table and writes
-build/link_bench.json. Figures are recorded, never asserted.
+(`make bench-link`, part of `make bench`). Prints a table and writes
+build/link_bench.json; with `--write-doc`, docs/link.md's generated table too. Figures are recorded, never asserted.
 
 The workloads are sim/portable/mp_link_bench.py's, the same on both runtimes;
 the fuzz is tests/vm/link_fuzz.py with a fixed seed.
@@ -14,6 +14,7 @@ import sys
 import time
 
 from sim import runtime
+from sim.analysis import doc_figures
 from sim.paths import FIRMWARE_LIB, ROOT, SHIMS
 
 FUZZ = "tests/vm/link_fuzz.py"
@@ -57,16 +58,35 @@ def measure(requests=2000):
     return {"requests": requests, "cpython": cpython, "micropython": micropython}
 
 
-def main(argv):
-    result = measure(int(argv[0]) if argv else 2000)
+HEADER = ("link core", "CPython", "MicroPython")
+
+
+def rows(result):
     keys = sorted(set(result["cpython"]) | set(result["micropython"]))
-    print("%-28s %14s %14s" % ("link core", "CPython", "MicroPython"))
-    for key in keys:
-        print("%-28s %14s %14s" % (key, result["cpython"].get(key, "-"), result["micropython"].get(key, "-")))
+    return [(key, result["cpython"].get(key, "-"), result["micropython"].get(key, "-")) for key in keys]
+
+
+def section(result):
+    """docs/link.md's generated table (`make bench-link`)."""
+    title = "%d requests of each kind per runtime." % result["requests"]
+    return "%s\n\n%s\n\n%s" % (result["stamp"], title, doc_figures.markdown(rows(result), HEADER))
+
+
+def main(argv):
+    write_doc = "--write-doc" in argv
+    argv = [a for a in argv if a != "--write-doc"]
+    result = measure(int(argv[0]) if argv else 2000)
+    result["stamp"] = doc_figures.stamp("make bench-link")
+    print("%-28s %14s %14s" % HEADER)
+    for row in rows(result):
+        print("%-28s %14s %14s" % row)
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as f:
         json.dump(result, f, indent=2)
     print("written to " + os.path.relpath(OUT, ROOT))
+    if write_doc:
+        doc_figures.write_section("docs/link.md", "make bench-link", section(result))
+        print("wrote docs/link.md (make bench-link)")
 
 
 if __name__ == "__main__":
