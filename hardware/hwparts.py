@@ -204,7 +204,7 @@ COUNTED = (
     ("CT6", "M3.5 ring tongue, blue 16–14 AWG (PS1 terminals)", "TE 2-31890-1"),
     ("CT7", "6.3 mm insulated receptacle, blue 16–14 AWG (X1 tabs)", "TE 2-520184-2"),
     ("HX1", "Micro-Fit 3.0 3-way receptacle housing: string data ends", "Molex 43645-0300"),
-    ("HX2", "Micro-Fit 3.0 2-way receptacle housing: string power tails", "Molex 43645-0200"),
+    ("HX2", "Micro-Fit 3.0 2-way receptacle housing: string power tails, trip-test lead", "Molex 43645-0200"),
     ("HX3", "Micro-Fit 3.0 2-way plug housing: W1.n at the string", "Molex 43640-0200"),
     ("HX4", "Micro-Fit 3.0 3-way plug housing: W4 at string F1", "Molex 43640-0300"),
     (

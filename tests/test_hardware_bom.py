@@ -44,11 +44,11 @@ def test_every_counted_part_is_bought_to_cover_its_uses():
     need = hwbuy.uses(board)
     assert hwbuy.quantity_problems(rows, need) == []
     assert sum(n for n, _ in need["E9"]) == 7  # six cables and the panel bond into E6
-    assert sum(n for n, _ in need["CT1"]) == 24  # 18 AWG female: W1.n at X5–X7, string power and data ends
+    assert sum(n for n, _ in need["CT1"]) == 26  # 18 AWG female: W1.n at X5–X7, string ends, trip-test lead
     # M4 rings: 8 leads at their stud, 3 at a bonded stud (E1 lid, E6 door, E12), W0's bond core, W12's PE
     assert sum(n for n, _ in need["CT5"]) == 15
     assert sum(n for n, _ in need["ET1"]) == 3 and sum(n for n, _ in need["ET2"]) == 1  # bezels, keyswitch
-    assert sum(n for n, _ in need["HX1"]) == 6 and sum(n for n, _ in need["HX2"]) == 3
+    assert sum(n for n, _ in need["HX1"]) == 6 and sum(n for n, _ in need["HX2"]) == 4  # 3 strings + trip-test lead
 
 
 def test_a_short_count_or_an_unbought_use_is_caught():
