@@ -284,7 +284,9 @@ def bom_latch(board):
         "lit at the cap meanwhile, from a rail trimmed as high as %g V: it must finish before %g ms. Rail dip: "
         "PS1 delivers nothing while every other branch draws the most its eFuse lets run; the rail reservoir "
         "(%d × %g µF −%d %% at TB1/TB2) carries them, and a string capacitor's share of that current, flowing "
-        "back through its switch, must stay under %g mV. Strings **may be mated live**."
+        "back through its switch, must stay under %g mV (the deglitch's minimum and maximum, the comparator's "
+        "thresholds and the on-resistance are on the list to confirm before ordering, under Parts). Strings "
+        "**may be mated live**."
         % (
             e["part"],
             *e["deglitch_ms"],

@@ -83,7 +83,7 @@ EFUSE_AUTO_RETRY = dict(EFUSE, part="TPS2552", mpn="TPS2552DBVR", behaviour="aut
 # Aluminium electrolytics (Panasonic FR series datasheet): capacitance
 # tolerance ±20 % at 120 Hz.
 ELECTROLYTIC_TOL = 0.20
-EFUSE_SOURCE = "TI TPS255x/TPS255x-1 datasheet (SLVS841): latch-off current limit 75 mA-1.7 A, FAULT open-drain"
+EFUSE_SOURCE = "TI TPS255x/TPS255x-1 datasheet (SLVS841G): latch-off current limit 75 mA-1.7 A, FAULT open-drain"
 # The same datasheet (SLVS841E), Table 1 "Common RILIM Resistor Selections":
 # for a desired trip point, the closest 1 % RILIM and the current-limit
 # threshold it gives at its worst, the resistor's 1 % tolerance included:
