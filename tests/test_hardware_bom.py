@@ -34,8 +34,11 @@ def test_series_names_and_placeholders_are_not_part_numbers():
 
 def test_every_designator_family_is_seen_and_must_be_bought():
     rows = hwparts.parts_rows(load())
-    text = "TB2, AD3, SR1, RL4, XU1, MH2, CT5, HX1, CB8 and HS1; then TB3, AD99, SR2, RL9, XU2, MH7, CT9, HX7, CB9"
-    assert hwparts.missing_refs(text, rows) == sorted(["TB3", "AD99", "SR2", "RL9", "XU2", "MH7", "CT9", "HX7", "CB9"])
+    text = "TB2, AD3, SR1, RL4, XU1, MH2, CT5, HX1, CB8, ET1 and HS1; "
+    text += "then TB3, AD99, SR2, RL9, XU2, MH7, CT9, HX7, CB9, ET9"
+    assert hwparts.missing_refs(text, rows) == sorted(
+        ["TB3", "AD99", "SR2", "RL9", "XU2", "MH7", "CT9", "HX7", "CB9", "ET9"]
+    )
 
 
 def test_every_counted_part_is_bought_to_cover_its_uses():
