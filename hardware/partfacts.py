@@ -185,8 +185,9 @@ CABLE_SOURCE = "Alpha Wire 3051/3055, Belden 9539 and Lapp ÖLFLEX CLASSIC 110 d
 TO_CONFIRM = (
     (
         "TPS2552-1 (EF1–EF4)",
-        "fault deglitch 5 ms minimum and 10 ms maximum (the hot-mate check needs the minimum); reverse-voltage "
-        "comparator 95 / 135 / 190 mV; on-resistance at most 135 mΩ (the rail-dip check)",
+        "fault deglitch 5 ms minimum and 10 ms maximum (a minimum below the slowest feed's hot-mate time in "
+        "the Power budget would latch that feed); reverse-voltage comparator 95 / 135 / 190 mV; on-resistance "
+        "at most 135 mΩ (the rail-dip check)",
         "TI SLVS841G, section 6.5 Electrical Characteristics",
     ),
     (
