@@ -25,7 +25,7 @@ def bom_parts(board):
         for ref, qty, what, mpn in rows
     ]
     table = _table(["ref", "qty", "description", "manufacturer part number"], shown)
-    site = board["power"]["mains_cord"]
+    site = board["power"].get("mains_cord")
     cords = [
         (name, what, mpn, "**this build**" if name == site else "")
         for name, (what, mpn) in sorted(hp.MAINS_CORDS.items())

@@ -165,3 +165,14 @@ def test_no_cord_two_cords_a_wrong_cord_or_an_unknown_site_is_caught():
     assert hwparts.cord_problems(board, rows) == [
         "power.mains_cord is 'mars'; it must be one of europe_schuko, north_america, uk"
     ]
+
+
+def test_an_unknown_site_still_generates_and_the_bom_says_why(tmp_path):
+    import drawings
+
+    board = load()
+    board["power"]["mains_cord"] = "mars"
+    path = tmp_path / "board.json"
+    path.write_text(json.dumps(board), encoding="utf-8")
+    bom = drawings.build_all(str(path))["BOM.md"]
+    assert "power.mains_cord is 'mars'; it must be one of europe_schuko, north_america, uk" in bom
