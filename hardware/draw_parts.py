@@ -27,7 +27,7 @@ def draw_parts(s, board, y0):
         size=10,
     )
     s.text(760, y0, "PROTECTIVE-EARTH BONDS (each < 0.1 Ω to X1 PE)", size=12, weight="bold", fill=GRN)
-    bonds = ["%s → %s (%s)" % b for b in hwbonds.BONDS]
+    bonds = ["%s (%s) → %s (%s)" % b for b in hwbonds.BONDS]
     half = (len(bonds) + 1) // 2
     s.lines(760, y0 + 18, bonds[:half], size=10)
     s.lines(1240, y0 + 18, bonds[half:], size=10)

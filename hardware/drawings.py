@@ -17,6 +17,7 @@ if HERE not in sys.path:
 import draw_cards  # noqa: E402
 import draw_wiring  # noqa: E402
 import hwbom  # noqa: E402
+import hwbonds  # noqa: E402
 import hwbuy  # noqa: E402
 import hwdocs  # noqa: E402
 import hwlatch  # noqa: E402
@@ -96,6 +97,8 @@ def main(argv):
     inputs += hwlatch.latch_problems(board) + hwsupply.supply_problems(board)
     rows = hwparts.parts_rows(board)
     inputs += hwbuy.quantity_problems(rows, hwbuy.uses(board)) + hwbuy.cable_problems(board)
+    inputs += hwparts.cord_problems(board, rows) + hwbonds.bond_problems(hwparts._covered(rows))
+    inputs += hwparts.confirm_problems(rows)
     for p in inputs:
         print("drawings.py: inputs: " + p, file=sys.stderr)
     problems += inputs

@@ -3,6 +3,7 @@
 # settle time) and the power budget with an eFuse per branch. Every figure is
 # computed from board.json and partfacts.py.
 
+import hwbonds
 import hwlatch
 import hwlines as hl
 import hwmodel as hw
@@ -15,9 +16,31 @@ from hwdocs import STAMP, _a, _table
 
 def bom_parts(board):
     rows = hp.parts_rows(board)
-    problems = hp.bom_line_problems(rows)
-    table = _table(["ref", "qty", "description", "manufacturer part number"], rows)
-    return table + ("\n\n**" + "; ".join(problems) + "**" if problems else "")
+    problems = hp.bom_line_problems(rows) + hp.cord_problems(board, rows) + hwbonds.bond_problems(hp._covered(rows))
+    problems += hp.confirm_problems(rows)
+    unsure = {m for part, _, _ in pf.TO_CONFIRM for m in hp.REF_RE.findall(part)}
+    note = " (to confirm before ordering: below)"
+    shown = [
+        (ref, qty, what + (note if hp._covered([(ref, 0, "", "")]) & unsure else ""), mpn)
+        for ref, qty, what, mpn in rows
+    ]
+    table = _table(["ref", "qty", "description", "manufacturer part number"], shown)
+    site = board["power"].get("mains_cord")
+    cords = [
+        (name, what, mpn, "**this build**" if name == site else "")
+        for name, (what, mpn) in sorted(hp.MAINS_CORDS.items())
+    ]
+    return "\n\n".join(
+        [table + ("\n\n**" + "; ".join(problems) + "**" if problems else ""),
+         "**Mains cord by site.** The build buys exactly one E5, the cord for the site's socket: set "
+         "`power.mains_cord` in `board.json` and regenerate (the checks refuse none, two, or one that is "
+         "not the site's).",
+         _table(["power.mains_cord", "cord", "manufacturer part number", ""], cords),
+         "**To confirm before ordering.** The checks take these facts as true, but no published source "
+         "in hand confirms them; check each against the document named, and correct `partfacts.py` "
+         "(the checks follow) where it differs:",
+         _table(["part", "taken as true", "confirm against"], list(pf.TO_CONFIRM))]
+    )  # fmt: skip
 
 
 def bom_wires(board):
@@ -261,7 +284,9 @@ def bom_latch(board):
         "lit at the cap meanwhile, from a rail trimmed as high as %g V: it must finish before %g ms. Rail dip: "
         "PS1 delivers nothing while every other branch draws the most its eFuse lets run; the rail reservoir "
         "(%d × %g µF −%d %% at TB1/TB2) carries them, and a string capacitor's share of that current, flowing "
-        "back through its switch, must stay under %g mV. Strings **may be mated live**."
+        "back through its switch, must stay under %g mV (the deglitch's minimum and maximum, the comparator's "
+        "thresholds and the on-resistance are on the list to confirm before ordering, under Parts). Strings "
+        "**may be mated live**."
         % (
             e["part"],
             *e["deglitch_ms"],

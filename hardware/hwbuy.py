@@ -53,6 +53,8 @@ def uses(board):
     """{BOM ref: [(count, what)]}: every use of a counted part."""
     nfeed = len(hw.feeds(board))
     leads = hwbonds.bonding_leads()
+    ring_parts = [p for p, term, _, lead in hwbonds.BONDS if lead.startswith("W11.") and term == "CT5"]
+    ring_ends = len(ring_parts)
     kp_pins = 9  # X2: 8 lines + screen
     sw_pins = 7  # X3
     out = {
@@ -62,23 +64,27 @@ def uses(board):
             (2 * nfeed, "W1.n at X5–X7"),
             (2 * nfeed, "string power receptacles"),
             (2 * 2 * nfeed, "string data receptacles (DATA, GND), in and out"),
+            (2, "the trip-test lead (README, Tools)"),
         ],
         "CT2": [(2 * nfeed, "W1.n at the string's power receptacle")],
         "CT3": [(kp_pins, "W2 at X2"), (sw_pins, "W3 at X3"), (2, "W4 at X4")],
         "CT4": [(2, "W4 at string F1's data receptacle")],
         "CT5": [
-            (2 * len(leads), "both ends of W11.1–W11.%d" % len(leads)),
+            (len(leads), "W11.1–W11.%d at the stud they land on" % len(leads)),
+            (ring_ends, "W11 at the bonded part where it is a stud (%s)" % ", ".join(ring_parts)),
             (2, "W0's bond core at both studs"),
             (2, "W12's PE at the E1 stud"),
         ],
         "CT6": [(2, "W0 at PS1 +V and −V"), (3, "W12 at PS1 L, N and FG")],
         "CT7": [(3, "W12 at X1 L, N and PE")],
         "HX1": [(2 * nfeed, "string data ends, in and out")],
-        "HX2": [(nfeed, "string power tails")],
+        "HX2": [(nfeed, "string power tails"), (1, "the trip-test lead (README, Tools)")],
         "HX3": [(nfeed, "W1.n at the string end")],
         "HX4": [(1, "W4 at string F1's data in")],
         "X9": [(1, "W2 at the keypad tail")],
     }
+    for tag, parts in sorted(hwbonds.tag_uses().items()):
+        out[tag] = [(len(parts), "under the mounting nut of %s" % ", ".join(parts))]
     joints = board["strip"]["count"] * 6 + 3 + kp_pins + sw_pins + 4 * len(leads)
     out["HS1"] = [
         (

@@ -38,11 +38,23 @@ NOT_ORDERABLE = (
 # Panasonic FR series, 16 V, by capacitance (µF): the electrolytics this board uses.
 ELECTROLYTIC_MPN = {330: "Panasonic EEU-FR1C331", 1000: "Panasonic EEU-FR1C102"}
 
+# The mains cord E5, one per build, chosen by the site's socket
+# (board.json power.mains_cord): {site: (plug and cord, part number)}. Each is
+# on the list of facts to confirm (partfacts.TO_CONFIRM).
+MAINS_CORDS = {
+    "north_america": ("IEC C13 to NEMA 5-15P, 1.8 m, moulded plugs", "Tripp Lite P006-006"),
+    "europe_schuko": (
+        "IEC C13 to CEE 7/7 (Schuko, also fits CEE 7/5 sockets), 1.8 m, moulded plugs",
+        "Tripp Lite P054-006",
+    ),
+    "uk": ("IEC C13 to BS 1363 with its BS 1362 plug fuse, 1.8 m, moulded plugs", "Tripp Lite P044-006"),
+}
+
 # Littelfuse 0218 series (time-lag 5×20 mm) part numbers by IEC rating.
 MAINS_FUSE_MPN = {1.0: "0218001.HXP", 1.25: "02181.25HXP", 1.6: "02181.60HXP", 2.0: "0218002.HXP"}
 
 # A reference designator as the drawings and the README write them.
-REF_RE = re.compile(r"\b(?:EF|FU|KP|PS|LED|TB|AD|SR|RL|XU|MH|PCB|LB|TM|CB|CT|HX|HS|[RCUDSXEJWQ])\d+(?:\.\d+)?\b")
+REF_RE = re.compile(r"\b(?:EF|FU|KP|PS|LED|TB|AD|SR|RL|XU|MH|PCB|LB|TM|CB|CT|HX|HS|ET|[RCUDSXEJWQ])\d+(?:\.\d+)?\b")
 
 
 def _rilim_row(i, branch):
@@ -168,7 +180,7 @@ def parts_rows(board):
         ("E2", 1, "terminal cover over PS1's mains screw terminals", "Mean Well RS-25 cover (TB-RS25)"),
         ("E3", 1, "earth stud kit M4: star washers, nuts, bonding of X1 earth, E1, E1 lid and PS1 FG", "Keystone 4704 + 1452-4"),
         ("E4", 2, "cable gland M16 nylon, IP68, DC trunk W0 (with the E1–E6 bond core) leaving E1 and entering E6", "Lapp SKINTOP ST-M 16x1.5"),
-        ("E5", 1, "mains cord, IEC C13 to NEMA 5-15P (North America), 1.8 m, 18 AWG, moulded plugs; elsewhere the line names the local cord's part number", "Tripp Lite P006-006"),
+        mains_cord_row(board),
         ("X1", 1, "IEC C14 inlet with switch and 5×20 mm fuse holder, panel mount in E1", "Schurter DD11.0111.1111"),
         ("FU1", 1, "mains fuse, time-lag 5×20 mm, T%gA (IEC 60127-2 rating), in X1" % pw["mains_fuse_a"], "Littelfuse " + MAINS_FUSE_MPN.get(pw["mains_fuse_a"], "")),
         ("E10", 1, "insulating barrier sheet between PS1's mains terminals and the DC side, 0.5 mm polycarbonate", "Formex GK-5 (cut to fit)"),
@@ -192,9 +204,19 @@ COUNTED = (
     ("CT6", "M3.5 ring tongue, blue 16–14 AWG (PS1 terminals)", "TE 2-31890-1"),
     ("CT7", "6.3 mm insulated receptacle, blue 16–14 AWG (X1 tabs)", "TE 2-520184-2"),
     ("HX1", "Micro-Fit 3.0 3-way receptacle housing: string data ends", "Molex 43645-0300"),
-    ("HX2", "Micro-Fit 3.0 2-way receptacle housing: string power tails", "Molex 43645-0200"),
+    ("HX2", "Micro-Fit 3.0 2-way receptacle housing: string power tails, trip-test lead", "Molex 43645-0200"),
     ("HX3", "Micro-Fit 3.0 2-way plug housing: W1.n at the string", "Molex 43640-0200"),
     ("HX4", "Micro-Fit 3.0 3-way plug housing: W4 at string F1", "Molex 43640-0300"),
+    (
+        "ET1",
+        "earth tag, tin-plated brass, under the mounting nut of S1–S3 (Ø19 mm bush), W11 soldered to it",
+        "Keystone 7327",
+    ),
+    (
+        "ET2",
+        "earth tag, tin-plated brass, under the mounting nut of S4 (Ø22 mm bush), W11 soldered to it",
+        "Keystone 7328",
+    ),
 )
 
 
@@ -218,6 +240,39 @@ def buy_rows(board):
             )
         )
     return rows
+
+
+def confirm_problems(rows, entries=None):
+    """Facts to confirm (partfacts.TO_CONFIRM) whose part the BOM does not buy:
+    each entry names, in parentheses, the references it is about."""
+    entries = pf.TO_CONFIRM if entries is None else entries
+    covered = _covered(rows)
+    out = []
+    for part, _, _ in entries:
+        refs = set(REF_RE.findall(part))
+        if not refs or not refs <= covered:
+            out.append("to-confirm entry %r names no part the BOM buys" % part)
+    return out
+
+
+def mains_cord_row(board):
+    """The one E5 line: the cord for the site's socket (power.mains_cord)."""
+    site = board["power"].get("mains_cord")
+    what, mpn = MAINS_CORDS.get(site, ("mains cord for %r: no such site" % site, ""))
+    return ("E5", 1, "mains cord for the site (power.mains_cord = %s): %s" % (site, what), mpn)
+
+
+def cord_problems(board, rows):
+    """Exactly one mains cord per build, one of the site cords, the site's."""
+    site = board["power"].get("mains_cord")
+    if site not in MAINS_CORDS:
+        return ["power.mains_cord is %r; it must be one of %s" % (site, ", ".join(sorted(MAINS_CORDS)))]
+    cords = [r for r in rows if r[0] == "E5"]
+    if len(cords) != 1:
+        return ["%d mains cord lines (E5) in one build: exactly one, the site's" % len(cords)]
+    if cords[0][3] != MAINS_CORDS[site][1]:
+        return ["E5 is %s, not the %s cord %s" % (cords[0][3], site, MAINS_CORDS[site][1])]
+    return []
 
 
 def reservoir_refs(board):

@@ -46,7 +46,7 @@ def wires(board):
         ("W9", "pixel string links (3-core, factory or bench made), pixel to pixel", pw["link_awg"], hw.chain_length_m(board), "red + white + black", SOLDER, SOLDER),
         ("W10", "carrier power: rail TB1 to each feed eFuse, eFuse output to its header X5–X7", pw["feed_awg"], 0.3, "red", WAGO, SOLDER),
         ("W13", "carrier: rail TB1 to the controller eFuse, D1 and the DevKitC 5V pin; GND to TB2", pw["controller_awg"], 0.3, "red + black", WAGO, SOLDER),
-        ("W11", "bonding leads W11.1–W11.%d (hwbonds.py): E1 lid, E6 door, carrier GND (TB2), panel stud E12, the bezels of S1–S3 and the body of S4" % len(hwbonds.bonding_leads()), 16, BOND_M, "green/yellow", RING_M4, RING_M4),
+        ("W11", "bonding leads W11.1–W11.%d (hwbonds.py): E1 lid, E6 door, carrier GND (TB2), panel stud E12, the bezels of S1–S3 and the body of S4 (soldered to their earth tags ET1, ET2)" % len(hwbonds.bonding_leads()), 16, BOND_M, "green/yellow", RING_M4, RING_M4),
         ("W12", "mains inside E1: X1 L, N, PE to PS1 L, N and the E1 earth stud, stud to PS1 FG", 16, 0.4, "brown, blue, green/yellow", RECEPT_16, RING_M35),
     ]  # fmt: skip
     return out

@@ -46,12 +46,19 @@ ESP32_INTERNAL_PULLUP_OHM = 45000
 # 5.5 V working voltage, IEC 61000-4-2 ±15 kV contact.
 TVS = {"part": "TPD4E1U06", "channels": 4, "line_pf": 0.8, "vrwm": 5.5, "iec_contact_kv": 15}
 
-# TI TPS255x / TPS255x-1 datasheet (SLVS841): precision adjustable current-limited
-# power-distribution switch; the "-1" parts latch off on overcurrent (a circuit
-# breaker) until EN or the supply is cycled, and pull the open-drain FAULT low.
-# Current limit programmable 75 mA to 1.7 A (typical) with one resistor
-# (RILIM); up to 1.5 A continuous; ±6 % at the higher settings. The checks
-# budget ±8 % (the datasheet's ±6 % plus the 1 % RILIM resistor's share).
+# TI TPS255x / TPS255x-1 datasheet, SLVS841 (revision G, October 2026, is the
+# current one on TI's document viewer). Its description confirms: up to 1.5 A
+# continuous; current limit programmable 75 mA to 1.7 A (typical) with one
+# resistor (RILIM), ±6 % at the higher settings; the "-1" parts latch the
+# switch off on an overcurrent *or* a reverse voltage (OUT driven above IN)
+# until EN or the supply is cycled, and FAULT asserts low in both. Its "FAULT
+# Response" section gives the deglitch as 7.5 ms typical for an overcurrent
+# and 4 ms typical for a reverse voltage. The checks budget ±8 % on a trip
+# point without a Table 1 row (the ±6 % plus the 1 % RILIM's share).
+# Not confirmed from a source in hand (TO_CONFIRM below): the deglitch's
+# 5 ms minimum and 10 ms maximum, the reverse comparator's 95 / 135 / 190 mV
+# and the 135 mΩ maximum on-resistance. The latch model treats a reverse
+# voltage as latching at once, ignoring its 4 ms deglitch: the safe side.
 EFUSE = {
     "part": "TPS2552-1",
     "mpn": "TPS2552DBVR-1",
@@ -76,7 +83,7 @@ EFUSE_AUTO_RETRY = dict(EFUSE, part="TPS2552", mpn="TPS2552DBVR", behaviour="aut
 # Aluminium electrolytics (Panasonic FR series datasheet): capacitance
 # tolerance ±20 % at 120 Hz.
 ELECTROLYTIC_TOL = 0.20
-EFUSE_SOURCE = "TI TPS255x/TPS255x-1 datasheet (SLVS841): latch-off current limit 75 mA-1.7 A, FAULT open-drain"
+EFUSE_SOURCE = "TI TPS255x/TPS255x-1 datasheet (SLVS841G): latch-off current limit 75 mA-1.7 A, FAULT open-drain"
 # The same datasheet (SLVS841E), Table 1 "Common RILIM Resistor Selections":
 # for a desired trip point, the closest 1 % RILIM and the current-limit
 # threshold it gives at its worst, the resistor's 1 % tolerance included:
@@ -119,7 +126,7 @@ TERMINAL_AWG = {
 }
 TERMINAL_SOURCE = "Molex PS-43045/PS-43650 (Micro-Fit 3.0), JST SM catalogue, WAGO 221 datasheet, TE PIDG ring tongues"
 
-# USB isolator U7: Adafruit USB Isolator (product 2107): an ADuM4160 (USB
+# USB isolator U7 (to confirm, see TO_CONFIRM): Adafruit USB Isolator (product 2107): an ADuM4160 (USB
 # 2.0 low/full speed isolator) whose device side is powered by an ADuM5000
 # isoPower converter fed from the PC's VBUS; the converter also drives VBUS on
 # its device-side USB-A port (up to 100 mA). So its host side takes the PC's
@@ -144,6 +151,8 @@ ISOLATOR_SOURCE = "Analog Devices ADuM4160 and ADuM5000 datasheets; Adafruit USB
 # Alpha Wire 3051/3055 hook-up wire (UL1007, 300 V), Belden 9539 (9 × 24 AWG,
 # foil screen and drain, 30 pF/ft core to core), Lapp ÖLFLEX CLASSIC 110 3G1.5
 # (300/500 V, cores brown, blue, green/yellow; IEC 60228 class 5, 13.3 Ω/km).
+# The Belden and Lapp figures are not confirmed from a source in hand
+# (TO_CONFIRM): the checks use them as written until a buyer checks them.
 CABLES = {
     "CB1": {"mpn": "Alpha Wire 3055 RD005", "awg": 18, "mm2": 0.82, "colours": ("red",), "cores": 1},
     "CB2": {"mpn": "Alpha Wire 3055 BK005", "awg": 18, "mm2": 0.82, "colours": ("black",), "cores": 1},
@@ -168,3 +177,47 @@ CABLES = {
     },
 }
 CABLE_SOURCE = "Alpha Wire 3051/3055, Belden 9539 and Lapp ÖLFLEX CLASSIC 110 datasheets"
+
+# Facts the checks use that no published source in hand confirms, so a figure
+# is not passed off as the maker's: (part, what the checks take as true, the
+# document to confirm it against before ordering). BOM.md lists them under
+# the parts, and the README sends the buyer there.
+TO_CONFIRM = (
+    (
+        "TPS2552-1 (EF1–EF4)",
+        "fault deglitch 5 ms minimum and 10 ms maximum (a minimum below the slowest feed's hot-mate time in "
+        "the Power budget would latch that feed); reverse-voltage comparator 95 / 135 / 190 mV; on-resistance "
+        "at most 135 mΩ (the rail-dip check)",
+        "TI SLVS841G, section 6.5 Electrical Characteristics",
+    ),
+    (
+        "Adafruit 2107 (U7)",
+        "an ADuM4160 with an ADuM5000 converter fed from the PC's VBUS, driving VBUS on the device-side port "
+        "(up to 100 mA), 2.5 kV rms, nothing drawn from the board's rail",
+        "Adafruit's product page and schematic for product 2107, and the ADuM4160 and ADuM5000 datasheets",
+    ),
+    (
+        "Belden 9539 (CB7)",
+        "98 pF/m (30 pF/ft) core to core. A keypad column loads its core against every other core and the "
+        "screen, which screened multi-core cables state as a separate, higher figure: if that one is above "
+        "keypad.cable_pf_per_m, set it there and regenerate (drawings.py then asks for the new settle_us)",
+        "Belden's 9539 product data sheet, electrical characteristics",
+    ),
+    (
+        "Lapp 1119303 (CB8)",
+        "ÖLFLEX CLASSIC 110 3G1.5: 1.5 mm² class 5 cores, brown, blue and green/yellow, 300/500 V, that article number",
+        "Lapp's ÖLFLEX CLASSIC 110 data sheet (article table)",
+    ),
+    (
+        "E5 mains cords (each site's)",
+        "the part number, plug (NEMA 5-15P, CEE 7/7, BS 1363 with its BS 1362 fuse), IEC C13 end, 1.8 m and "
+        "a rating of at least 10 A 250 V (North America: 10 A 125 V)",
+        "the cord maker's data sheet for the part number on the site's BOM line",
+    ),
+    (
+        "Earth tags ET1, ET2",
+        "the part numbers, and that each tag fits the bush under its part's mounting nut (S1–S3: the APEM "
+        "AV's Ø19 mm bush; S4: the Harmony XB4's Ø22 mm) and touches the metal bezel or body it bonds",
+        "the tag maker's catalogue page, the APEM AV series datasheet and the Schneider XB4 product data sheet",
+    ),
+)

@@ -45,8 +45,8 @@ def test_wiring_svg_names_every_part_wire_bond_and_the_mains_circuit():
     assert {"S3", "TB2", "RL1", "C10", "C18", "J10", "W0", "W12", "X9", "CB8"} <= set(refs)
     assert missing_from(text, refs) == []
     assert "MAINS CIRCUIT" in text and "PROTECTIVE-EARTH BONDS" in text
-    for part, _, _ in hwbonds.BONDS:
-        assert part in text, part
+    for part, term, _, lead in hwbonds.BONDS:
+        assert "%s (%s)" % (part, term) in text and lead in text, part
 
 
 def test_a_part_missing_from_the_drawing_is_caught():

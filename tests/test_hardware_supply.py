@@ -84,8 +84,7 @@ def test_the_safety_test_meters_every_bond_with_its_limits_before_first_power():
     assert readme.index("## Safety test before first power") < readme.index("## First power-on")
     test = _section(readme, "## Safety test before first power")
     assert hwbonds.safety_test_problems(test) == []
-    service = _section(readme, "## Periodic service")
-    assert "below 0.1 Ω" in service and "500 V DC" in service and "at least 1 MΩ" in service
+    assert hwbonds.service_problems(_section(readme, "## Periodic service")) == []
     assert len(hwbonds.bonding_leads()) == 8 and len(hwbonds.BONDS) == 11
 
 
@@ -96,4 +95,14 @@ def test_a_safety_test_that_skips_a_bond_or_a_limit_is_caught():
     ]
     assert hwbonds.safety_test_problems(test.replace("500 V DC", "250 V DC")) == [
         "the safety test does not state '500 V DC'"
+    ]
+
+
+def test_a_service_list_without_the_safety_test_or_a_limit_is_caught():
+    service = _section(read("README.md"), "## Periodic service")
+    assert hwbonds.service_problems(service.replace("every bonded part", "the lid")) == [
+        "the service list does not state 'every bonded part'"
+    ]
+    assert hwbonds.service_problems(service.replace("at least 1 MΩ", "a high reading")) == [
+        "the service list does not state 'at least 1 MΩ'"
     ]
