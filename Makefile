@@ -88,9 +88,9 @@ check: venv system-deps
 	$(PY) -m pytest -q tests/test_static_*.py
 
 # Mutation testing of the firmware (tests/mutation/runner.py); not part of `make test`.
-# `make mutate SAMPLE=200` tests a random sample; MODULES=table/keypad.py,table/lamps.py narrows it.
+# `make mutate SAMPLE=200` tests a random sample, PER_MODULE=3 a sample from each module; MODULES=table/keypad.py,table/lamps.py narrows it.
 mutate: venv
-	$(PY) tests/mutation/runner.py --jobs $(JOBS) $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(SEED),--seed $(SEED)) $(if $(MODULES),--modules $(MODULES))
+	$(PY) tests/mutation/runner.py --jobs $(JOBS) $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(PER_MODULE),--per-module $(PER_MODULE)) $(if $(SEED),--seed $(SEED)) $(if $(MODULES),--modules $(MODULES))
 
 bench: venv
 	$(PY) -m sim bench --write-doc

@@ -1,7 +1,7 @@
 """`make mutate`: mutation testing of the firmware modules.
 
-    python tests/mutation/runner.py [--sample N] [--seed S] [--jobs J] [--modules rules/engine.py,table/lamps.py]
-        [--match TEXT] [--list] [--check]
+    python tests/mutation/runner.py [--sample N | --per-module N] [--seed S] [--jobs J]
+        [--modules rules/engine.py,table/lamps.py] [--match TEXT] [--list] [--check]
 
 `--check` runs no mutant: it runs each module's tests on the unmutated copy
 (the clean run every mutation run starts with) and checks that every entry of
@@ -373,6 +373,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sample", type=int, default=0, help="test a random sample of N mutants")
     parser.add_argument("--seed", type=int, default=None, help="seed of the sample (default: random, printed)")
+    parser.add_argument(
+        "--per-module", type=int, default=0, help="a sample of N mutants from each module (every module in one run)"
+    )
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--modules", default=",".join(DEFAULT_MODULES))
     parser.add_argument(
@@ -404,7 +407,22 @@ def main(argv=None):
     if args.check:
         return check(modules, everything)
     chosen = everything
-    if args.sample and args.sample < len(everything):
+    if args.per_module and args.sample:
+        raise SystemExit("mutate: --sample or --per-module, not both")
+    if args.per_module:
+        seed = args.seed if args.seed is not None else random.randrange(1 << 30)
+        rng = random.Random(seed)
+        chosen = []
+        for module in modules:
+            own = [m for m in everything if m.module == module]
+            chosen += rng.sample(own, min(args.per_module, len(own)))
+        chosen.sort(key=lambda m: (modules.index(m.module), m.start))
+        print(
+            "mutate: a sample of %d from each of %d modules, %d of %d mutants (--seed %d)"
+            % (args.per_module, len(modules), len(chosen), len(everything), seed),
+            flush=True,
+        )
+    elif args.sample and args.sample < len(everything):
         seed = args.seed if args.seed is not None else random.randrange(1 << 30)
         chosen = random.Random(seed).sample(everything, args.sample)
         chosen.sort(key=lambda m: (modules.index(m.module), m.start))
@@ -503,6 +521,20 @@ def main(argv=None):
         print("mutate: %d entries of equivalent.txt match no mutant any more (edit or remove them)" % len(stale))
         for key in stale:
             print("  " + key)
+    print("mutate: by module (mutants, killed, listed, unexplained):")
+    for module in modules:
+        mine = [m for m in chosen if m.module == module and m not in unloadable]
+        if mine:
+            print(
+                "  %-28s %4d %4d %4d %4d"
+                % (
+                    module,
+                    len(mine),
+                    len([m for m in mine if m not in survivors]),
+                    len([m for m in mine if m in equivalent]),
+                    len([m for m in mine if m in unexplained]),
+                )
+            )
     print(
         "mutate: %.0f s for %d mutants on %d jobs; %d killed only under the MicroPython VM"
         % (time.monotonic() - started, n, jobs, by_vm)
