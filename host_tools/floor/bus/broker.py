@@ -193,8 +193,30 @@ def _people_lines(directory, floor):
         return []
 
 
+def _ephemeral_low():
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range", encoding="ascii") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_port():
-    with socket.socket() as s:
+    """A loopback port free now, below the kernel's ephemeral range: a port the
+    kernel hands out (bind to 0) can be taken by any outgoing connection before
+    the service that was to listen on it starts; one below the range cannot."""
+    import random
+
+    low = _ephemeral_low()
+    for _ in range(200):
+        port = random.randrange(10000, max(10001, low))
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    with socket.socket() as s:  # every one tried was taken: let the kernel choose
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
