@@ -81,6 +81,11 @@ def test_deleting_the_newest_record_looks_like_a_power_cut_to_the_board(results)
 def test_a_format_1_journal_is_the_fault_unkeyed_until_a_supervisor_starts_a_new_one(results):
     lines = results[0]
     assert lines["format1"] == "unkeyed 0"  # a fault, nothing written
+    # what the board says (docs/journal.md, "Format 1 and another key")
+    assert lines["format1 says"] == (
+        "unkeyed: format 1 journal, written before the keyed chain:"
+        " download it, then start a new journal at power-up"
+    )
     assert lines["format1 gesture"] == "point 4 journal 2"  # the new journal goes on from its table
     assert lines["format1 after"] == "none point 4 journal 2"  # and restores, keyed
 
@@ -88,6 +93,10 @@ def test_a_format_1_journal_is_the_fault_unkeyed_until_a_supervisor_starts_a_new
 def test_a_journal_under_another_key_is_the_fault_unkeyed(results):
     lines = results[0]
     assert lines["other key"] == "unkeyed" and lines["no key"] == "unkeyed"
+    assert lines["other key says"] == (
+        "unkeyed: journal written under another key than this board's:"
+        " download it, then start a new journal at power-up"
+    )
     assert lines["own key"] == "point 4 journal 1"
 
 

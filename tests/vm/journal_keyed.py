@@ -189,6 +189,7 @@ def case_truncation_of_the_newest_record():
 def case_format_1_journal():
     dev, journal, table = started(5, fmt=1)
     print("format1:", mount_report(dev)[0], mount_report(dev)[2])
+    print("format1 says:", mount_report(dev)[3])
     print("format1 gesture:", mount_report(dev, new_journal=True)[3])
     print("format1 after:", mount_report(dev)[0], mount_report(dev)[3])
     vfs.umount("/f")
@@ -197,6 +198,7 @@ def case_format_1_journal():
 def case_another_key():
     dev, journal, table = started(5)
     print("other key:", mount_report(dev, key=bytes(32))[0])
+    print("other key says:", mount_report(dev, key=bytes(32))[3])
     print("no key:", mount_report(dev, key=None)[0])
     print("own key:", mount_report(dev)[3])
     vfs.umount("/f")
