@@ -135,6 +135,16 @@ def roll(journal, table, t, die1, die2):
 TO_SIXTH_POINT = [(2, 2), (3, 1), (2, 3), (4, 1), (3, 3), (5, 1), (4, 4), (6, 2), (5, 4), (6, 3), (5, 5), (6, 4)]
 
 
+def test_a_journal_without_a_table_event_restores_none(tmp_path):
+    """docs/journal.md, Restoring, step 6: no roll, undo or hand end yet, so no
+    last event and no HOLD (record seqs start at 1: none is the last event)."""
+    table = Table()
+    journal = started(tmp_path)  # record 1: the start
+    journal.append(jr.RESTART, 1, 5, table)  # 2
+    journal.append(jr.SNAPSHOT, 0, 6, table)  # 3
+    assert opened(tmp_path).hold is None
+
+
 def test_the_last_event_is_the_last_roll_undo_or_hand_end_and_other_records_leave_it(tmp_path):
     """docs/journal.md, Restoring, step 6: the table's last event (roll,
     undo or hand end), the HOLD it raised and whether a verified record

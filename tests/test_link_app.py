@@ -592,3 +592,14 @@ def test_events_page_through_segments_and_staged_records_and_resume_anywhere(tmp
     assert across["prev"] == records[28].hash.hex()  # the chain hash after record 29
     assert one(replies[9])["events"] == events[34:42]
     assert one(replies[9])["prev"] == records[33].hash.hex()
+
+
+def test_a_clock_set_the_journal_cannot_record_is_refused_and_the_clock_stays_unset(tmp_path):
+    """docs/link.md, `time`: refused with `journal could not record it: clock
+    not set` when the journal is stopped; the board's clock is not set."""
+    replies = both(
+        tmp_path,
+        ["stop-journal", signed(1, "time", 1, unix=1763900000), request(2, "hello")],
+    )
+    assert one(replies[1])["error"] == "journal could not record it: clock not set"
+    assert one(replies[2])["unix"] is None

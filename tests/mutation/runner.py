@@ -83,7 +83,7 @@ MODULE_TESTS = {
             "tests/test_vocabularies.py",
             "tests/test_board_scripts.py",
         ],
-        BOARD_MP + ["tests/test_frames.py", "tests/test_lamp_feeds.py"],
+        BOARD_MP + ["tests/test_frames.py", "tests/test_lamp_feeds.py", "tests/test_link_verified.py"],
     ),
     "rules/engine.py": (
         [

@@ -11,6 +11,7 @@
 #   feeds BITS    lamp feeds whose eFuse FAULT flag reads low from now on (bit f: feed f)
 #   wait MS       the clock runs on (scan and render as the board does)
 #   state         one line: the table's snapshot, the journal's seq, config.json
+#   stop-journal  the journal stops as after a write error (fault full): it records nothing more
 #   settle        lets the asyncio tasks a handler started run (the maintenance reset)
 import asyncio
 import sys
@@ -126,6 +127,9 @@ async def main():
             session.advance(int(rest))
         elif word == "state":
             session.state()
+        elif word == "stop-journal":
+            journal = session.app.journal
+            journal.fault, journal._ready = jn.FULL, False  # what Journal._fail leaves
         elif word == "settle":
             await sleep_ms(300)  # link_admin.RESET_DELAY_MS + 100
         out("--\n")
