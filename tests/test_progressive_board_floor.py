@@ -188,3 +188,43 @@ def test_counts_reach_the_meter_a_hit_shows_pending_and_a_lost_controller_closes
             controller.kill()
             controller.wait()
         rig.stop()
+
+
+def test_a_board_on_another_paytable_than_the_meter_says_closed_and_why(tmp_path, template):
+    """The FUP meter set for FUP-03 while the board plays its configuration's
+    FUP-01: the controller lists the table closed, its gateway tells the board
+    why, and the board's own `status` (as its gateway publishes it) says so;
+    the MEA meter, on the board's paytable, is open and says how several
+    winning wagers are paid."""
+    rig = Rig(str(tmp_path), ["T1"], template, keepalive=2)
+    floordir.write_json(params.params_path(rig.dir), dict(PARAMS, FUP=dict(PARAMS["FUP"], paytable="PT-BJS-FUP-03")))
+    controller = None
+    try:
+        rig.start_broker()
+        rig.start_board("T1")
+        controller = rig.start_progressive()
+        rig.start_gateway("T1")
+        board = BoardView(rig, "T1")
+        why = "plays PT-BJS-FUP-01; the FUP meter is on PT-BJS-FUP-03"
+        wait_for(lambda: board.progressive("FUP").get("closed") == why, 120, "the board saying why FUP is closed")
+        fup = board.progressive("FUP")
+        assert fup["state"] == "closed" and fup["pays"] == "shared by winning wagers"
+        board.wait("MEA open on the board", lambda p: p.get("state") == "open")
+        mea = board.progressive("MEA")
+        assert mea["pays"] == "shared by winning wagers" and "closed" not in mea
+        rig.press("T1", "# 2 3 #")  # refused on the board: FUP is closed
+        rig.press("T1", "# 1 2 #")  # MEA open: taken
+        board.wait("the two MEA wagers on the board", lambda p: p.get("wagers") == 2)
+        assert board.progressive("FUP")["wagers"] == 0  # keyed before the MEA count, refused
+
+        # The controller lost: the board is told so, for both games.
+        controller.kill()
+        controller.wait()
+        lost = "controller lost"
+        wait_for(lambda: board.progressive("MEA").get("closed") == lost, 60, "the board saying the controller is lost")
+        board.client.stop()
+    finally:
+        if controller is not None and controller.poll() is None:
+            controller.kill()
+            controller.wait()
+        rig.stop()
