@@ -10,6 +10,8 @@ undoes is voided and the meter is as if it never was. The times are printed
 (no time asserted)."""
 
 import json
+import os
+import sqlite3
 import time
 
 import pytest
@@ -195,7 +197,8 @@ def test_a_board_on_another_paytable_than_the_meter_says_closed_and_why(tmp_path
     FUP-01: the controller lists the table closed, its gateway tells the board
     why, and the board's own `status` (as its gateway publishes it) says so;
     the MEA meter, on the board's paytable, is open and says how several
-    winning wagers are paid."""
+    winning wagers are paid. The controller lost, and then refusing to open on
+    a damaged ledger: the board says each."""
     rig = Rig(str(tmp_path), ["T1"], template, keepalive=2)
     floordir.write_json(params.params_path(rig.dir), dict(PARAMS, FUP=dict(PARAMS["FUP"], paytable="PT-BJS-FUP-03")))
     controller = None
@@ -217,11 +220,26 @@ def test_a_board_on_another_paytable_than_the_meter_says_closed_and_why(tmp_path
         board.wait("the two MEA wagers on the board", lambda p: p.get("wagers") == 2)
         assert board.progressive("FUP")["wagers"] == 0  # keyed before the MEA count, refused
 
-        # The controller lost: the board is told so, for both games.
+        # The controller lost: the board is told so.
         controller.kill()
         controller.wait()
         lost = "controller lost"
         wait_for(lambda: board.progressive("MEA").get("closed") == lost, 60, "the board saying the controller is lost")
+
+        # Its ledger damaged meanwhile (a stored meter no longer the log's replay):
+        # the controller refuses to open, and the board says why.
+        ledger = sqlite3.connect(os.path.join(rig.dir, "progressive.sqlite"))
+        body = json.loads(ledger.execute("select body from meters where game='MEA'").fetchone()[0])
+        body["amount"] += 100_000
+        ledger.execute("update meters set body=? where game='MEA'", (json.dumps(body),))
+        ledger.commit()
+        ledger.close()
+        controller = rig.start_progressive()
+        refused = "controller failed its self-check"
+        wait_for(
+            lambda: board.progressive("MEA").get("closed") == refused, 60, "the board saying the self-check failed"
+        )
+        assert board.progressive("FUP")["closed"] == refused  # every game: it opened no meter
         board.client.stop()
     finally:
         if controller is not None and controller.poll() is None:
