@@ -111,27 +111,6 @@ def test_the_gateway_tells_its_board_closed_when_its_table_plays_another_paytabl
         assert g.progressive_view()["FUP"] == want
 
 
-def test_the_gateway_tells_its_board_why_the_meter_is_closed():
-    now = int(time.time())
-    meter = {"v": 1, "game": "MEA", "state": "open", "amount": 100_000, "at": now, "pay_rule": "positional"}
-    g = _Gateway("T1")
-    g._progressive_message(topics.meter("main", "MEA"), json.dumps(meter).encode())
-    assert g.progressive_view()["MEA"] == ("closed", 100_000, "positional", "controller lost")  # presence not heard
-    said = {}
-    for presence in (messages.REFUSED, topics.OFFLINE, topics.ONLINE):
-        g._progressive_message(messages.presence_topic("main"), presence.encode())
-        said[presence] = g.progressive_view()["MEA"][3]
-    assert said == {"refused": "controller failed its self-check", "offline": "controller lost", "online": None}
-    assert g.progressive_view(now=now + 7)["MEA"][3] == "controller silent for 6 s"
-    g.mqtt.connected.clear()
-    assert g.progressive_view()["MEA"] == ("closed", 100_000, "positional", "gateway lost the floor's broker")
-    long = dict(meter, closed_tables={"T1": "plays PT-BJS-FUP-03\n" + "x" * 80}, at=now)
-    g.mqtt.connected.set()
-    g._progressive_message(topics.meter("main", "MEA"), json.dumps(long).encode())
-    why = g.progressive_view()["MEA"][3]
-    assert why == "plays PT-BJS-FUP-03" + "x" * 38 + "..." and len(why) == 60
-
-
 def test_the_page_says_why_a_table_is_closed():
     view = FloorView("main", ["T1", "T2"], clock=lambda: 100.0)
     meter = {"v": 1, "game": "FUP", "state": "open", "amount": 500_000, "closed_tables": {"T2": WRONG}}

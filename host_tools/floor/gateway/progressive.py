@@ -56,6 +56,7 @@ class ProgressiveSide:
         self.prog_fresh = threading.Event()  # a meter or presence came: forward now
         self.last_prog = 0.0
         self.prog_said = {}  # game -> the state last sent to the board (for the log)
+        self.prog_bare = False  # the board's firmware predates `rule` and `why`: sent without them
 
     def _progressive_message(self, topic, payload):  # paho's thread
         """True when the message was the progressive's."""
@@ -121,11 +122,21 @@ class ProgressiveSide:
         self.last_prog = time.monotonic()
         now = int(time.time())
         for game, (state, amount, rule, why) in sorted(self.progressive_view().items()):
-            more = {k: v for k, v in (("rule", rule), ("why", why)) if v is not None}
+            more = {} if self.prog_bare else {k: v for k, v in (("rule", rule), ("why", why)) if v is not None}
             try:
-                self.link.signed(
-                    "progressive", self.key, role_key=True, game=game, state=state, amount=amount, at=now, **more
-                )
+                try:
+                    self.link.signed(
+                        "progressive", self.key, role_key=True, game=game, state=state, amount=amount, at=now, **more
+                    )
+                except HostToolError as e:
+                    if not (more and "unexpected argument: " in str(e)):
+                        raise
+                    # A board deployed before `rule` and `why` refuses them: it still takes the meter.
+                    log(self.table, "the board's firmware takes no pay rule or reason: the meter goes without them")
+                    self.prog_bare = True
+                    self.link.signed(
+                        "progressive", self.key, role_key=True, game=game, state=state, amount=amount, at=now
+                    )
             except HostToolError as e:
                 if e.code == EXIT_NO_BOARD:
                     raise  # the board is gone: the gateway's loop waits for it
