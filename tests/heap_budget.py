@@ -58,6 +58,7 @@ LAMPS = 47  # hardware/board.json: every one lit in the lamp test
 EVENTS_MANY = 10000
 AT = 1767225600  # the floor's wall clock in the progressive's requests
 LINK_NOT_LOADED = "hello the link cannot load for, play"
+WHY_LONGEST = "plays PT-BJS-FUP-01; the Fired Up meter is on PT-BJS-FUP-03."  # 60: the most the board keeps
 
 
 def signed(request, ctr):
@@ -127,8 +128,16 @@ SCENARIOS = {
         300,
         tbm.PLAYED,
         lines(
-            signed({"id": 1, "cmd": "progressive", "game": "MEA", "state": "open", "amount": 100030, "at": AT}, 1),
-            signed({"id": 2, "cmd": "progressive", "game": "FUP", "state": "open", "amount": 2500000, "at": AT}, 2),
+            signed(
+                {"id": 1, "cmd": "progressive", "game": "MEA", "state": "open", "amount": 100030, "at": AT}
+                | {"rule": "shared"},
+                1,
+            ),
+            signed(
+                {"id": 2, "cmd": "progressive", "game": "FUP", "state": "closed", "amount": 2500000, "at": AT}
+                | {"rule": "positional", "why": WHY_LONGEST},
+                2,
+            ),
             {"id": 3, "cmd": "status"},
         ),
         ("progressive",),
@@ -193,13 +202,14 @@ def run(folder, name, heap, stack=0):
         good = good and report.get("wdt") == "1 30"
     if "all lamps" in expects:  # a status taken during the lamp test: the longest reply
         good = good and max(len(r.get("lamps", ())) for r in replies) == LAMPS
-    if "progressive" in expects:  # the status states both meters as the floor sent them
+    if "progressive" in expects:  # the status states both meters as the floor sent them, rule and reason too
         status = replies[-1] if replies else {}
         meters = status.get("progressive") or {}
         good = (
             good
             and (meters.get("MEA") or {}).get("cents") == 100030
-            and (meters.get("FUP") or {}).get("state") == "open"
+            and (meters.get("MEA") or {}).get("pays") == "shared by winning wagers"
+            and (meters.get("FUP") or {}).get("closed") == WHY_LONGEST
         )
     if "pushed" in expects:
         good = good and len(pushed) >= len(script.split()) // 2

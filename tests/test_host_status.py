@@ -89,3 +89,17 @@ def test_a_board_holding_its_start_up_fault_is_named_through_its_repl(tmp_path, 
     assert found["diag"]["error"] == "ConfigError: rebet_after_win: must be true or false"
     assert (found["diag"]["failed"], found["diag"]["boots"], found["maintenance"]) == (3, 3, None)
     assert found["reason"] == reason and found["running"] is False
+
+
+def test_the_progressive_pay_rule_and_why_closed_are_lines_a_technician_reads():
+    why = "plays PT-BJS-FUP-01; the FUP meter is on PT-BJS-FUP-03"
+    reply = {
+        "status": {
+            "progressive": {
+                "FUP": {"state": "closed", "amount": "$1,000.00", "pays": "shared by winning wagers", "closed": why},
+            }
+        }
+    }
+    lines = status.human_lines(reply)
+    assert "status.progressive.FUP.closed: " + why in lines
+    assert "status.progressive.FUP.pays: shared by winning wagers" in lines

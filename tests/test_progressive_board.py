@@ -25,7 +25,13 @@ def test_a_count_is_refused_while_the_floor_was_never_heard_and_nothing_changes(
     with Session(runtime) as s:
         state = s.send("# 1 5 #")
         assert events(state) == [("error", "prog_closed")]
-        assert state["progressive"]["MEA"] == {"state": "closed", "amount": "$0.00", "cents": 0, "wagers": 0}
+        assert state["progressive"]["MEA"] == {
+            "state": "closed",
+            "amount": "$0.00",
+            "cents": 0,
+            "wagers": 0,
+            "closed": "no word from the floor for 6 s",
+        }
         assert state["lamps"]["mea.open"]["color"] == "#00ff00"  # no floor: the window as before
         assert events(s.send("3 4")) == [("roll", None)]  # `#` ended it: dice again
 
@@ -101,3 +107,39 @@ def test_the_count_and_its_records_survive_a_power_cut(tmp_path):
         assert state["progressive"]["MEA"]["wagers"] == 7  # 5 + 2 before the roll, in action on 4
         assert state["progressive"]["FUP"]["wagers"] == 0  # 4 started no Fired Up sequence: lost
         assert state["progressive"]["MEA"]["state"] == "closed"  # the floor's word is not kept
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_the_pay_rule_and_why_closed_are_shown_as_the_board_says_them(runtime):
+    from sim.tui.text import progressive_line
+
+    with Session(runtime) as s:
+        state = s.send("wait:0")
+        assert state["progressive"]["MEA"]["closed"] == "no word from the floor for 6 s"
+        assert progressive_line(state) == ""  # no floor, no wagers: nothing under the board
+        state = s.send("floor:MEA:open:100000:shared floor:FUP:closed:5000:positional # 1 2 #")
+        assert state["progressive"]["MEA"] == {
+            "state": "open",
+            "amount": "$1,000.00",
+            "cents": 100000,
+            "wagers": 2,
+            "pays": "shared by winning wagers",
+        }
+        fup = state["progressive"]["FUP"]
+        assert (fup["pays"], fup["closed"]) == ("each winning wager in turn", "closed by the floor")
+        assert progressive_line(state) == (
+            "MEA $1,000.00 open, shared by winning wagers (2 wagers in action) · FUP $50.00 closed: closed by the floor"
+        )
+        state = s.send("floor:MEA:open:100000 wait:6000")  # said without a rule: an older gateway
+        assert "pays" not in state["progressive"]["MEA"]
+        assert state["progressive"]["MEA"]["closed"] == "no word from the floor for 6 s"
+        assert progressive_line(state) == ("MEA $1,000.00 closed: no word from the floor for 6 s (2 wagers in action)")
+
+
+def test_a_bad_pay_rule_in_a_key_script_is_refused_with_nothing_run():
+    from sim.session import KeyScriptError
+
+    with Session("cpython") as s:
+        with pytest.raises(KeyScriptError, match="RULE shared or positional"):
+            s.send("floor:MEA:open:100000:equal # 1 2 #")
+        assert s.send("wait:0")["progressive"]["MEA"]["state"] == "closed"

@@ -10,6 +10,8 @@ undoes is voided and the meter is as if it never was. The times are printed
 (no time asserted)."""
 
 import json
+import os
+import sqlite3
 import time
 
 import pytest
@@ -187,6 +189,62 @@ def test_counts_reach_the_meter_a_hit_shows_pending_and_a_lost_controller_closes
         assert meter()["amount"] == 100_050  # nothing was paid
         board.wait("the two wagers in action again (9 numbers marked)", lambda p: p.get("wagers") == 2)
         meter_watch.stop()
+        board.client.stop()
+    finally:
+        if controller is not None and controller.poll() is None:
+            controller.kill()
+            controller.wait()
+        rig.stop()
+
+
+def test_a_board_on_another_paytable_than_the_meter_says_closed_and_why(tmp_path, template):
+    """The FUP meter set for FUP-03 while the board plays its configuration's
+    FUP-01: the controller lists the table closed, its gateway tells the board
+    why, and the board's own `status` (as its gateway publishes it) says so;
+    the MEA meter, on the board's paytable, is open and says how several
+    winning wagers are paid. The controller lost, and then refusing to open on
+    a damaged ledger: the board says each."""
+    rig = Rig(str(tmp_path), ["T1"], template, keepalive=2)
+    floordir.write_json(params.params_path(rig.dir), dict(PARAMS, FUP=dict(PARAMS["FUP"], paytable="PT-BJS-FUP-03")))
+    controller = None
+    try:
+        rig.start_broker()
+        rig.start_board("T1")
+        controller = rig.start_progressive()
+        rig.start_gateway("T1")
+        board = BoardView(rig, "T1")
+        why = "plays PT-BJS-FUP-01; the FUP meter is on PT-BJS-FUP-03"
+        wait_for(lambda: board.progressive("FUP").get("closed") == why, 120, "the board saying why FUP is closed")
+        fup = board.progressive("FUP")
+        assert fup["state"] == "closed" and fup["pays"] == "shared by winning wagers"
+        board.wait("MEA open on the board", lambda p: p.get("state") == "open")
+        mea = board.progressive("MEA")
+        assert mea["pays"] == "shared by winning wagers" and "closed" not in mea
+        rig.press("T1", "# 2 3 #")  # refused on the board: FUP is closed
+        rig.press("T1", "# 1 2 #")  # MEA open: taken
+        board.wait("the two MEA wagers on the board", lambda p: p.get("wagers") == 2)
+        assert board.progressive("FUP")["wagers"] == 0  # keyed before the MEA count, refused
+
+        # The controller lost: the board is told so.
+        controller.kill()
+        controller.wait()
+        lost = "controller lost"
+        wait_for(lambda: board.progressive("MEA").get("closed") == lost, 60, "the board saying the controller is lost")
+
+        # Its ledger damaged meanwhile (a stored meter no longer the log's replay):
+        # the controller refuses to open, and the board says why.
+        ledger = sqlite3.connect(os.path.join(rig.dir, "progressive.sqlite"))
+        body = json.loads(ledger.execute("select body from meters where game='MEA'").fetchone()[0])
+        body["amount"] += 100_000
+        ledger.execute("update meters set body=? where game='MEA'", (json.dumps(body),))
+        ledger.commit()
+        ledger.close()
+        controller = rig.start_progressive()
+        refused = "controller failed its self-check"
+        wait_for(
+            lambda: board.progressive("MEA").get("closed") == refused, 60, "the board saying the self-check failed"
+        )
+        assert board.progressive("FUP")["closed"] == refused  # every game: it opened no meter
         board.client.stop()
     finally:
         if controller is not None and controller.poll() is None:

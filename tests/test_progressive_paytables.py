@@ -103,12 +103,12 @@ class _Gateway(ProgressiveSide):
 
 def test_the_gateway_tells_its_board_closed_when_its_table_plays_another_paytable():
     meter = {"v": 1, "game": "FUP", "state": "open", "amount": 500_000, "at": int(time.time())}
-    meter["closed_tables"] = {"T2": WRONG}
-    for table, want in (("T1", "open"), ("T2", "closed")):
+    meter.update(closed_tables={"T2": WRONG}, pay_rule="shared")
+    for table, want in (("T1", ("open", 500_000, "shared", None)), ("T2", ("closed", 500_000, "shared", WRONG))):
         g = _Gateway(table)
         g._progressive_message(messages.presence_topic("main"), topics.ONLINE.encode())
         g._progressive_message(topics.meter("main", "FUP"), json.dumps(meter).encode())
-        assert g.progressive_view()["FUP"] == (want, 500_000)
+        assert g.progressive_view()["FUP"] == want
 
 
 def test_the_page_says_why_a_table_is_closed():

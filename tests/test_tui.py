@@ -252,3 +252,21 @@ def test_the_terminal_board_with_flash_survives_a_restart(tmp_path):
     assert "point 4" in first
     again = asyncio.run(go([]))  # a restart of the same board: the hand is back
     assert "shooter 1 · point 4" in again and "RESTORED" in again
+
+
+def test_the_floor_meter_and_why_it_is_closed_show_under_the_board():
+    async def go():
+        app = tui.build("cpython", seed=1)
+        try:
+            async with app.run_test(size=(120, 30)) as pilot:
+                await pilot.pause()
+                before = app.query_one("#board").border_subtitle
+                app.press("floor:MEA:open:100000:shared floor:FUP:closed:5000")
+                await pilot.pause()
+                return before, app.query_one("#board").border_subtitle
+        finally:
+            app.session.close()
+
+    before, after = asyncio.run(go())
+    assert before == ""  # no floor heard: nothing
+    assert after == "MEA $1,000.00 open, shared by winning wagers · FUP $50.00 closed: closed by the floor"

@@ -11,7 +11,7 @@ PRESS = 0
 WAIT = 1
 KEYSWITCH = 2  # bits: KEY_OFF, KEY_ON, or a changeover switch's faults KEY_BOTH, KEY_NEITHER
 CHATTER = 3  # bits start flipping every `ms` (0: stop)
-FLOOR = 4  # the floor's `progressive` request: bits game << 2 | state, ms the meter in cents
+FLOOR = 4  # the floor's `progressive` request: bits rule << 3 | game << 2 | state, ms the meter in cents
 KEYSWITCH_INPUT = -1  # CHATTER's bits for the keyswitch, whose bit the app owns
 MIN_CHATTER_MS = 1
 KEY_OFF = 0
@@ -39,10 +39,11 @@ ALIASES = {
 HELP = (
     "keys: 0-9 * # A-D, clear enter undo end test pin, btn:undo btn:end btn:test;"
     " also K+K, hold:K:MS, wait:MS, key:on, key:off, key:both, key:neither, chatter:K:MS, chatter:K:off,"
-    " floor:GAME:STATE:CENTS"
+    " floor:GAME:STATE:CENTS[:RULE]"
 )
 _FLOOR_GAMES = ("mea", "fup")
 _FLOOR_STATES = ("closed", "open", "locked", "pending")
+_FLOOR_RULES = ("", "shared", "positional")  # 0: not said (an older gateway); else progressive.RULES + 1
 
 
 class KeyScriptError(ValueError):
@@ -120,15 +121,23 @@ def _chatter(token, layout):
 
 
 def _floor(token, low):
-    """floor:GAME:STATE:CENTS, the floor's `progressive` request as the table's
-    gateway sends it over the link (docs/progressive.md): MEA or FUP; closed,
-    open, locked or pending; the meter in cents."""
+    """floor:GAME:STATE:CENTS[:RULE], the floor's `progressive` request as the
+    table's gateway sends it over the link (docs/progressive.md): MEA or FUP;
+    closed, open, locked or pending; the meter in cents; the pay rule, shared
+    or positional (left out: not said)."""
     parts = low.split(":")
-    if len(parts) != 4 or parts[1] not in _FLOOR_GAMES or parts[2] not in _FLOOR_STATES:
-        raise _bad(token, "write floor:GAME:STATE:CENTS (GAME MEA or FUP; STATE closed, open, locked or pending)")
+    if len(parts) == 4:
+        parts.append("")
+    if len(parts) != 5 or parts[1] not in _FLOOR_GAMES or parts[2] not in _FLOOR_STATES or parts[4] not in _FLOOR_RULES:
+        raise _bad(
+            token,
+            "write floor:GAME:STATE:CENTS[:RULE] (GAME MEA or FUP; STATE closed, open, locked or pending;"
+            " RULE shared or positional)",
+        )
     if not parts[3].isdigit() or len(parts[3]) > 12:
         raise _bad(token, "the meter is a whole number of cents")
-    return (FLOOR, _FLOOR_GAMES.index(parts[1]) << 2 | _FLOOR_STATES.index(parts[2]), int(parts[3]))
+    bits = _FLOOR_RULES.index(parts[4]) << 3 | _FLOOR_GAMES.index(parts[1]) << 2 | _FLOOR_STATES.index(parts[2])
+    return (FLOOR, bits, int(parts[3]))
 
 
 def step(token, layout):

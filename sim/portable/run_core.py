@@ -182,7 +182,8 @@ class Driver:
             elif kind == CHATTER:
                 self._set_chatter(KEYSWITCH_BIT if bits == KEYSWITCH_INPUT else bits, ms)
             elif kind == FLOOR:
-                self.app.progressive.told(bits >> 2, bits & 3, ms, self.now())
+                rule = (bits >> 3) - 1 if bits >> 3 else None  # keyscript: rule + 1, 0 not said
+                self.app.progressive.told(bits >> 2 & 1, bits & 3, ms, self.now(), rule)
             else:
                 self.held |= bits
                 self.advance(ms)
@@ -292,8 +293,9 @@ def open_flash(path, cut):
 
 
 def progressive_state(prog, table, now):
-    """Each progressive game as the board shows it: the floor's state, the
-    meter in currency and cents, and the wagers keyed in action."""
+    """Each progressive game as the board shows it (link_progressive.status):
+    the floor's state, the meter in currency and cents, the wagers keyed in
+    action, how several winning wagers are paid, and why it is closed."""
     from crapsboard.table import progressive as pg
 
     games = OrderedDict()
@@ -303,6 +305,11 @@ def progressive_state(prog, table, now):
         item["amount"] = pg.currency(prog.amount[game])
         item["cents"] = prog.amount[game]
         item["wagers"] = prog.wagers(table, game)
+        if prog.rule[game] is not None:
+            item["pays"] = pg.PAYS[prog.rule[game]]
+        why = prog.closed_why(game, now)
+        if why is not None:
+            item["closed"] = why
         games[pg.GAMES[game]] = item
     return games
 

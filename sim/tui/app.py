@@ -170,6 +170,7 @@ class BoardApp(App):
         inner_h = max(1, board.size.height)
         lines = tui_board.render(self.board, self.state["lamps"], inner_w, inner_h, self.state["t"])
         board.update(Text("\n").join(lines))
+        board.border_subtitle = tui_text.progressive_line(self.state)
         self.query_one("#hand").update(tui_text.hand_line(self.state, self.session.runtime, self.keyswitch))
         self.query_one("#keys").update(tui_text.keypad_panel(self.board, self.keyswitch, self.windows))
         events = self.query_one("#events")

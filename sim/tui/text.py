@@ -60,6 +60,27 @@ def hand_line(state, runtime, keyswitch):
     return line
 
 
+def progressive_line(state):
+    """The floor's meters as the board states them, for the line under the
+    board: "MEA $1,000.00 open, shared by winning wagers · FUP closed: why".
+    A game the floor never spoke of and with no wagers keyed is left out."""
+    from crapsboard.table.progressive import NO_WORD
+
+    parts = []
+    for game, p in (state.get("progressive") or {}).items():
+        if p.get("closed") == NO_WORD and not p["wagers"]:
+            continue
+        text = "%s %s %s" % (game, p["amount"], p["state"])
+        if p.get("pays") and p["state"] == "open":
+            text += ", " + p["pays"]
+        if p.get("closed"):
+            text += ": " + p["closed"]
+        if p["wagers"]:
+            text += " (%d wager%s in action)" % (p["wagers"], "" if p["wagers"] == 1 else "s")
+        parts.append(text)
+    return " · ".join(parts)
+
+
 def windows_text(config):
     """The betting windows in force (config: a crapsboard Config, None for the defaults)."""
     from crapsboard.rules import config as cfg

@@ -5,8 +5,8 @@
 
 It reads each linked game's retained meter and the controller's presence,
 and sends the board a `progressive` request per game (game, state, amount,
-at) signed with the table's key like `time`: on each meter it reads and every
-FORWARD_S. It says `closed` at once when the controller's presence says
+at, the meter's pay rule and, closed, why) signed with the table's key like
+`time`: on each meter it reads and every FORWARD_S. It says `closed` at once when the controller's presence says
 `offline`, when its own broker connection is lost, when a meter is older
 than STALE_S (a silent controller), or when the meter lists this table among
 its `closed_tables` (its board plays another paytable than the meter's); the board closes by itself 6 s after the
@@ -28,6 +28,13 @@ GAMES = ("MEA", "FUP")
 STATES = ("closed", "open", "locked", "pending")
 FORWARD_S = 2.0  # the board hears each game this often (it closes after 6 s without)
 STALE_S = 6.0  # a meter older than this (its `at`): the controller is gone
+RULES = ("shared", "positional")
+WHY_MAX = 60  # the board takes a reason this long at most (link_progressive.WHY_MAX)
+# Why the board is told closed, in the board's words (short: its heap keeps them).
+WHY_BROKER = "gateway lost the floor's broker"
+WHY_REFUSED = "controller failed its self-check"
+WHY_LOST = "controller lost"
+WHY_SILENT = "controller silent for 6 s"
 # The page signs a HOLD clearance with the counter in the gateway's state + 1;
 # each `progressive` request here uses the next counter too. The state says the
 # board's last + PAGE_CTR_ROOM, so the page's counter stays above the gateway's
@@ -44,11 +51,12 @@ class ProgressiveSide:
         self.topic_prog_presence = root + "/progressive/presence"
         self._meter_topics = {topics.meter(self.floor, g): g for g in GAMES}
         self._prog_lock = threading.Lock()
-        self.meters = {}  # game -> (state, amount, at, closed here) as the controller published it
+        self.meters = {}  # game -> (state, amount, at, rule, why closed here) as the controller published it
         self.prog_presence = None  # the controller's: online, offline, or None (not heard)
         self.prog_fresh = threading.Event()  # a meter or presence came: forward now
         self.last_prog = 0.0
         self.prog_said = {}  # game -> the state last sent to the board (for the log)
+        self.prog_bare = False  # the board's firmware predates `rule` and `why`: sent without them
 
     def _progressive_message(self, topic, payload):  # paho's thread
         """True when the message was the progressive's."""
@@ -63,11 +71,18 @@ class ProgressiveSide:
             return False
         try:
             obj = topics.decode(payload)
-            closed_here = self.table in (obj.get("closed_tables") or {})  # plays another paytable
-            meter = (str(obj["state"]), int(obj["amount"]), int(obj["at"]), closed_here)
-        except (ValueError, KeyError, TypeError):
+            wrong = (obj.get("closed_tables") or {}).get(self.table)  # it plays another paytable
+            rule = obj.get("pay_rule")
+            meter = (
+                str(obj["state"]),
+                int(obj["amount"]),
+                int(obj["at"]),
+                rule,
+                None if wrong is None else board_words(wrong),
+            )
+        except (ValueError, KeyError, TypeError, AttributeError):
             return True  # not a meter: ignored (only the controller's account can write here)
-        if meter[0] not in STATES or obj.get("game") != game:
+        if meter[0] not in STATES or obj.get("game") != game or (rule is not None and rule not in RULES):
             return True
         with self._prog_lock:
             self.meters[game] = meter
@@ -79,15 +94,22 @@ class ProgressiveSide:
         self.mqtt.subscribe(self.topic_prog_presence)
 
     def progressive_view(self, now=None):
-        """game -> (state, amount) as the board is to be told it now."""
+        """game -> (state, amount, rule, why) as the board is to be told it now:
+        `why` the reason it is closed (None while it is not)."""
         now = time.time() if now is None else now
         with self._prog_lock:
             meters = dict(self.meters)
             presence = self.prog_presence
-        up = self.mqtt.connected.is_set() and presence == topics.ONLINE
+        if not self.mqtt.connected.is_set():
+            down = WHY_BROKER
+        elif presence == topics.ONLINE:
+            down = None
+        else:
+            down = WHY_REFUSED if presence == "refused" else WHY_LOST  # progressive/messages.REFUSED
         view = {}
-        for game, (state, amount, at, closed_here) in meters.items():
-            view[game] = (state if up and now - at <= STALE_S and not closed_here else "closed", amount)
+        for game, (state, amount, at, rule, wrong) in meters.items():
+            why = down or (WHY_SILENT if now - at > STALE_S else wrong)
+            view[game] = ("closed", amount, rule, why) if why else (state, amount, rule, None)
         return view
 
     def _forward_progressive(self):
@@ -99,9 +121,22 @@ class ProgressiveSide:
         self.prog_fresh.clear()
         self.last_prog = time.monotonic()
         now = int(time.time())
-        for game, (state, amount) in sorted(self.progressive_view().items()):
+        for game, (state, amount, rule, why) in sorted(self.progressive_view().items()):
+            more = {} if self.prog_bare else {k: v for k, v in (("rule", rule), ("why", why)) if v is not None}
             try:
-                self.link.signed("progressive", self.key, role_key=True, game=game, state=state, amount=amount, at=now)
+                try:
+                    self.link.signed(
+                        "progressive", self.key, role_key=True, game=game, state=state, amount=amount, at=now, **more
+                    )
+                except HostToolError as e:
+                    if not (more and "unexpected argument: " in str(e)):
+                        raise
+                    # A board deployed before `rule` and `why` refuses them: it still takes the meter.
+                    log(self.table, "the board's firmware takes no pay rule or reason: the meter goes without them")
+                    self.prog_bare = True
+                    self.link.signed(
+                        "progressive", self.key, role_key=True, game=game, state=state, amount=amount, at=now
+                    )
             except HostToolError as e:
                 if e.code == EXIT_NO_BOARD:
                     raise  # the board is gone: the gateway's loop waits for it
@@ -110,5 +145,11 @@ class ProgressiveSide:
                 self.prog_said[game] = "refused"
                 continue
             if self.prog_said.get(game) != state:
-                log(self.table, "progressive %s %s on the board" % (game, state))
+                log(self.table, "progressive %s %s on the board%s" % (game, state, ": " + why if why else ""))
             self.prog_said[game] = state
+
+
+def board_words(text):
+    """The controller's reason a table is closed as the board takes it: printable ASCII, WHY_MAX at most."""
+    text = "".join(c for c in str(text) if " " <= c <= "~").strip()
+    return (text[: WHY_MAX - 3] + "...") if len(text) > WHY_MAX else (text or "plays another paytable")

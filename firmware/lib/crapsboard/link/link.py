@@ -54,7 +54,14 @@ SPECS = {
         ROLE_FLOOR,
     ),
     "progressive": (
-        (("game", T_STR, True), ("state", T_STR, True), ("amount", T_INT, True), ("at", T_INT, True)),
+        (
+            ("game", T_STR, True),
+            ("state", T_STR, True),
+            ("amount", T_INT, True),
+            ("at", T_INT, True),
+            ("rule", T_STR, False),
+            ("why", T_STR, False),
+        ),
         ROLE_GATEWAY,
     ),
 }

@@ -29,6 +29,11 @@ S_LOCKED = const(2)
 S_PENDING = const(3)
 STATE_NAMES = ("closed", "open", "locked", "pending")
 LINK_MS = const(6000)  # no request for this long: closed (docs/progressive.md, "Times")
+# The meter's pay rule for several winning wagers of one hit, as the request
+# names it and as `status` words it for people.
+RULES = ("shared", "positional")
+PAYS = ("shared by winning wagers", "each winning wager in turn")
+NO_WORD = "no word from the floor for 6 s"
 
 
 def payload(game, field=None, value=0):
@@ -67,19 +72,34 @@ class Progressive:
         self.said = [S_CLOSED, S_CLOSED]
         self.amount = [0, 0]
         self.heard = [None, None]
+        self.rule = [None, None]  # an index of RULES; None: an older gateway did not say
+        self.why = [None, None]  # the floor's reason for a closed meter (a short str)
 
-    def told(self, game, state, amount, now_ms):
-        """The gateway's `progressive` request: the meter's state and amount."""
+    def told(self, game, state, amount, now_ms, rule=None, why=None):
+        """The gateway's `progressive` request: the meter's state and amount,
+        its pay rule and, closed, why."""
         self.said[game] = state
         self.amount[game] = amount
         self.heard[game] = now_ms
+        self.rule[game] = rule
+        self.why[game] = why
+
+    def silent(self, game, now_ms):
+        """Whether the floor has said nothing of the game for LINK_MS (or since power-up)."""
+        heard = self.heard[game]
+        return heard is None or ticks.diff(now_ms, heard) >= LINK_MS
 
     def state(self, game, now_ms):
         """The game's state on the floor now: what it said last, closed once it is LINK_MS old."""
-        heard = self.heard[game]
-        if heard is None or ticks.diff(now_ms, heard) >= LINK_MS:
-            return S_CLOSED
-        return self.said[game]
+        return S_CLOSED if self.silent(game, now_ms) else self.said[game]
+
+    def closed_why(self, game, now_ms):
+        """Why the game is closed now, for people; None while it is not."""
+        if self.silent(game, now_ms):
+            return NO_WORD  # the board's own reason, whatever the floor said last
+        if self.said[game] != S_CLOSED:
+            return None
+        return self.why[game] or "closed by the floor"  # an older gateway gives no reason
 
     def wagers(self, table, game):
         """The progressive wagers in action on the game's cycle now (0: none)."""
