@@ -21,6 +21,7 @@ MODULES = (
     "host_tools.monitor",
     "host_tools.sync",
     "host_tools.deploy",
+    "host_tools.journal_reset",
     "host_tools.floor.cli",
 )
 # The order `--help` lists them in.
@@ -33,6 +34,7 @@ ORDER = (
     "selftest",
     "time",
     "maintenance",
+    "journal-reset",
     "reset",
     "deploy",
     "gateway",
