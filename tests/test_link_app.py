@@ -372,6 +372,54 @@ def test_the_clock_walked_back_a_minute_at_a_time_stops_at_60_s_in_all_since_pow
     assert [a for a, _ in times] == [0, 0, 2, 2, 2, 2, 0]
 
 
+def test_the_days_60_s_back_survive_a_power_cycle_and_renew_after_a_day_of_the_journal_clock(tmp_path):
+    # The per-power-up bound alone let each power cycle take 60 s more. The
+    # day's sets are counted from the journal's time records at mount.
+    set_at = 1763900000
+    first = [signed(1, "time", 1, unix=set_at), "wait 1000", signed(2, "time", 2, unix=set_at + 1 - 60)]
+    clock = set_at - 59  # the board's clock after the second set (the journal clock runs only while on)
+    again = [
+        signed(3, "time", 3, unix=clock - 1),  # 1 s back more, after a power cycle: refused
+        "idle 86399000",  # a day of the journal clock less a second since the 60 s back
+        signed(4, "time", 4, unix=clock + 86399 - 1),  # still within that day: refused
+        "idle 1000",
+        signed(5, "time", 5, unix=clock + 86400 - 1),  # a day on: 1 s back is taken
+        signed(6, "time", 6, unix=clock + 86399 - 60),  # 60 s more: past this power-up's 59 s left
+        request(7, "events", since=1),
+    ]
+    sent = {}
+    for which in RUNTIMES:
+        board = tmp_path / which
+        board.mkdir()
+        before = session(which, board, first)
+        assert [json.loads(one(before[k]))["ok"] for k in (0, 2)] == [True, True], before
+        sent[which] = session(which, board, again)  # the same flash, powered up again
+    assert _masked(sent["cpython"]) == _masked(sent["micropython"])
+    replies = [[_parse(line) for line in chunk] for chunk in sent["cpython"]]
+    assert one(replies[0])["error"] == (
+        "time refused: %d is 1 s before the board's clock %d (at most 60 s back in a day, 60 s used); journaled"
+        % (clock - 1, clock)
+    )
+    assert one(replies[2])["error"] == (
+        "time refused: %d is 1 s before the board's clock %d (at most 60 s back in a day, 60 s used); journaled"
+        % (clock + 86398, clock + 86399)
+    )
+    assert one(replies[4])["unix"] == clock + 86399
+    assert one(replies[5])["error"] == (
+        "time refused: %d is 60 s before the board's clock %d (at most 60 s back since power-up, 1 s used); journaled"
+        % (clock + 86339, clock + 86399)
+    )
+    times = [(e["arg"], e["unix"]) for e in one(replies[6])["events"] if e["kind"] == "time"]
+    assert times == [
+        (0, set_at),
+        (0, clock),
+        (2, clock - 1),
+        (2, clock + 86398),
+        (0, clock + 86399),
+        (2, clock + 86339),
+    ]
+
+
 def test_a_board_without_a_journal_refuses_a_clock_set_backwards_by_its_own_clock(tmp_path):
     # No journal to hold the wall clock: the clock set this boot is the floor.
     set_at = 1763900000
@@ -500,6 +548,35 @@ def test_journal_reset_starts_a_new_journal_recorded(tmp_path):
     assert page["events"][0]["payload"][:8] == "01000000"  # names journal 1 it replaces
     assert one(replies[4])["hand"]["point"] == 6  # the table carries on
     assert sorted(_files(tmp_path / "cpython" / "journal.old")) == ["downloaded", "head", "odd/s1", "s0", "s2"]
+
+
+def test_a_new_journal_carries_on_the_board_clock_and_the_sets_back_it_knew(tmp_path):
+    # The new journal's clock starts at 0: the wall clock known (and the sets back
+    # counted against the day) are moved onto it, not read against the old clock.
+    set_at = 1763900000
+    sets = [signed(1, "time", 1, unix=set_at), "wait 1000", signed(2, "time", 2, unix=set_at + 1 - 30)]
+    first = tmp_path / "first"
+    first.mkdir()
+    session("cpython", first, sets)
+    proof = dict(journal=1, seq=3, head=chain_after(first / "journal", 3))
+    proof["receipt"] = receipt(1, 3, proof["head"])
+    clock = set_at - 29
+    replies = both(
+        tmp_path,
+        sets
+        + [
+            signed(3, "journal_reset", 3, **proof),
+            "wait 2000",
+            signed(4, "time", 4, unix=clock + 2 - 20),  # 20 s back more: 50 s in all, taken
+            signed(5, "time", 5, unix=clock + 2 - 20 - 11),  # 11 s more would be 61
+        ],
+    )
+    assert one(replies[3])["journal"]["id"] == 2
+    assert one(replies[5])["unix"] == clock - 18
+    assert one(replies[6])["error"] == (
+        "time refused: %d is 11 s before the board's clock %d (at most 60 s back since power-up, 50 s used); journaled"
+        % (clock - 29, clock - 18)
+    )
 
 
 def test_journal_reset_refuses_without_the_download_and_never_drops_an_unread_journal(tmp_path):

@@ -10,6 +10,8 @@
 #   raw BITS      inputs held down from now on (an int: keypad.py's bitmap)
 #   feeds BITS    lamp feeds whose eFuse FAULT flag reads low from now on (bit f: feed f)
 #   wait MS       the clock runs on (scan and render as the board does)
+#   idle MS       the clock jumps MS on with no scan between: a table left alone
+#                 that long (a day of it would take hours of scans)
 #   state         one line: the table's snapshot, the journal's seq, config.json
 #   stop-journal  the journal stops as after a write error (fault full): it records nothing more
 #   settle        lets the asyncio tasks a handler started run (the maintenance reset)
@@ -125,6 +127,8 @@ async def main():
                 flag.level = 0 if int(rest) >> f & 1 else 1
         elif word == "wait":
             session.advance(int(rest))
+        elif word == "idle":
+            session.board.now += int(rest)
         elif word == "state":
             session.state()
         elif word == "stop-journal":

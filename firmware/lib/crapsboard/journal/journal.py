@@ -30,6 +30,7 @@ from crapsboard.journal.journal_codes import (  # noqa: F401 (re-exported: jn.RE
     STATE_KINDS,
     UNKEYED,
     JournalError,
+    within_day,
 )
 
 SLOT_MAX = const(128)  # littlefs keeps a file this small inline in its directory
@@ -80,6 +81,10 @@ class Journal:
         # The last wall clock set (unix seconds, journal clock t), restored from
         # the last accepted time record: the link refuses a clock set back.
         self.wall = None
+        # (t, seconds) of each accepted set that moved that clock back within
+        # the last day of the journal clock (journal_codes.within_day), restored
+        # from the time records: the link's daily bound survives a power cycle.
+        self.backs = []
         # Set by mount: (seq, wagers, marks, verified) of the table's last
         # event, the HOLD it raised and whether a `verified` record cleared it
         # (table/hold_state.py); None when the journal holds no table event.
@@ -107,6 +112,7 @@ class Journal:
         use). The previous journal, if any, is kept as journal.old (replacing
         an older one); the JOURNAL_START record names it."""
         previous = b""
+        self._rebase(t)
         old = self.dir + ".old"
         if files.exists(self.dir):
             _remove_tree(old)
@@ -132,6 +138,19 @@ class Journal:
         self.clock = 0
         self._ticks = None
         self.append(jr.JOURNAL_START, reason, t, table, previous)
+
+    def _rebase(self, now_ms):
+        # The new journal's clock starts at 0 at `now_ms`: the wall clock known
+        # and the day's backward sets are carried over onto it (the wall rounded
+        # down to the second: never ahead of the true time).
+        if not self.seq:
+            return
+        clock = self.clock
+        if self._ticks is not None:
+            clock = (clock + ((now_ms - self._ticks) & ticks.MASK)) & 0xFFFFFFFF
+        if self.wall is not None:
+            self.wall = (self.wall[0] + ((clock - self.wall[1]) & 0xFFFFFFFF) // 1000, 0)
+        self.backs = [((b[0] - clock) & 0xFFFFFFFF, b[1]) for b in within_day(self.backs, clock)]
 
     # ---- appending -------------------------------------------------------
 

@@ -1,6 +1,7 @@
 # The names both the journal (journal.py) and its verifier (journal_restore.py)
 # use: the file names, the fault codes and JournalError, what a mount found,
-# and the record kinds that carry the table's state.
+# the record kinds that carry the table's state, and the day over which the
+# clock's backward sets are counted.
 #
 # Below both, so neither imports the other's half; journal.py re-exports
 # them (jn.RESTORED, jn.JournalError).
@@ -31,3 +32,15 @@ class JournalError(Exception):
         super().__init__(FAULT_NAMES[fault] + ": " + message)
         self.fault = fault
         self.seq = seq
+
+
+# The wall clock may be set back at most link_admin.TIME_BACK_S in all over a
+# day of the journal clock (the time the board was on), counted from the
+# accepted time records, so a power cycle does not renew the allowance.
+DAY_MS = const(86400000)
+
+
+def within_day(backs, t):
+    """The (t, seconds back) entries of `backs` less than a day of the journal
+    clock before `t` (32-bit ms, wrapping)."""
+    return [b for b in backs if (t - b[0]) & 0xFFFFFFFF < DAY_MS]

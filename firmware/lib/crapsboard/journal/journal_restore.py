@@ -15,7 +15,17 @@ from crapsboard.base import files
 from crapsboard.journal import journal_read as jread
 from crapsboard.journal import journal_record as jr
 from crapsboard.journal import snapshot_read
-from crapsboard.journal.journal_codes import CHAIN, CORRUPT, FOREIGN, HEAD, NONE, RESTORED, STATE_KINDS, JournalError
+from crapsboard.journal.journal_codes import (
+    CHAIN,
+    CORRUPT,
+    FOREIGN,
+    HEAD,
+    NONE,
+    RESTORED,
+    STATE_KINDS,
+    JournalError,
+    within_day,
+)
 from crapsboard.rules import hold
 from crapsboard.rules import paytable as pt
 
@@ -64,6 +74,7 @@ def mount(journal, table, base=None):
     journal._ticks = None
     journal.pin_fails = replay.pin_fails
     journal.wall = replay.wall
+    journal.backs = within_day(replay.backs, replay.t)
     journal.hold = replay.last_event()
     journal.prog = replay.prog
     journal.hits_after = [hit[2] for hit in replay.hits if hit[1] > replay.event_seq]
@@ -230,6 +241,7 @@ class _Replay:
         self.pin_fails = 0
         self.pin_lock_t = None  # time of the wrong PIN that locked the PIN key
         self.wall = None  # (unix, t) of the last accepted clock set (arg 0)
+        self.backs = []  # (t, seconds) of the sets that moved that clock back, the last day's
         # The last table event (roll, undo, hand end), the HOLD it raised and
         # whether a verified record (arg: the HOLD's seq, 16 bits) cleared it.
         self.event_seq = 0
@@ -273,7 +285,14 @@ class _Replay:
             hit = _voided_seq(r)
             self.voids_due = [due for due in self.voids_due if due[0] != hit]
         if r.kind == jr.TIME and r.arg == 0 and len(r.payload) == 8:
-            self.wall = (int.from_bytes(r.payload, "little"), r.t)
+            unix = int.from_bytes(r.payload, "little")
+            wall = self.wall
+            if wall is not None:  # how far back it set the clock the journal knew, as link_admin judged it
+                known = wall[0] + ((r.t - wall[1]) & 0xFFFFFFFF) // 1000
+                if unix < known:
+                    self.backs = within_day(self.backs, r.t)
+                    self.backs.append((r.t, known - unix))
+            self.wall = (unix, r.t)
         if r.kind == jr.ERROR and r.arg == jr.ERR_WRONG_PIN:
             self.pin_fails += 1
             if self.pin_fails >= jr.PIN_TRIES:

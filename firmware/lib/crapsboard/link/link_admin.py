@@ -11,8 +11,10 @@ TIME = const(21)  # journal_record.TIME: the wall clock set; payload u64 unix se
 RESET_DELAY_MS = const(200)  # the maintenance reply leaves the port before the reset
 # A clock set is refused (and journaled as refused) outside these years or
 # more than TIME_BACK_S before the clock the board already knows, and all the
-# sets since power-up together move it back at most TIME_BACK_S: a signed
-# `time` cannot make the journal's wall times run backwards or say 1970/2106.
+# sets since power-up together move it back at most TIME_BACK_S, as do all the
+# sets within a day of the journal clock (counted from the journal's time
+# records, journal_codes.within_day: a power cycle does not renew it): a
+# signed `time` cannot make the journal's wall times run backwards or say 1970/2106.
 UNIX_MIN = 1704067200  # 2024-01-01 00:00 UTC
 UNIX_MAX = 4102444800  # 2100-01-01 00:00 UTC
 TIME_BACK_S = const(60)
@@ -38,41 +40,64 @@ def board_clock(handlers, now):
     return handlers.clock()
 
 
+def _journal_clock(journal, now):
+    """The journal clock at tick `now`: the t the next record gets."""
+    from crapsboard.base import ticks
+
+    if journal._ticks is None:
+        return journal.clock
+    return (journal.clock + ((now - journal._ticks) & ticks.MASK)) & 0xFFFFFFFF
+
+
 def set_time(handlers, request):
     unix = request["unix"]
     app = handlers.app
+    journal = app.journal
     now = handlers.now()
     known = board_clock(handlers, now)
     back = known - unix if known is not None and unix < known else 0
     used = handlers.keep.get("back", 0)  # seconds set back since power-up: all of them count
+    day = 0  # seconds set back within the last day of the journal clock, this boot's and before
+    if journal is not None:
+        from crapsboard.journal.journal_codes import within_day
+
+        journal.backs = within_day(journal.backs, _journal_clock(journal, now))
+        for b in journal.backs:
+            day += b[1]
     refusal = None
     if not UNIX_MIN <= unix <= UNIX_MAX:
         verdict = TIME_OUT_OF_RANGE
         refusal = "time refused: %d is outside %d..%d (2024 to 2100)" % (unix, UNIX_MIN, UNIX_MAX)
-    elif back > TIME_BACK_S - used:
+    elif back > TIME_BACK_S - max(used, day):
         verdict = TIME_BACKWARDS
+        spent = ""
+        if used or day:
+            spent = " since power-up, %d s used" % used if used >= day else " in a day, %d s used" % day
         refusal = "time refused: %d is %d s before the board's clock %d (at most %d s back%s)" % (
             unix,
             back,
             known,
             TIME_BACK_S,
-            " since power-up, %d s used" % used if used else "",
+            spent,
         )
     else:
         verdict = TIME_SET
     # Journaled either way: a refused attempt is evidence too.
     payload = (unix if 0 <= unix < 1 << 64 else 0).to_bytes(8, "little")
-    recorded = app.journal is not None and app.record(TIME, verdict, now, payload)
+    from_journal = journal is not None and journal.wall is not None  # what the mount counts again
+    recorded = journal is not None and app.record(TIME, verdict, now, payload)
     if refusal is not None:
         raise LinkError(refusal + ("; journaled" if recorded else ""))
-    if app.journal is not None and not recorded:
+    if journal is not None and not recorded:
         raise LinkError("journal could not record it: clock not set")
     handlers.keep["unix"] = (unix, now)
     if back:
         handlers.keep["back"] = used + back
-    if app.journal is not None:
-        app.journal.wall = (unix, app.journal.clock)
-    t = app.journal.clock if app.journal is not None else now  # the record's t: the journal clock
+    if journal is not None:
+        if back and from_journal:
+            journal.backs.append((journal.clock, back))
+        journal.wall = (unix, journal.clock)
+    t = journal.clock if journal is not None else now  # the record's t: the journal clock
     return {"unix": unix, "t": t, "journal": handlers.journal_state()}
 
 
