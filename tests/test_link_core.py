@@ -323,7 +323,7 @@ def test_every_command_takes_the_arguments_docs_link_md_lists_and_is_signed_as_i
     words["object"] = link.T_OBJ
     documented = documented_commands()
     assert (
-        len(documented) == 13
+        len(documented) == 14
         and "verified" in documented
         and "progressive" in documented
         and documented["time"] == ([("unix", "integer", True)], b"crapsboard role gateway")

@@ -1,7 +1,8 @@
 # The link's handlers on a running app, under either runtime: the firmware App
 # on a SimBoard with its journal in a directory (argv[1], also where config.json,
 # link_ctr, maintenance and firmware.json live; argv[2] "nojournal": a board
-# keeping no journal), the Link that
+# keeping no journal, "small": a journal of two 600-byte segments kept, so
+# that a few rolls drop the oldest), the Link that
 # crapsboard.link.link_app builds, and a LinkTask whose output is standard output.
 #
 # Reads commands on standard input, one a line, and prints what the board sends:
@@ -57,7 +58,8 @@ class Session:
         self.held = self.nc  # the keyswitch off: a changeover switch closes its NC contact
         self.resets = 0
         if sys.argv[2:] != ["nojournal"]:
-            journal = jn.Journal(FILES, BOARD_ID, key=KEY)
+            small = sys.argv[2:] == ["small"]
+            journal = jn.Journal(FILES, BOARD_ID, 4 if small else 32, 600 if small else 32768, 2 if small else 24, KEY)
             journal_boot.open_journal(self.app, journal, 1, 0)
         diag = {"boots": 4, "cause": 1, "error": "MemoryError: test", "failed": 0}
         self.link, self.handlers = link_app.build(

@@ -8,7 +8,8 @@
 # file is closed; every `batch` records are appended
 # to the current segment file (journal/g<first seq>) in one flush. Segments
 # are rotated at `segment_bytes`, each starting with a table snapshot, and
-# the oldest is removed (a DROP record first) beyond `max_segments`.
+# the oldest is removed (a DROP record first) beyond `max_segments`, on a
+# board on a floor only once the recorder's receipt covers every record in it.
 # Record format and chain: journal_record.py. Design and figures: docs/journal.md.
 import os
 
@@ -85,6 +86,13 @@ class Journal:
         # the last day of the journal clock (journal_codes.within_day), restored
         # from the time records: the link's daily bound survives a power cycle.
         self.backs = []
+        # The floor's recorder holds every record of this journal up to
+        # `received` (its receipt, checked by the link's `received`); a board
+        # that has seen a receipt since power-up (`on_floor`) drops a segment
+        # only once every record in it is received, else keeps it (and when the
+        # flash is full, the FULL fault stops play rather than lose a record).
+        self.received = 0
+        self.on_floor = False
         # Set by mount: (seq, wagers, marks, verified) of the table's last
         # event, the HOLD it raised and whether a `verified` record cleared it
         # (table/hold_state.py); None when the journal holds no table event.
@@ -134,6 +142,7 @@ class Journal:
         self._segments = []
         self._rotate = True
         self._dropped_upto = 0
+        self.received = 0
         self._ready = True
         self.clock = 0
         self._ticks = None
@@ -204,6 +213,8 @@ class Journal:
                 self._flush()
             while len(self._segments) > self.max_segments:
                 first, last, _ = self._segments[0]
+                if self.on_floor and last > self.received:
+                    break  # the floor has not received all of it: kept
                 if last > self._dropped_upto:
                     self.append(jr.DROP, 0, t, table, first.to_bytes(4, "little") + last.to_bytes(4, "little"))
                     self._dropped_upto = last

@@ -49,6 +49,10 @@ SPECS = {
         (("journal", T_INT, True), ("seq", T_INT, True), ("head", T_STR, True), ("receipt", T_STR, True)),
         True,
     ),
+    "received": (
+        (("journal", T_INT, True), ("seq", T_INT, True), ("head", T_STR, True), ("receipt", T_STR, True)),
+        False,  # the recorder's receipt in it is its proof (link_auth.receipt_ok)
+    ),
     "verified": (
         (("journal", T_INT, True), ("seq", T_INT, True), ("by", T_STR, True), ("alert", T_STR, True)),
         ROLE_FLOOR,

@@ -11,7 +11,7 @@
 # each command's code is in its own module (link_info: hello, status,
 # selftest; link_events: events and pushed events; link_config: config_get,
 # config_set; link_admin: time, maintenance, journal_reset; link_verified:
-# verified; link_progressive: progressive).
+# verified; link_progressive: progressive; link_received: received).
 from crapsboard.base.link_key import KEY_FILE, read_key  # noqa: F401 (link_app.read_key, where it was first)
 from crapsboard.link import link_admin, link_config, link_events, link_info
 from crapsboard.link.link import Link, LinkError
@@ -34,6 +34,13 @@ def _progressive(handlers, request):
     return link_progressive.progressive(handlers, request)
 
 
+def _received(handlers, request):
+    # Loaded with the floor's first receipt (a board off the floor never loads it).
+    from crapsboard.link import link_received
+
+    return link_received.received(handlers, request)
+
+
 # command -> function(handlers, request), which gives the reply.
 _COMMANDS = {
     "hello": link_info.hello,
@@ -47,6 +54,7 @@ _COMMANDS = {
     "journal_reset": link_admin.journal_reset,
     "verified": _verified,
     "progressive": _progressive,
+    "received": _received,
 }
 
 
