@@ -54,7 +54,7 @@ def test_the_link_answers_beside_the_running_app(tmp_path):
     assert hello["id"] == 1 and hello["ok"] is True
     assert hello["board"] == "240ac4000001"  # the stand-in machine.unique_id()
     assert hello["boot_count"] == 1 and hello["reset_cause"] == 1 and hello["free_heap"] > 0
-    assert hello["journal"] == {"id": 1, "seq": 1, "first": 1, "fault": None}
+    assert hello["journal"] == {"id": 1, "seq": 1, "first": 1, "fault": None, "received": None}
     assert status["status"] == "ready" and status["hand"]["rolls"] == 0
     assert [e["kind"] for e in events["events"]] == ["journal_start"]
 

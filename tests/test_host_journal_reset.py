@@ -179,6 +179,11 @@ def test_on_the_floor_the_recorders_receipt_resets_only_the_journal_it_holds_who
     )
 
     first = carried(rig, "T1")
+    # The gateway relayed the recorder's receipts to the board (`received`): it knows it is on a floor.
+    received = hello(port)["journal"]["received"]
+    assert isinstance(received, int) and 1 <= received <= first, received
+    with open(rig.log("gateway-T1"), encoding="utf-8") as f:
+        assert "refused the recorder's receipt" not in f.read()
     # The gateway carried the journal so far; the board then plays on without it.
     rig.press("T1", "3 4 2 2")
     played_to(port, first + 2)

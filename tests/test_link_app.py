@@ -111,7 +111,7 @@ def test_hello_reports_the_board_the_firmware_the_boot_and_the_journal(tmp_path)
         "boot_count": 4,
         "last_error": "MemoryError: test",
         "free_heap": None,  # CPython has no gc.mem_free
-        "journal": {"id": 1, "seq": 1, "first": 1, "fault": None},  # the journal start record
+        "journal": {"id": 1, "seq": 1, "first": 1, "fault": None, "received": None},  # the journal start record
         "head": {"journal": 1, "seq": 1, "hash": chain_after(tmp_path / "cpython" / "journal", 1), "tag": signed_tag},
         "unix": None,
     }
@@ -542,7 +542,7 @@ def test_journal_reset_starts_a_new_journal_recorded(tmp_path):
         ],
     )
     assert one(replies[1])["error"] == "signed command: needs ctr (a counter) and tag"
-    assert one(replies[2]) == {"id": 2, "ok": True, "journal": {"id": 2, "seq": 1, "first": 1, "fault": None}}
+    assert one(replies[2]) == {"id": 2, "ok": True, "journal": {"id": 2, "seq": 1, "first": 1, "fault": None, "received": None}}
     page = one(replies[3])
     assert page["journal"] == 2 and [(e["kind"], e["arg"]) for e in page["events"]] == [("journal_start", 2)]
     assert page["events"][0]["payload"][:8] == "01000000"  # names journal 1 it replaces

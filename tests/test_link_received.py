@@ -95,6 +95,7 @@ def test_on_the_floor_a_board_keeps_every_record_the_recorder_has_not_received(t
     assert one(replies[7]) == {"id": 23, "ok": True, "received": 3}
     assert one(replies[8]) == {"id": 24, "ok": True, "received": 3}
     hello = one(replies[10])
+    assert hello["journal"]["received"] == 3
     records = kept(tmp_path / "cpython" / "journal")
     assert hello["journal"]["first"] == records[0][0] == 1  # nothing dropped: the floor lacks records 4 on
     assert "drop" not in [k for _, k in records]
@@ -109,6 +110,7 @@ def test_on_the_floor_a_board_keeps_every_record_the_recorder_has_not_received(t
     assert _masked(after["cpython"]) == _masked(after["micropython"])
     replies = [[_parse(line) for line in chunk] for chunk in after["cpython"]]
     assert one(replies[0])["received"] == last["seq"]
+    assert one(replies[2])["journal"]["received"] == last["seq"]
     records = kept(tmp_path / "cpython" / "journal")
     assert one(replies[2])["journal"]["first"] == records[0][0] > 1
     assert "drop" in [k for _, k in records]

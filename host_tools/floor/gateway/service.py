@@ -33,6 +33,7 @@ from host_tools.floor.gateway.board import BoardSide, log
 from host_tools.floor.gateway.downlink import DownlinkSide
 from host_tools.floor.gateway.outbox import Outbox
 from host_tools.floor.gateway.progressive import PAGE_CTR_ROOM, ProgressiveSide
+from host_tools.floor.gateway.receipt import ReceiptSide
 
 WINDOW = 200  # records published and not yet acknowledged, at most
 RETRY_S = 0.5  # between attempts to reopen a lost board
@@ -42,7 +43,7 @@ RECORDED_WAIT_S = 0.5  # after subscribing, the retained `recorded` arrives with
 STATE_EVERY_S = 1.0  # ask `status` this often when idle: a win's celebration ends without a record
 
 
-class Gateway(BoardSide, DownlinkSide, ProgressiveSide):
+class Gateway(BoardSide, DownlinkSide, ProgressiveSide, ReceiptSide):
     def __init__(
         self,
         port,
@@ -72,6 +73,7 @@ class Gateway(BoardSide, DownlinkSide, ProgressiveSide):
         self.topic_downlink = topics.table(floor, table_id, "downlink")  # the page's signed requests (gateway_downlink)
         self._downlink_init()
         self._progressive_init()  # the linked progressive's meters, down to the board (gateway_progressive)
+        self._receipt_init()  # the recorder's receipts, down to the board (gateway/receipt.py)
         self.recorded = None  # (journal, seq) the recorder last said it recorded
         self.recorded_at = 0  # mqtt connection number when it came
         self.mqtt = Client(
@@ -111,6 +113,7 @@ class Gateway(BoardSide, DownlinkSide, ProgressiveSide):
                 self.recorded = (int(obj["journal"]["id"]), int(obj["seq"]))
             except (ValueError, KeyError, TypeError):
                 return
+            self._receipt_message(obj)
 
     def _on_broker(self):
         """Each new connection to the broker: subscribe to `recorded`, publish
@@ -257,6 +260,7 @@ class Gateway(BoardSide, DownlinkSide, ProgressiveSide):
                         self._publish_outbox()
                     self._forward_downlinks()
                     self._forward_progressive()
+                    self._relay_receipt()
                     self._publish_state()
                     if time.monotonic() - self.last_subscribe > RESUBSCRIBE_S:
                         self.link.request("subscribe", on=True)

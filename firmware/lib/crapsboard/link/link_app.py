@@ -116,6 +116,7 @@ class Handlers:
             "seq": journal.seq,
             "first": first if journal.seq else 0,
             "fault": (str(error.args[0]) if error.args else type(error).__name__) if error is not None else None,
+            "received": journal.received if journal.on_floor else None,  # the floor's receipt (link_received)
         }
 
     # ---- subscribe: the journal pushes each record it appends ----------------------
