@@ -542,7 +542,11 @@ def test_journal_reset_starts_a_new_journal_recorded(tmp_path):
         ],
     )
     assert one(replies[1])["error"] == "signed command: needs ctr (a counter) and tag"
-    assert one(replies[2]) == {"id": 2, "ok": True, "journal": {"id": 2, "seq": 1, "first": 1, "fault": None, "received": None}}
+    assert one(replies[2]) == {
+        "id": 2,
+        "ok": True,
+        "journal": {"id": 2, "seq": 1, "first": 1, "fault": None, "received": None},
+    }
     page = one(replies[3])
     assert page["journal"] == 2 and [(e["kind"], e["arg"]) for e in page["events"]] == [("journal_start", 2)]
     assert page["events"][0]["payload"][:8] == "01000000"  # names journal 1 it replaces
