@@ -131,7 +131,7 @@ MODULE_TESTS.update(
         "journal/journal.py": (
             ["tests/test_journal_staging.py", "tests/test_journal_start.py", "tests/test_journal_restore.py"]
             + _JOURNAL_CP,
-            _JOURNAL_MP + ["tests/test_board_journal.py"],
+            _JOURNAL_MP + ["tests/test_board_journal.py", "tests/test_link_received.py"],
         ),
         "journal/journal_record.py": (
             ["tests/test_journal_read.py"]
@@ -181,6 +181,8 @@ MODULE_TESTS.update(
         # measured identity: both run only on the VM (link_app's session, main.py's power-up).
         "link/link_admin.py": ([], ["tests/test_link_app.py"]),
         "boot/measure.py": ([], ["tests/test_board_main_link.py::test_the_link_answers_beside_the_running_app"]),
+        # The recorder's receipt relayed to the board: what it refuses, and the segments it then keeps.
+        "link/link_received.py": (["tests/test_link_received.py", "tests/test_link_core.py"], []),
     }
 )
 SECURITY_MODULES = [
@@ -197,6 +199,7 @@ SECURITY_MODULES = [
     "rules/config_parse.py",
     "link/link_admin.py",
     "boot/measure.py",
+    "link/link_received.py",
 ]
 # Modules mutated by a plain `make mutate`.
 DEFAULT_MODULES = ["rules/engine.py", "table/entry.py", "table/keypad.py", "table/lamps.py"] + SECURITY_MODULES
