@@ -21,6 +21,7 @@ MODULES = (
     "host_tools.monitor",
     "host_tools.sync",
     "host_tools.deploy",
+    "host_tools.erased",
     "host_tools.floor.cli",
 )
 # The order `--help` lists them in.
@@ -35,6 +36,7 @@ ORDER = (
     "maintenance",
     "reset",
     "deploy",
+    "board-erased",
     "gateway",
     "recorder",
     "floor",
