@@ -133,6 +133,7 @@ def test_an_erased_board_is_refused_until_the_step_then_its_new_journal_is_store
             ", by technician T. Tech; the old journal %d received up to record %d (its records archived, step 1)"
             % (old[-1][0], old[-1][1])
         )
+        rig.wait_log("gateway-T1", "board-erased step 1: fetching the board's journal again from its first record")
         rig.wait_quiet()
         rig.stop_gateways()
         new = rig.board_journal("T1")
