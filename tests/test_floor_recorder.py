@@ -371,8 +371,10 @@ def test_a_board_erased_step_not_under_the_journal_key_archives_nothing(recorder
         erasure.sign(JOURNAL_KEY, "T1", BOARD, "mallory", time.time() - 3600),
         erasure.sign(JOURNAL_KEY, "T2", BOARD, "mallory", time.time()),
         {"table": "T1"},
+        erasure.sign(JOURNAL_KEY, "T1", "240ac4ffffff", "T. Tech", time.time()),  # a board id mistyped
     ):
         assert step(recorder, fields) == "rejected"
     kinds = [a["kind"] for a in recorder.store.alerts()]
-    assert kinds == [erasure.REFUSED] * 4
+    assert kinds == [erasure.REFUSED] * 5
+    assert recorder.store.alerts()[-1]["text"].endswith("the floor holds no record of board 240ac4ffffff at table T1")
     assert stored(recorder) == [1, 2] and recorder.store.erasures() == []

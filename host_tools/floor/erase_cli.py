@@ -43,8 +43,8 @@ def run(args):
         )
     if not _BOARD_ID.match(args.board):
         raise HostToolError("--board %s: a board id is the chip id in lower-case hex" % args.board, EXIT_USAGE)
-    if not args.by.strip():
-        raise HostToolError("--by: the technician's name is required", EXIT_USAGE)
+    if not args.by.strip() or len(args.by.strip()) > erasure.MAX_NAME:
+        raise HostToolError("--by: the technician's name, 1 to %d characters" % erasure.MAX_NAME, EXIT_USAGE)
     link_key = keys.read_key(args.key or os.path.join(d, "keys", args.table + ".key"))
     step = erasure.sign(floorkeys.derive(link_key, "journal"), args.table, args.board, args.by.strip(), time.time())
     url = args.broker or "mqtt://127.0.0.1:%d" % floor["port"]

@@ -16,6 +16,7 @@ import json
 import secrets
 
 LABEL = b"crapsboard board erased v1\n"  # what a step's MAC covers first: nothing else signed is one
+MAX_NAME = 64  # the technician's name, as the page and the audit show it
 MAX_AGE_S = 600  # a step older or newer than this at the recorder is refused (a replay, a wrong clock)
 FIELDS = ("table", "board", "by", "at", "nonce")
 KIND = "board erased"  # the recorder's alert (a notice for the floor supervisor) and audit line
@@ -41,6 +42,8 @@ def check(mac_key, fields, now):
     ):
         return "not a board-erased step"
     if not isinstance(fields.get("at"), int) or isinstance(fields.get("at"), bool) or not fields["by"].strip():
+        return "not a board-erased step"
+    if len(fields["by"]) > MAX_NAME or len(fields["nonce"]) > 32 or len(fields["board"]) > 64:
         return "not a board-erased step"
     if mac_key is None:
         return "the floor holds no journal key for table %s" % fields["table"]

@@ -248,6 +248,16 @@ class Recorder:
             )
         board = step["board"]
         held = [j for j in self.store.journals(tbl) if j[1] == board]
+        last = self.store.last_erased(tbl)
+        if not held and (last is None or last[1] != board):
+            # A board the floor never recorded here has no journal to conflict with: a wrong
+            # board id would only make the gateway and the page start again for nothing.
+            raise Rejected(
+                erasure.REFUSED,
+                "a board-erased step for table %s refused, nothing archived: the floor holds no record of board %s"
+                " at table %s" % (tbl, board, tbl),
+                {"nonce": step["nonce"][:32]},
+            )
         jid = max(j[2] for j in held) if held else None
         top = self.store.contiguous(tbl, board, jid)[0] if held else 0
         number = self.store.erase(tbl, board, step["by"].strip(), step["at"], step["nonce"], (jid, top))
