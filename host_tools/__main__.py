@@ -22,6 +22,7 @@ MODULES = (
     "host_tools.sync",
     "host_tools.deploy",
     "host_tools.journal_reset",
+    "host_tools.erased",
     "host_tools.floor.cli",
 )
 # The order `--help` lists them in.
@@ -37,6 +38,7 @@ ORDER = (
     "journal-reset",
     "reset",
     "deploy",
+    "board-erased",
     "gateway",
     "recorder",
     "floor",

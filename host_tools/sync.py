@@ -230,12 +230,16 @@ def still_holds(link, board, key, seen, then):
     its MAC under the journal key checked (a board's `prev` alone is its word).
     None when it does; a line for people when that record has been rotated off
     the flash (nothing left to compare); HostToolError (exit 1) when it does not."""
+    from host_tools import board_records
+
     seq = seen["seq"]
     reply = link.request("events", since=seq, limit=1)
     events = reply.get("events") or []
     if reply.get("journal") != seen.get("journal") or not events:
         raise HostToolError(
-            "board %s's journal went back: it no longer gives the record after %s" % (board, then), EXIT_FAILED
+            "board %s's journal went back: it no longer gives the record after %s%s"
+            % (board, then, board_records.ERASED_STEP),
+            EXIT_FAILED,
         )
     if events[0].get("seq") != seq + 1:
         return "journal head checked; record %d this host saw is no longer on the board (rotated away)" % seq
@@ -244,7 +248,7 @@ def still_holds(link, board, key, seen, then):
     except (HostToolError, ValueError, TypeError):
         raise HostToolError(
             "board %s's journal went back: record %d no longer has the chain hash of %s:"
-            " records were deleted, then the board played past them" % (board, seq, then),
+            " records were deleted, then the board played past them%s" % (board, seq, then, board_records.ERASED_STEP),
             EXIT_FAILED,
         )
     return None

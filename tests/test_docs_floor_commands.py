@@ -44,6 +44,7 @@ KNOWN = {
     "floor progressive",
     "floor meter",
     "floor progressive-params",
+    "floor board-erased",
 }
 ISO = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d"
 
@@ -318,6 +319,13 @@ def check_commands(folder):
     for action in ("migrate", "version"):
         done = run("floor", "db", action, "--db", os.path.join(other, "recorder.sqlite"))
         one_error_line(done, 2, "postgresql://")
+
+    # floor board-erased --table T --board ID --by NAME: a table the floor does not have, a board id
+    # that is not one: one line, exit 2 (tests/test_floor_board_erased.py takes the step on a floor).
+    done = run("floor", "board-erased", "--table", "T9", "--board", "240ac4000001", "--by", "T. Tech")
+    one_error_line(done, 2, "no table T9 on this floor (tables: T1, T2)")
+    done = run("floor", "board-erased", "--table", "T1", "--board", "BOARD-1", "--by", "T. Tech")
+    one_error_line(done, 2, "--board BOARD-1: a board id is the chip id in lower-case hex")
 
     # floor provision --table T1 --key FILE [--roles …]: each role's key written, one line each; a role
     # that is not one is one line, exit 2.

@@ -366,3 +366,44 @@ def test_a_record_the_board_did_not_write_is_an_alert_for_supervisor_and_surveil
     assert sevens(floor.view) == []  # stored nowhere, so no point
     floor.publish("T2", j, j.records[-1:], journal_id=7)  # the genuine record 9 after it: stored, the point's alert
     assert floor.wait(lambda v: sevens(v))
+
+
+def test_after_a_board_erased_step_the_page_folds_the_new_journal_afresh(floor, sessions):
+    import paho.mqtt.client as mqtt
+
+    from host_tools.floor.base import erasure, floordir, floorkeys, topics
+
+    old = Journal(journal_id=21)
+    for d in POINTS_IN_ORDER[:8]:
+        old.roll(*d)
+    ours = lambda v: [a for a in mine(v, "T3", "fire_4") if a.journal and a.journal[1] == 21]  # noqa: E731
+    floor.publish("T3", old, journal_id=21)
+    assert floor.wait(lambda v: ours(v))
+    step = erasure.sign(floorkeys.read(floor.dir, "T3", "journal"), "T3", "0b0a0d", "T. Tech", time.time())
+    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="technician-step")
+    c.username_pw_set("floorctl", floordir.password(floor.dir, "floorctl"))
+    c.connect("127.0.0.1", floor.floor["port"])
+    c.loop_start()
+    try:
+        c.publish(topics.table("main", "T3", "erased"), topics.encode(step), qos=1).wait_for_publish(5)
+    finally:
+        c.disconnect()
+        c.loop_stop()
+    assert floor.wait(lambda v: mine(v, "T3", "board_erased"))
+    (notice,) = mine(floor.view, "T3", "board_erased")
+    assert notice.missing() == ["supervisor"] and "by technician T. Tech" in notice.detail
+    assert "the old journal 21 received up to record 9" in notice.detail
+    # The erased board's journal 21 again, another game: its 4th point is an alert of its own.
+    new = Journal(journal_id=21)
+    new.roll(3, 4)
+    for d in POINTS_IN_ORDER[:8]:
+        new.roll(*d)
+    floor.publish("T3", new, journal_id=21)
+    assert floor.wait(lambda v: len(ours(v)) == 2)
+    first, second = sorted(ours(floor.view), key=lambda a: a.raised_at)
+    assert (first.journal, second.journal) == (("0b0a0d", 21), ("0b0a0d", 21, 1))
+    assert second.seq == 10 and second.id != first.id
+    history = client_for(floor, sessions)
+    log_in(history, "ann")
+    csv_text = history.get("/table/T3.csv").text
+    assert len(csv_text.splitlines()) == 1 + 9  # the new journal's rolls alone: the table's state afresh

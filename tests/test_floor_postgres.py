@@ -202,3 +202,45 @@ def test_the_progressive_takes_what_the_bus_lost_from_the_record_on_postgres(url
     gone = "postgresql://postgres@127.0.0.1:%d/floor" % broker.free_port()
     assert catch_up.missed(gone, lambda key: False) == []  # the database away: nothing now, the next look later
     store.close()
+
+
+def test_a_board_erased_step_on_postgres_migrates_archives_once_and_takes_the_new_journal(url):
+    import time
+
+    import psycopg
+
+    from host_tools.floor.base import erasure
+
+    with psycopg.connect(url, autocommit=True) as conn:  # a floor's database at version 2, holding a record
+        conn.execute("create table schema_version (version integer primary key, at double precision)")
+        for number, sql in schema.MIGRATIONS[:2]:
+            conn.execute(sql)
+            conn.execute("insert into schema_version values (%s, 0)", (number,))
+    migrated = host_tools("floor", "db", "migrate", "--db", url)
+    assert migrated.returncode == 0 and migrated.stdout.strip() == "schema version 2 -> %d" % schema.VERSION
+    journal_key = floorkeys.derive(feed_link_key("T1"), "journal")
+    recorders = [
+        rec.Recorder(
+            PgStore(url), "main", publish=lambda *m: None, keys=floorkeys.JournalKeys(given={"T1": journal_key})
+        )
+        for _ in range(2)
+    ]
+    old = record_feed.journal("T1", 4)
+    for p in old:
+        assert recorders[0].handle(topics.table("main", "T1", "event"), p) == "stored"
+    new = record_feed.journal("T1", 2, t0=5)  # the erased board's journal 1: another chain
+    assert recorders[1].handle(topics.table("main", "T1", "event"), new[0]) == "rejected"
+    board = record_feed.board_id("T1")
+    signed = topics.encode(erasure.sign(journal_key, "T1", board, "T. Tech", time.time()))
+    # both recorders on the one database take the step: it is taken once
+    assert [r.handle(topics.table("main", "T1", "erased"), signed) for r in recorders] == ["erased", "duplicate"]
+    for p in new:
+        assert recorders[1].handle(topics.table("main", "T1", "event"), p) == "stored"
+    store = recorders[0].store
+    assert [row[4] for row in store.archived("T1")] == [1, 2, 3, 4]
+    assert [row[3] for row in store.events("T1")] == [1, 2]
+    [audit] = store.erasures("T1")
+    assert (audit["step"], audit["by"], audit["journal"], audit["seq"], audit["archived"]) == (1, "T. Tech", 1, 4, 4)
+    assert [a["kind"] for a in store.alerts()] == ["journal differs from the floor's copy", erasure.KIND]
+    for r in recorders:
+        r.store.close()

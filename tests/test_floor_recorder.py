@@ -194,7 +194,10 @@ def test_a_board_back_with_fewer_records_than_the_floor_holds_is_an_alert(record
     assert recorder.handle(topic, state, retained=True) == "state"
     [alert] = recorder.store.alerts()
     assert alert["kind"] == "journal differs from the floor's copy"
-    assert alert["text"] == "table T1's board came back with journal 1 ending at record 3; the floor recorded up to 5"
+    assert alert["text"] == (
+        "table T1's board came back with journal 1 ending at record 3; the floor recorded up to 5"
+        + rec.erased_step("T1", BOARD)
+    )
     recorder.handle(topic, state)
     assert len(recorder.store.alerts()) == 1  # the same finding is raised once
     # a finding the floor's copy does not bear out raises nothing
@@ -319,3 +322,59 @@ def test_a_waiting_record_stored_meanwhile_is_no_gap(recorder):
     recorder.tick(now=0.0)
     recorder.tick(now=10 * rec.GAP_GRACE_S)
     assert store.alerts() == []
+
+
+def step(recorder, fields, table="T1"):
+    return recorder.handle(topics.table(FLOOR, table, "erased"), topics.encode(fields))
+
+
+def test_a_board_erased_step_archives_the_old_journal_and_takes_the_new_one_from_record_1(recorder):
+    import time
+
+    from host_tools.floor.base import erasure
+
+    for p, _ in chain(5):
+        assert event(recorder, p) == "stored"
+    other_head = jr.encode_head(bytes.fromhex(BOARD), 1, 99, jr.Mac(JOURNAL_KEY).key_id())
+    fresh = chain(3, head=other_head)  # the erased board's new journal 1
+    assert event(recorder, fresh[0][0]) == "rejected"
+    [differs] = recorder.store.alerts()
+    assert differs["text"].endswith(rec.erased_step("T1", BOARD))
+    signed = erasure.sign(JOURNAL_KEY, "T1", BOARD, "T. Tech", time.time())
+    assert step(recorder, signed) == "erased"
+    assert step(recorder, signed) == "duplicate"  # the same step again (a second recorder's copy): once
+    notice = recorder.store.alerts()[-1]
+    assert notice["kind"] == erasure.KIND and notice["text"].endswith(
+        ", by technician T. Tech; the old journal 1 received up to record 5 (its records archived, step 1)"
+    )
+    recorder.tick(now=0.0)
+    recorded = json.loads(recorder.sent[-1][1])
+    assert (recorded["erased"], recorded["seq"], recorded["journal"]) == (1, 0, {"board": BOARD, "id": 0})
+    for p, _ in fresh:
+        assert event(recorder, p) == "stored"
+    assert stored(recorder) == [1, 2, 3]
+    assert [r[4] for r in recorder.store.archived("T1")] == [1, 2, 3, 4, 5]
+    recorder.tick(now=1.0)
+    assert json.loads(recorder.sent[-1][1])["erased"] == 1
+    assert json.loads(recorder.sent[-1][1])["seq"] == 3
+
+
+def test_a_board_erased_step_not_under_the_journal_key_archives_nothing(recorder):
+    import time
+
+    from host_tools.floor.base import erasure
+
+    for p, _ in chain(2):
+        event(recorder, p)
+    for fields in (
+        erasure.sign(floorkeys.derive(LINK_KEY, "gateway"), "T1", BOARD, "mallory", time.time()),
+        erasure.sign(JOURNAL_KEY, "T1", BOARD, "mallory", time.time() - 3600),
+        erasure.sign(JOURNAL_KEY, "T2", BOARD, "mallory", time.time()),
+        {"table": "T1"},
+        erasure.sign(JOURNAL_KEY, "T1", "240ac4ffffff", "T. Tech", time.time()),  # a board id mistyped
+    ):
+        assert step(recorder, fields) == "rejected"
+    kinds = [a["kind"] for a in recorder.store.alerts()]
+    assert kinds == [erasure.REFUSED] * 5
+    assert recorder.store.alerts()[-1]["text"].endswith("the floor holds no record of board 240ac4ffffff at table T1")
+    assert stored(recorder) == [1, 2] and recorder.store.erasures() == []

@@ -60,7 +60,7 @@ def test_a_host_that_saw_a_later_head_reports_deleted_records(tmp_path, host):
     saw = json.loads((host / (BOARD + ".head")).read_text())["seen"]
     assert str(e.value) == (
         "board %s's journal went back: it is at journal 1 record 4, this host saw journal 1 record 5 (seen %s):"
-        " records were deleted or an older journal restored" % (BOARD, saw)
+        " records were deleted or an older journal restored%s" % (BOARD, saw, board_records.ERASED_STEP)
     )
     assert e.value.code == 1
 

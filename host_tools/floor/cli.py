@@ -169,6 +169,9 @@ def _floor_arguments(parser):
     p.add_argument("--journal", type=int, help="only this journal (default: all, oldest first)")
     p.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
     p.add_argument("--db", help="the recorder's SQLite file or a postgresql:// URL (default DIR/recorder.sqlite)")
+    p.add_argument(
+        "--archived", action="store_true", help="the records a board-erased step archived, each with its `erased` step"
+    )
     _dir_option(p)
     p = sub.add_parser(
         "provision",
@@ -191,10 +194,11 @@ def _floor_arguments(parser):
 
 
 def _subcommands():
+    from host_tools.floor import erase_cli
     from host_tools.floor.pg import cli as pg_cli
     from host_tools.floor.progressive import cli as progressive_cli
 
-    return dict(pit_cli.SUBCOMMANDS, **progressive_cli.SUBCOMMANDS, **pg_cli.SUBCOMMANDS)
+    return dict(pit_cli.SUBCOMMANDS, **progressive_cli.SUBCOMMANDS, **pg_cli.SUBCOMMANDS, **erase_cli.SUBCOMMANDS)
 
 
 def _run_floor(args):
@@ -219,7 +223,7 @@ def _run_floor(args):
             for r in rows:
                 print(status_line(r))
     elif args.action == "events":
-        events(d, args.table, args.since, args.journal, args.format, args.db, sys.stdout)
+        events(d, args.table, args.since, args.journal, args.format, args.db, sys.stdout, args.archived)
     elif args.action == "provision":
         provision(d, args.table, args.key, args.roles)
     elif args.action == "keys":
@@ -310,8 +314,9 @@ def _json(payload):
         return None
 
 
-def events(directory, table_id, since=0, journal=None, fmt="jsonl", db=None, out=None):
-    """Write the recorder's events of `table_id` after `since` to `out`."""
+def events(directory, table_id, since=0, journal=None, fmt="jsonl", db=None, out=None, archived=False):
+    """Write the recorder's events of `table_id` after `since` to `out`; `archived`:
+    those board-erased steps archived instead, each with its step (`erased`)."""
     from host_tools.floor.alerts import hands
     from host_tools.floor.base import words
     from host_tools.floor.pg.schema import is_url
@@ -322,17 +327,27 @@ def events(directory, table_id, since=0, journal=None, fmt="jsonl", db=None, out
         raise HostToolError("no recorder database at %s" % path, EXIT_USAGE)
     store = open_store(path, readonly=True)
     floor = floor_init.floor_or_none(directory)
+    steps = {}
+    if archived:
+        rows = []
+        for step, *row in store.archived(table_id):
+            if journal is None or row[2] == journal:
+                steps[len(rows)] = step
+                rows.append(tuple(row))
     if floor and table_id not in floor["tables"] and next(iter(store.events(table_id, 0, None)), None) is None:
         store.close()  # a table the floor does not have, nor ever recorded
         raise HostToolError(
             "no table %s on this floor (tables: %s)" % (table_id, ", ".join(floor["tables"])), EXIT_USAGE
         )
-    rows = store.events(table_id, 0, journal)  # from each journal's start: its clock records count
+    if not archived:
+        rows = store.events(table_id, 0, journal)  # from each journal's start: its clock records count
     writer = None
     clocks = {}
-    for tbl, board, jid, seq, record, received in rows:
+    for n, (tbl, board, jid, seq, record, received) in enumerate(rows):
         obj = dict(json.loads(record), table=tbl, board=board, journal=jid)
-        wall, wall_from = clocks.setdefault((board, jid), hands.WallClock()).of(obj, received)
+        if archived:
+            obj["erased"] = steps[n]
+        wall, wall_from = clocks.setdefault((board, jid, steps.get(n)), hands.WallClock()).of(obj, received)
         if seq <= since:
             continue
         obj.update(time=words.when(wall), time_from=wall_from)
@@ -343,6 +358,7 @@ def events(directory, table_id, since=0, journal=None, fmt="jsonl", db=None, out
             fields = [
                 "table",
                 "board",
+                *(["erased"] if archived else []),
                 "journal",
                 "seq",
                 "time",

@@ -12,6 +12,8 @@ trail. docs/rules.md, "The floor: alerts", is the table this implements:
 | the 6th point, a progressive top award   | surveillance: HOLD                 |
 | offline, gap, chain broken, restart, ... | floor supervisor (technician told) |
 | a record the table's board did not write | floor supervisor and surveillance       |
+| a board erased (the technician's step)   | floor supervisor (technician told)       |
+| a board-erased step refused              | floor supervisor and surveillance       |
 
 An alert not fully acknowledged `escalate_after` seconds after it was raised
 (or last escalated) escalates: the shift manager is told, and may then
@@ -57,6 +59,18 @@ KINDS = {
         (TECHNICIAN,),
         False,
     ),
+    "board_erased": (
+        "board erased: a new journal, the old one's records archived",
+        (FLOOR_SUPERVISOR,),
+        (TECHNICIAN,),
+        False,
+    ),
+    "erased_refused": (
+        "board-erased step refused: nothing archived",
+        (FLOOR_SUPERVISOR, SURVEILLANCE),
+        (TECHNICIAN,),
+        False,
+    ),
     "progressive_pending": ("progressive PENDING", (SHIFT_MANAGER,), (), False),
     "login_locked": ("account locked after failed logins", (SHIFT_MANAGER,), (SURVEILLANCE,), False),
     "progressive_voided": ("progressive hit VOIDED at the table: reversed, PENDING", (SHIFT_MANAGER,), (), False),
@@ -79,7 +93,7 @@ KINDS = {
         False,
     ),
 }
-FINDINGS = ("gap", "chain_broken", "journal_differs", "bad_record", "forged_record")
+FINDINGS = ("gap", "chain_broken", "journal_differs", "bad_record", "forged_record", "board_erased", "erased_refused")
 # What one event (the floor or a pit restarted, a power cut) raises at every
 # table at once: these may be acknowledged together, each still recorded on
 # its own. A finding that may be tampering (a gap, a chain broken, a journal
@@ -346,10 +360,13 @@ def related(alerts, role):
 
 
 def _journal_tag(journal):
-    """A journal's short name in alert ids: j<id> (the id is the last part of (board, id))."""
+    """A journal's short name in alert ids: j<id> of (board, id), j<id>e<step> of
+    (board, id, step) after a board-erased step (the new journal 1 is not the old one)."""
     if journal is None:
         return None
-    return "j%s" % (journal[-1] if isinstance(journal, tuple) else journal)
+    if not isinstance(journal, tuple):
+        return "j%s" % journal
+    return "j%s" % journal[1] + ("e%s" % journal[2] if len(journal) > 2 else "")
 
 
 def _ordinal(n):

@@ -100,6 +100,12 @@ class JournalKeys:
             self.cache[table] = (mtime, mac)
             return mac
 
+    def key(self, table):
+        """The table's journal key itself (bytes), or None: what a board-erased step is checked under."""
+        if table in self.given:
+            return self.given[table]
+        return read_or_none(self.directory, table, "journal")
+
 
 def record_mac_ok(mac, record, digest):
     """Whether `record`'s 8-byte `mac` (hex) is the MAC of its chain hash `digest` under `mac`."""

@@ -63,7 +63,9 @@ def acl_text(floor):
         "topic readwrite %s/alert/#" % root,
         "",
     ]
-    lines += ["user floorctl", "topic read %s/#" % root, ""]
+    # The technician's board-erased step, signed under the board's journal key
+    # (base/erasure.py), published with the floor's own CLI account only.
+    lines += ["user floorctl", "topic read %s/#" % root, "topic write %s/table/+/erased" % root, ""]
     lines += ["user page", "topic read %s/#" % root, "topic write %s/alert/#" % root]
     lines += ["topic write %s/table/+/downlink" % root, ""]  # a HOLD cleared, signed for the board
     lines += [

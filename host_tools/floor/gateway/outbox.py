@@ -6,6 +6,11 @@ transaction as the cursor (the last record fetched and the chain hash after
 it); it is marked sent only once the broker's PUBACK for it came back. A
 gateway killed at any point restarts from here: unsent records are published
 again (the recorder drops the copies), nothing is fetched twice or skipped.
+
+After a technician's board-erased step (the recorder's `recorded` names it)
+the outbox starts again: the old journal's records and the cursor go, the
+step's number is kept, and the board's new journal is fetched from its first
+record.
 """
 
 import sqlite3
@@ -15,6 +20,7 @@ create table if not exists records (journal integer, seq integer, payload blob n
                                     primary key (journal, seq));
 create table if not exists cursor (one integer primary key check (one = 1), board text, journal integer,
                                    seq integer, chain text);
+create table if not exists erased (one integer primary key check (one = 1), step integer);
 """
 
 
@@ -64,6 +70,19 @@ class Outbox:
                 (journal, journal, seq),
             )
             return cur.rowcount
+
+    def erased(self):
+        """The number of the last board-erased step this outbox started again after, or None."""
+        row = self.db.execute("select step from erased").fetchone()
+        return row[0] if row else None
+
+    def start_again(self, step):
+        """Drop every record and the cursor, and keep `step`, in one transaction."""
+        with self.db:
+            self.db.execute("begin")
+            self.db.execute("delete from records")
+            self.db.execute("delete from cursor")
+            self.db.execute("insert or replace into erased values (1, ?)", (step,))
 
     def counts(self):
         row = self.db.execute("select count(*), coalesce(sum(sent), 0) from records").fetchone()

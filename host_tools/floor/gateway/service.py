@@ -89,6 +89,7 @@ class Gateway(BoardSide, DownlinkSide, ProgressiveSide, ReceiptSide):
         self.link = None
         self.hello = None
         self.inflight = {}  # (journal, seq) -> paho MQTTMessageInfo
+        self.erased_heard = None  # the newest board-erased step the recorder's `recorded` names
         self.seen_connection = 0
         self.state_dirty = True
         self.last_state = None
@@ -114,6 +115,8 @@ class Gateway(BoardSide, DownlinkSide, ProgressiveSide, ReceiptSide):
             except (ValueError, KeyError, TypeError):
                 return
             self._receipt_message(obj)
+            if isinstance(obj.get("erased"), int):
+                self.erased_heard = obj["erased"]  # taken up on the main thread (_follow_erased)
 
     def _on_broker(self):
         """Each new connection to the broker: subscribe to `recorded`, publish
@@ -142,6 +145,18 @@ class Gateway(BoardSide, DownlinkSide, ProgressiveSide, ReceiptSide):
             log(self.table, "broker connection %d" % n)
         self.presence = None  # the broker may have lost the retained ones: say them again
         self.last_state = None
+        self.state_dirty = True
+
+    def _follow_erased(self):
+        """A board-erased step newer than the outbox's: the old journal's records
+        and the cursor go, and the board's new journal is fetched from record 1."""
+        step = self.erased_heard
+        if step is None or self.outbox is None or step == self.outbox.erased():
+            return
+        log(self.table, "board-erased step %d: fetching the board's journal again from its first record" % step)
+        self.outbox.start_again(step)
+        self.inflight.clear()  # their acknowledgements are of the old journal's records
+        self.short = None
         self.state_dirty = True
 
     def _publish_outbox(self):
@@ -254,6 +269,7 @@ class Gateway(BoardSide, DownlinkSide, ProgressiveSide, ReceiptSide):
                     retry_at = time.monotonic() + RETRY_S
             self._say_presence()
             self._beat()
+            self._follow_erased()
             if self.link is not None:
                 try:
                     while self._fetch():

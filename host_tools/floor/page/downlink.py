@@ -39,5 +39,5 @@ def for_cleared_hold(directory, alert, last_ctr):
     if not os.path.exists(path):
         return None
     by = [a["user"] for a in alert.acks if a["for_role"] == "surveillance"][-1]
-    request = verified_request(keys.read_key(path), alert.journal[-1], alert.seq, by, alert.id, last_ctr + 1)
+    request = verified_request(keys.read_key(path), alert.journal[1], alert.seq, by, alert.id, last_ctr + 1)
     return alert.table, {"table": alert.table, "board": alert.journal[0], "request": request}

@@ -42,6 +42,8 @@ RECORDER_KINDS = {
     "journal differs from the floor's copy": "journal_differs",
     "bad message": "bad_record",
     "record not written by the board": "forged_record",
+    "board erased": "board_erased",
+    "board-erased step refused": "erased_refused",
 }
 
 
@@ -201,14 +203,18 @@ class FloorView:
         if self.copy is None or not isinstance(journal, dict) or not isinstance(obj.get("seq"), int):
             return None
         board, jid = journal.get("board"), journal.get("id")
-        key = (table, board, jid)
+        # After a board-erased step the board's journals start again: the step's number
+        # keeps its new journal 1 apart from the old one (a fresh fold, its own cursor).
+        erased = obj.get("erased") if isinstance(obj.get("erased"), int) else None
+        folded = (board, jid) if erased is None else (board, jid, erased)
+        key = (table,) + folded
         raised = []
         tile = self.tiles.setdefault(table, _tile(table))
         for record, received in self.copy.records(table, board, jid, self.cursors.get(key, 0), obj["seq"]):
             self.cursors[key] = record["seq"]
             if tile["last_event_at"] is None or received > tile["last_event_at"]:
                 tile["last_event_at"], tile["seq"] = received, record["seq"]
-            for alert in self.book.event(table, record, received, journal=(board, jid)):
+            for alert in self.book.event(table, record, received, journal=folded):
                 raised.append(alert)
                 self._restore_acks(alert)
         return raised

@@ -42,6 +42,23 @@ MIGRATIONS = [
             constraint waiting_once primary key (tbl, board, journal, seq));
         """,
     ),
+    (
+        3,
+        # A board erased (the technician's board-erased step): the step, and the
+        # records of the board it archived, kept and exportable.
+        """
+        create table erased (
+            id bigserial primary key, at double precision not null, tbl text not null, board text not null,
+            technician text not null, signed_at bigint not null, nonce text not null unique,
+            journal integer, seq integer, archived integer not null default 0);
+        create table archived_events (
+            erased bigint not null references erased (id),
+            tbl text not null, board text not null, journal integer not null, seq integer not null,
+            t bigint, kind text, link text not null, hash text not null, prev text not null,
+            record text not null, received double precision not null,
+            constraint archived_once primary key (erased, tbl, board, journal, seq));
+        """,
+    ),
 ]
 VERSION = MIGRATIONS[-1][0]
 

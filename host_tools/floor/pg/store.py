@@ -185,6 +185,50 @@ class PgStore:
     def tables_with_events(self):
         return [r[0] for r in self._run("select distinct tbl from events", (), "all")]
 
+    # ---- a board erased -------------------------------------------------------------
+
+    def erase(self, tbl, board, by, signed_at, nonce, held):
+        """As the SQLite store's: one statement, so the step and its archive commit
+        together, and a second recorder taking the same step (its nonce) does nothing."""
+        row = self._run(
+            "with step as (insert into erased (at, tbl, board, technician, signed_at, nonce, journal, seq)"
+            " values (%s,%s,%s,%s,%s,%s,%s,%s) on conflict (nonce) do nothing returning id),"
+            " moved as (delete from events where tbl=%s and board=%s and exists (select 1 from step)"
+            " returning tbl, board, journal, seq, t, kind, link, hash, prev, record, received),"
+            " kept as (insert into archived_events select (select id from step), moved.* from moved returning 1),"
+            " dropped as (delete from waiting where tbl=%s and board=%s and exists (select 1 from step))"
+            " select id, (select count(*) from kept) from step",
+            (time.time(), tbl, board, by, signed_at, nonce) + tuple(held) + (tbl, board, tbl, board),
+            "one",
+        )
+        if row is None:
+            return None
+        self._run("update erased set archived=%s where id=%s", (row[1], row[0]))
+        return row[0]
+
+    def last_erased(self, tbl):
+        """(step, board) of the table's newest board-erased step, or None."""
+        row = self._run("select id, board from erased where tbl=%s order by id desc limit 1", (tbl,), "one")
+        return tuple(row) if row else None
+
+    def erasures(self, tbl=None):
+        q = "select id, at, tbl, board, technician, signed_at, journal, seq, archived from erased"
+        rows = self._run(q + (" where tbl=%s" if tbl else "") + " order by id", (tbl,) if tbl else (), "all")
+        names = ("step", "at", "table", "board", "by", "signed_at", "journal", "seq", "archived")
+        return [dict(zip(names, r)) for r in rows]
+
+    def archived(self, tbl):
+        """(step, tbl, board, journal, seq, record, received) of the table's archived records, oldest step first."""
+        return [
+            tuple(r)
+            for r in self._run(
+                "select erased, tbl, board, journal, seq, record, received from archived_events where tbl=%s"
+                " order by erased, journal, seq",
+                (tbl,),
+                "all",
+            )
+        ]
+
     # ---- tables and alerts ----------------------------------------------------------
 
     def set_table(self, tbl, presence=None, state=None):

@@ -47,8 +47,8 @@ class RecorderFigures:
                         pass
             return result
 
-        def raised(tbl, kind, text, key=None):
-            aid = alert(tbl, kind, text, key)
+        def raised(tbl, kind, text, key=None, extra=None):
+            aid = alert(tbl, kind, text, key, extra)
             if aid is not None:
                 with self.lock:
                     self.alerts[kind] += 1

@@ -11,8 +11,16 @@ reconnecting publishes again what the floor lacks.
 Alerts (`…/alert/<id>`, retained, and the store's `alerts`): `bad message`
 (a message that is not a table's record: stored nothing), `chain broken`,
 `journal differs from the floor's copy` (a record the floor holds with
-another link; a board back with fewer records than it published) and `gap`
+another link; a board back with fewer records than it published: its text
+names the technician's step for a board whose flash was erased) and `gap`
 (records missing for GAP_GRACE_S seconds while later ones arrived).
+
+A board erased (`…/table/<table>/erased`, the technician's signed step,
+base/erasure.py): the table's records of that board are archived, the step
+is an alert `board erased` saying who, when and up to which record the old
+journal reached the floor, and `recorded` carries the step's number
+(`erased`), on which the gateway fetches the board's new journal from its
+first record and the page folds the table afresh.
 
 It also judges each table online or offline from its gateway's heartbeats
 and presence (presence.py) and publishes the verdict, retained, on
@@ -25,7 +33,7 @@ import time
 
 from crapsboard.journal import journal_record as jr
 from host_tools import keys, sync
-from host_tools.floor.base import floordir, floorkeys, metrics, presence, topics
+from host_tools.floor.base import erasure, floordir, floorkeys, metrics, presence, topics, words
 from host_tools.floor.bus.mqtt import Client
 from host_tools.floor.recorder.backends import open_store, tables_with_events
 from host_tools.floor.recorder.metrics import RecorderFigures
@@ -38,11 +46,12 @@ RECORDED_EVERY_S = 0.2  # say `recorded` at most this often per table
 
 
 class Rejected(Exception):
-    """A message not stored: (alert kind, text)."""
+    """A message not stored: (alert kind, text); `extra` more fields for the alert's body."""
 
-    def __init__(self, kind, text):
+    def __init__(self, kind, text, extra=None):
         super().__init__(text)
         self.kind = kind
+        self.extra = extra
 
 
 def log(text):
@@ -114,9 +123,11 @@ class Recorder:
                     return "heartbeat"
                 if leaf == "state":
                     return self._state(tbl, payload)
+                if leaf == "erased":
+                    return self._erased(tbl, payload)
                 return "ignored"
             except Rejected as e:
-                self.alert(where[0] if where else None, e.kind, "%s: %s" % (topic, e))
+                self.alert(where[0] if where else None, e.kind, "%s: %s" % (topic, e), extra=e.extra)
                 return "rejected"
 
     def _event(self, tbl, payload):
@@ -159,7 +170,8 @@ class Recorder:
                 return "duplicate"
             raise Rejected(
                 "journal differs from the floor's copy",
-                "record %d of journal %d differs from the one the floor recorded" % (seq, jid),
+                "record %d of journal %d differs from the one the floor recorded%s"
+                % (seq, jid, erased_step(tbl, board)),
             )
         before = self.store.stored(tbl, board, jid, seq - 1)
         if before is not None and before[1] != prev:
@@ -211,11 +223,59 @@ class Recorder:
                 self.alert(
                     tbl,
                     "journal differs from the floor's copy",
-                    "table %s's board came back with journal %s ending at record %d; the floor recorded up to %d"
-                    % (tbl, short.get("journal"), short["board_seq"], top),
+                    "table %s's board came back with journal %s ending at record %d; the floor recorded up to %d%s"
+                    % (tbl, short.get("journal"), short["board_seq"], top, erased_step(tbl, j.get("board"))),
                     key="short:%s:%s:%d" % (tbl, short.get("journal"), short["board_seq"]),
                 )
         return "state"
+
+    def _erased(self, tbl, payload):
+        """The technician's board-erased step: checked, then the board's records archived."""
+        try:
+            step = topics.decode(payload)
+        except ValueError as e:
+            raise Rejected("bad message", str(e))
+        now = time.time()
+        why = erasure.check(self.keys.key(tbl), step, now)
+        if why is None and step["table"] != tbl:
+            why = "a step of table %r on table %s's topic" % (step["table"], tbl)
+        if why is not None:
+            nonce = step.get("nonce") if isinstance(step, dict) and isinstance(step.get("nonce"), str) else None
+            raise Rejected(
+                erasure.REFUSED,
+                "a board-erased step for table %s refused, nothing archived: %s" % (tbl, why),
+                {"nonce": nonce[:32]} if nonce else None,
+            )
+        board = step["board"]
+        held = [j for j in self.store.journals(tbl) if j[1] == board]
+        last = self.store.last_erased(tbl)
+        if not held and (last is None or last[1] != board):
+            # A board the floor never recorded here has no journal to conflict with: a wrong
+            # board id would only make the gateway and the page start again for nothing.
+            raise Rejected(
+                erasure.REFUSED,
+                "a board-erased step for table %s refused, nothing archived: the floor holds no record of board %s"
+                " at table %s" % (tbl, board, tbl),
+                {"nonce": step["nonce"][:32]},
+            )
+        jid = max(j[2] for j in held) if held else None
+        top = self.store.contiguous(tbl, board, jid)[0] if held else 0
+        number = self.store.erase(tbl, board, step["by"].strip(), step["at"], step["nonce"], (jid, top))
+        if number is None:
+            return "duplicate"  # this step was taken already (by this recorder, or another on the database)
+        old = "the old journal %d received up to record %d" % (jid, top) if held else "the floor held no record of it"
+        self.alert(
+            tbl,
+            erasure.KIND,
+            "board %s of table %s got a new journal at %s, by technician %s; %s (its records archived, step %d)"
+            % (board, tbl, words.when(step["at"]), step["by"].strip(), old, number),
+            key="erased:%d" % number,
+            extra={"nonce": step["nonce"][:32], "board": board, "by": step["by"].strip(), "step": number},
+        )
+        self.holes = {k: v for k, v in self.holes.items() if k[:2] != (tbl, board)}
+        self.said.pop(tbl, None)
+        self.dirty.add(tbl)
+        return "erased"
 
     # ---- alerts, gaps and `recorded` ---------------------------------------------------
 
@@ -232,13 +292,13 @@ class Recorder:
             out["receipt"] = keys.receipt_tag(key, board, jid, top, held[1])
         return out
 
-    def alert(self, tbl, kind, text, key=None):
+    def alert(self, tbl, kind, text, key=None, extra=None):
         aid = self.store.add_alert(tbl, kind, text, key)
         if aid is None:
             return None
         log("alert %d: %s: %s" % (aid, kind, text))
         if self.publish:
-            body = {"id": aid, "table": tbl, "kind": kind, "text": text, "at": int(time.time())}
+            body = dict(extra or {}, id=aid, table=tbl, kind=kind, text=text, at=int(time.time()))
             self.publish(topics.alert(self.floor, "a%d" % aid), topics.encode(body), True)
         return aid
 
@@ -274,9 +334,11 @@ class Recorder:
                     )
             for tbl in sorted(self.dirty):
                 last = self.store.last_journal(tbl)
-                if last is None:
+                erased = self.store.last_erased(tbl)
+                if last is None and erased is None:
                     continue
-                board, jid, _ = last
+                # Right after a board-erased step the floor holds none of the new journal yet: seq 0.
+                board, jid, _ = last if last is not None else (erased[1], 0, 0)
                 top, _ = self.store.contiguous(tbl, board, jid)
                 said = self.said.get(tbl)
                 if said and said[:2] == (jid, top):
@@ -287,9 +349,19 @@ class Recorder:
                 if self.publish:
                     body = {"table": tbl, "journal": {"board": board, "id": jid}, "seq": top}
                     body.update(self.receipt(tbl, board, jid, top))
+                    if erased is not None:
+                        body["erased"] = erased[0]  # the newest step: a gateway or page behind it starts afresh
                     self.publish(topics.table(self.floor, tbl, "recorded"), topics.encode(body), True)
                 self.said[tbl] = (jid, top, now)
                 self.dirty.discard(tbl)
+
+
+def erased_step(tbl, board):
+    """What a `journal differs` alert adds: the one legitimate cause and its step."""
+    return (
+        "; if table %s's board %s was erased (re-flashed or replaced), a technician records it:"
+        " python -m host_tools floor board-erased --table %s --board %s --by NAME" % (tbl, board, tbl, board)
+    )
 
 
 def serve(
@@ -322,6 +394,7 @@ def serve(
         client.subscribe(topics.floor_root(floor) + "/table/+/event")
         client.subscribe(topics.floor_root(floor) + "/table/+/state")
         client.subscribe(topics.floor_root(floor) + "/table/+/presence")
+        client.subscribe(topics.floor_root(floor) + "/table/+/erased")
         client.subscribe(topics.floor_root(floor) + "/table/+/heartbeat", qos=0)
         log("connected to the broker")
 

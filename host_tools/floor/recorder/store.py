@@ -7,6 +7,11 @@ and it continues the floor's copy of the chain (the hash of the record before
 it, when the floor has that one); a record the floor already holds with
 another link is not stored and is an alert: the board's journal differs from
 the floor's copy.
+
+A board whose flash was erased starts its journals again; the technician's
+`board-erased` step (base/erasure.py) moves the table's records of that board
+into `archived_events` under the step's number, kept and exportable, and the
+step itself is a row of `erased` (who, when, what the floor held).
 """
 
 import json
@@ -22,7 +27,13 @@ create table if not exists waiting (tbl text, board text, journal integer, seq i
 create table if not exists tables (tbl text primary key, presence text, state text, updated real);
 create table if not exists alerts (id integer primary key autoincrement, at real, tbl text, kind text,
     text text, key text unique);
+create table if not exists erased (id integer primary key autoincrement, at real, tbl text, board text, technician text,
+    signed_at integer, nonce text unique, journal integer, seq integer, archived integer);
+create table if not exists archived_events (erased integer, tbl text, board text, journal integer, seq integer,
+    t integer, kind text, link text, hash text, prev text, record text, received real,
+    primary key (erased, tbl, board, journal, seq));
 """
+EVENT_COLUMNS = "tbl, board, journal, seq, t, kind, link, hash, prev, record, received"
 
 
 class Store:
@@ -160,6 +171,50 @@ class Store:
             q += " and journal=?"
             args.append(journal)
         return self.db.execute(q + " order by journal, seq", args)
+
+    # ---- a board erased -------------------------------------------------------------
+
+    def erase(self, tbl, board, by, signed_at, nonce, held):
+        """The board-erased step: its row, and every record of `board` at `tbl` moved
+        to `archived_events` under it, in one transaction. `held` (journal, seq): what
+        the floor had received of the board's newest journal. The step's number, or
+        None when a step with this nonce was taken already."""
+        with self.db:
+            self.db.execute("begin")
+            cur = self.db.execute(
+                "insert or ignore into erased (at, tbl, board, technician, signed_at, nonce, journal, seq, archived)"
+                " values (?,?,?,?,?,?,?,?,0)",
+                (time.time(), tbl, board, by, signed_at, nonce) + tuple(held),
+            )
+            if not cur.rowcount:
+                return None
+            step = cur.lastrowid
+            moved = self.db.execute(
+                "insert into archived_events select ?, %s from events where tbl=? and board=?" % EVENT_COLUMNS,
+                (step, tbl, board),
+            ).rowcount
+            self.db.execute("delete from events where tbl=? and board=?", (tbl, board))
+            self.db.execute("delete from waiting where tbl=? and board=?", (tbl, board))
+            self.db.execute("update erased set archived=? where id=?", (moved, step))
+            return step
+
+    def last_erased(self, tbl):
+        """(step, board) of the table's newest board-erased step, or None."""
+        return self.db.execute("select id, board from erased where tbl=? order by id desc limit 1", (tbl,)).fetchone()
+
+    def erasures(self, tbl=None):
+        q = "select id, at, tbl, board, technician, signed_at, journal, seq, archived from erased"
+        rows = self.db.execute(q + (" where tbl=?" if tbl else "") + " order by id", (tbl,) if tbl else ())
+        names = ("step", "at", "table", "board", "by", "signed_at", "journal", "seq", "archived")
+        return [dict(zip(names, r)) for r in rows]
+
+    def archived(self, tbl):
+        """(step, tbl, board, journal, seq, record, received) of the table's archived records, oldest step first."""
+        return self.db.execute(
+            "select erased, tbl, board, journal, seq, record, received from archived_events where tbl=?"
+            " order by erased, journal, seq",
+            (tbl,),
+        ).fetchall()
 
     # ---- tables and alerts ----------------------------------------------------------
 
