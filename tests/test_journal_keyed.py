@@ -83,8 +83,7 @@ def test_a_format_1_journal_is_the_fault_unkeyed_until_a_supervisor_starts_a_new
     assert lines["format1"] == "unkeyed 0"  # a fault, nothing written
     # what the board says (docs/journal.md, "Format 1 and another key")
     assert lines["format1 says"] == (
-        "unkeyed: format 1 journal, written before the keyed chain:"
-        " download it, then start a new journal at power-up"
+        "unkeyed: format 1 journal, written before the keyed chain: download it, then start a new journal at power-up"
     )
     assert lines["format1 gesture"] == "point 4 journal 2"  # the new journal goes on from its table
     assert lines["format1 after"] == "none point 4 journal 2"  # and restores, keyed

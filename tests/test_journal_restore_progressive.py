@@ -16,7 +16,7 @@ from crapsboard.journal import journal as jn
 from crapsboard.journal import journal_record as jr
 from crapsboard.rules.engine import Table
 
-PROG_HIT, PROG_VOID = 24, 25  # docs/progressive.md, Messages
+PROG_WAGER, PROG_HIT, PROG_VOID = 23, 24, 25  # docs/progressive.md, Messages
 MEA, FUP = 0, 1  # the games as the board numbers them (table/progressive.py: GAMES)
 GAME_NAMES = (b"MEA", b"FUP")  # as the payloads spell them
 UNDO_REACH = 32  # the most events the engine holds for undo (docs/rules.md: "16 to 32")
@@ -213,6 +213,9 @@ def test_the_restore_forgets_a_hit_33_events_back_which_no_undo_reaches(tmp_path
         (PROG_HIT, b"", "a prog_hit record without its game"),
         (PROG_VOID, b'{"game": "MEA"}', "a prog_void record without its hit"),
         (PROG_VOID, b'{"game": "MEA", "hit": 12', "a prog_void record without its hit"),
+        (PROG_WAGER, b'{"game": "XYZ", "roll": 3}', "a prog_wager record without its game and roll"),
+        (PROG_WAGER, b'{"game": "FUP"}', "a prog_wager record without its game and roll"),
+        (PROG_WAGER, b'{"game": "MEA", "roll": 3', "a prog_wager record without its game and roll"),
     ],
 )
 def test_a_progressive_record_without_its_game_or_hit_is_the_fault_corrupt_naming_it(tmp_path, kind, payload, words):

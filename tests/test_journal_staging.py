@@ -220,3 +220,24 @@ def test_a_drop_whose_remove_failed_is_recorded_once_when_it_is_retried(tmp_path
     journal.maintain(table, 40)
     drops = [struct.unpack_from("<II", r, jr.HEADER_SIZE) for r in appended if r[10] == jr.DROP]
     assert drops == [(1, 2)] and "g1" not in sizes(journal.dir)
+
+
+def test_a_staged_record_rolled_back_in_one_slot_directory_is_the_fault_chain(tmp_path):
+    """docs/journal.md, "On the board": a commit of one slots' directory rolled
+    back while the other kept its later record leaves a gap in seq: the fault
+    chain `staged records out of order after N`, never a shorter table."""
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
+    journal.mount(table)
+    journal.start_new(table, 0, 1, 0)  # record 1 in s0
+    for t in (10, 20):
+        journal.append(jr.END_HAND, 0, t, table)  # 2 in odd/s1, 3 in s2
+    assert journal.staged == 3 and journal.seq == 3
+    os.remove(journal.dir + "/odd/s1")  # the odd directory's commit of record 2 rolled back
+    again = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
+    try:
+        again.mount(Table())
+    except jn.JournalError as e:
+        assert str(e) == "chain: staged records out of order after 1"
+    else:
+        raise AssertionError("mounted a journal whose record 2 was rolled back")

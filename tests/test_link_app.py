@@ -684,3 +684,27 @@ def test_a_clock_set_the_journal_cannot_record_is_refused_and_the_clock_stays_un
     )
     assert one(replies[1])["error"] == "journal could not record it: clock not set"
     assert one(replies[2])["unix"] is None
+
+
+def test_a_journal_reset_the_board_cannot_write_is_refused_and_the_journal_goes_on(tmp_path):
+    """A reset whose new journal cannot be started (here the `downloaded` mark
+    cannot be written) is refused naming why, and the journal in force is kept."""
+    first = tmp_path / "first"
+    first.mkdir()
+    session("cpython", first, ["keys 3 3 2 2"])
+    proof = dict(journal=1, seq=3, head=chain_after(first / "journal", 3))
+    proof["receipt"] = receipt(1, 3, proof["head"])
+    replies = both(
+        tmp_path,
+        [
+            "keys 3 3 2 2",
+            "mkdir journal/downloaded",
+            signed(1, "journal_reset", 1, **proof),
+            request(2, "hello"),
+            request(3, "status"),
+        ],
+    )
+    error = one(replies[2])["error"]
+    assert error.startswith("journal not started: ") and len(error) > len("journal not started: ")
+    assert one(replies[3])["journal"]["id"] == 1 and one(replies[3])["journal"]["seq"] == 3
+    assert one(replies[4])["hand"]["point"] == 6

@@ -15,8 +15,10 @@
 #                 that long (a day of it would take hours of scans)
 #   state         one line: the table's snapshot, the journal's seq, config.json
 #   stop-journal  the journal stops as after a write error (fault full): it records nothing more
+#   mkdir PATH    a directory made at PATH (in argv[1]): a file the board would write there cannot be
 #   settle        lets the asyncio tasks a handler started run (the maintenance reset)
 import asyncio
+import os
 import sys
 
 from crapsboard.journal import journal as jn
@@ -133,6 +135,8 @@ async def main():
             session.board.now += int(rest)
         elif word == "state":
             session.state()
+        elif word == "mkdir":
+            os.mkdir(FILES + "/" + rest)
         elif word == "stop-journal":
             journal = session.app.journal
             journal.fault, journal._ready = jn.FULL, False  # what Journal._fail leaves
