@@ -5,15 +5,18 @@ recorder processes, a PostgreSQL server of its own (pgserver.py); the
 tables are record feeds (record_feed.py: the firmware's codec, each table's
 gateway account), so the figures are the floor's, not the boards'.
 
-- records per second one recorder stores per core (its own CPU time; the
-  database server's CPU is counted apart), chain verification on, on SQLite
-  and on PostgreSQL: the recorder's handle() fed directly, 10 tables;
+- records per second one recorder stores per core (its own CPU time; on
+  PostgreSQL also with the server's CPU added), chain and MAC verification
+  on, and with the MAC check alone taken out, on SQLite and on PostgreSQL:
+  the recorder's handle() fed directly, 10 tables;
 - a record published -> stored at the recorder (p50/p99 ms, wall clock of
   this one machine: publish call to the row's `received`), 4 tables at a
   busy pace, on the floor's broker and through a pit's bridge;
 - two recorders on PostgreSQL, one SIGKILLed while 4 tables publish: the
   longest time no record was stored (a single recorder's restart is the gap
   it would leave), and every record stored once;
+- the progressive controller SIGKILLed: its standby's presence `online`
+  (takeover.py), three times;
 - a bridge cut (the floor's broker stopped 5 s while a pit's tables
   publish) and restored: the time from the floor's broker back to the
   recorder holding every record;
@@ -30,7 +33,7 @@ import subprocess
 import sys
 import time
 
-from bench.floor import pgserver, record_feed
+from bench.floor import pgserver, record_feed, recorder_bench, takeover
 from bench.floor.progressive_feed import feed_link_key
 from host_tools.floor import floor_init
 from host_tools.floor.base import floorkeys
@@ -275,7 +278,6 @@ def bridge_cut(folder, tables=4, before=50, during=100, cut_s=5.0):
         floor_broker.stop()
 
 
-
 def _cpu_rss(pid):
     """(CPU seconds, RSS MB) of a process."""
     with open("/proc/%d/stat" % pid) as f:
@@ -389,6 +391,7 @@ def main(argv=None):
     out = {"machine": run_stamp("python -m bench.floor.scale_bench")}
     with tempfile.TemporaryDirectory(prefix="crapsfloor-scale-") as folder:
         names = itertools.count()
+        out["mac_check_us_per_record"] = round(recorder_bench.mac_check_us(recorder_bench.records(3000)), 2)
         out["store_rate_sqlite"] = rates(lambda: Store(os.path.join(folder, "rate%d.sqlite" % next(names))))
         why = pgserver.why_not()
         server = None if why else pgserver.Server(fsync=True).start()
@@ -402,6 +405,7 @@ def main(argv=None):
 
                 out["store_rate_postgresql"] = rates(pg_store, server)
                 out["two_recorders_one_killed"] = two_recorders(folder, server)
+                out["controller_killed_standby_online"] = takeover.controller_takeover(folder, server)
             else:
                 out["postgresql"] = why
             out["publish_to_stored_floor_broker"] = latencies(folder, through_pit=False)
