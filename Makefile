@@ -118,13 +118,15 @@ bench-link: venv
 # key press -> alert visible in the pit page's browser (build/page_bench.json);
 # the progressive: hit -> PENDING on the meter topic, contributions/s (build/progressive_bench.json),
 # and where every contributed cent goes over 20,000 hits per game (build/progressive_money.json).
-# Past one machine: the recorder on SQLite and PostgreSQL, pits bridged, two recorders, a bridge cut (build/scale_bench.json).
+# Past one machine: the recorder on SQLite and PostgreSQL, pits bridged, two recorders, the controller's
+# takeover, a bridge cut (build/scale_bench.json), written into docs/floor.md's generated section.
 bench-floor: venv mosquitto browser postgresql
 	$(PY) -m bench.floor.floor_bench
 	$(PY) -m bench.floor.page_bench
 	$(PY) -m bench.floor.progressive_bench
 	$(PY) -m bench.floor.progressive_money --paytable FUP=PT-BJS-FUP-05
 	$(PY) -m bench.floor.scale_bench
+	$(PY) -m bench.floor.doc_figures
 
 # >= 10,000 events across 3 tables through broker, gateway and board faults; and >= 10,000 across
 # 2 pits of 2 tables bridged to the floor, into PostgreSQL by two recorders, through pit broker,
