@@ -40,7 +40,11 @@ def sample():
     pg = dict(rate, per_cpu_second=3000, per_cpu_second_with_server=2000)
     lat = {"records": 400, "p50_ms": 2.0, "p99_ms": 30.0, "max_ms": 40.0}
     part = {"cpu_pct": 1.0, "rss_mb": 11.0, "cpu_pct_per_table": 0.01}
+    kind = {"cpu_percent_per_table": 0.5, "rss_mb_per_table": 2.0}
+    pty = {"tables": 50, "window_s": 20.0, "records": 2000, "all_recorded": True}
+    pty.update(board=kind, gateway=kind, broker=kind, recorder=kind)
     return {
+        "pty_boards": {"floor_broker": pty, "2_pits": dict(pty, **{"pit broker": kind})},
         "machine": {
             "command": "python -m bench.floor.scale_bench",
             "commit": "abc1234",
@@ -81,7 +85,7 @@ def test_every_figure_names_the_function_that_measured_it():
         cells = [c.strip() for c in row.strip("|").split("|")]
         assert len(cells) == 3 and cells[1], row
         module, _, function = cells[2].strip("`").partition(".")
-        assert module in ("scale_bench", "takeover", "recorder_bench"), row
+        assert module in ("scale_bench", "takeover", "recorder_bench", "floor_bench"), row
         where = importlib.import_module("bench.floor." + module)
         assert callable(getattr(where, function, None)), "%s names no bench function" % row
 
@@ -99,6 +103,7 @@ def test_the_writer_rewrites_its_section_alone(tmp_path):
     section = doc_figures.read_section(once, doc_figures.MARKER)
     assert section == markdown and STAMP.match(section.splitlines()[0])
     assert "| 5,000 and 5,000 / 3,000 and 3,000 |" in section  # SQLite's runs / PostgreSQL's, MAC verified
+    assert "| 200 / 200 / 200 |" in section  # tables a core of broker carries: 100 % over 0.5 % a table
     assert "| 3.4 µs (+33.3, +0.0 µs) |" in section  # timed alone; 1e6/5000 - 1e6/6000 on SQLite
 
 

@@ -176,6 +176,75 @@ def rows(data):
             "scale_bench.broker_load",
         ),
     ]
+    out += pty_rows(data.get("pty_boards"))
+    return out
+
+
+def _share(run, kind):
+    return "%s %% and %s MB" % (run[kind]["cpu_percent_per_table"], run[kind]["rss_mb_per_table"])
+
+
+def pty_rows(pty):
+    """The 50-table bench's boards on the floor's broker alone and in 2 pits, per table."""
+    if not pty:
+        return []
+    alone, pitted = pty["floor_broker"], pty["2_pits"]
+    what = (
+        "%d boards (`pty_boards.py`: the firmware's App and link under CPython on ptys, one process) with a "
+        "gateway each, a roll every 0.4 s for %s s, %s: per table, CPU (%% of a core) and RSS of %s"
+    )
+    kinds = ("board", "gateway", "broker", "recorder")
+    out = [
+        (
+            what
+            % (
+                alone["tables"],
+                alone["window_s"],
+                "on the floor's broker alone",
+                "the board / its gateway / the floor broker's share / the recorder's share",
+            ),
+            " / ".join(_share(alone, k) for k in kinds),
+            "floor_bench.scale",
+        ),
+        (
+            what
+            % (
+                pitted["tables"],
+                pitted["window_s"],
+                "in 2 pits bridged to the floor's broker",
+                "the board / its gateway / its pit broker's share / the floor broker's share / the recorder's share",
+            ),
+            " / ".join(_share(pitted, k) for k in ("board", "gateway", "pit broker", "broker", "recorder")),
+            "floor_bench.scale",
+        ),
+        (
+            "those runs: records made and every one recorded",
+            "%d, %s / %d, %s"
+            % (
+                alone["records"],
+                "yes" if alone["all_recorded"] else "NO",
+                pitted["records"],
+                "yes" if pitted["all_recorded"] else "NO",
+            ),
+            "floor_bench.scale",
+        ),
+    ]
+    per_core = [
+        ("the floor's broker alone", alone["broker"]),
+        ("a pit's broker", pitted["pit broker"]),
+        ("the floor's broker behind the pits", pitted["broker"]),
+    ]
+    out.append(
+        (
+            "tables one core of broker carries at those shares (100 %% over the share a table): %s"
+            % " / ".join(name for name, _ in per_core),
+            " / ".join(
+                n(100 / share["cpu_percent_per_table"]) if share["cpu_percent_per_table"] else "—"
+                for _, share in per_core
+            ),
+            "floor_bench.scale",
+        )
+    )
     return out
 
 

@@ -20,6 +20,9 @@ gateway account), so the figures are the floor's, not the boards'.
 - a bridge cut (the floor's broker stopped 5 s while a pit's tables
   publish) and restored: the time from the floor's broker back to the
   recorder holding every record;
+- the 50-table bench's boards (pty_boards.py) with a gateway each, on the
+  floor's broker alone and in 2 pits: CPU and RSS per table of each kind
+  of process;
 - 100 tables in 2 pits, each publishing a record every 0.4 s (a busy
   table's pace) for 15 s: CPU and RSS of each pit broker, the floor's broker
   and the recorder, and per table.
@@ -33,7 +36,7 @@ import subprocess
 import sys
 import time
 
-from bench.floor import pgserver, record_feed, recorder_bench, takeover
+from bench.floor import floor_bench, localfloor, pgserver, record_feed, recorder_bench, takeover
 from bench.floor.progressive_feed import feed_link_key
 from host_tools.floor import floor_init
 from host_tools.floor.base import floorkeys
@@ -353,6 +356,20 @@ def broker_load(folder, tables=100, pace_s=0.4, window_s=15.0):
         floor_broker.stop()
 
 
+def pty_boards(folder, tables, window):
+    """The 50-table bench's boards (the firmware's App and link on ptys, pty_boards.py), each
+    with its own gateway process, playing a roll every 0.4 s: on the floor's broker alone, then
+    in 2 pits bridged to it (floor_bench.scale), one after the other on the same machine."""
+    import random
+
+    template = localfloor.make_template(os.path.join(folder, "template"))
+    rng = random.Random(7)
+    return {
+        "floor_broker": floor_bench.scale(folder, tables, template, window, rng, pty=True),
+        "2_pits": floor_bench.scale(folder, tables, template, window, rng, pty=True, pits=2),
+    }
+
+
 def rates(open_store, server=None, rounds=2):
     """store_rate with the MAC check and without, alternating `rounds` times on fresh stores
     (the machine's load moves: each pair is measured side by side); every run kept."""
@@ -384,6 +401,8 @@ def run_stamp(command):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="scale_bench")
     parser.add_argument("--out", default=os.path.join(ROOT, "build", "scale_bench.json"))
+    parser.add_argument("--pty-tables", type=int, default=50, help="boards on ptys, on one broker and in 2 pits")
+    parser.add_argument("--window", type=float, default=20.0, help="seconds those boards play, measured")
     args = parser.parse_args(argv)
     import itertools
     import tempfile
@@ -412,6 +431,7 @@ def main(argv=None):
             out["publish_to_stored_through_a_pit_bridge"] = latencies(folder, through_pit=True)
             out["bridge_cut_and_restored"] = bridge_cut(folder)
             out["load_100_tables_in_2_pits"] = broker_load(folder)
+            out["pty_boards"] = pty_boards(folder, args.pty_tables, args.window)
         finally:
             if server:
                 server.remove()
