@@ -145,7 +145,7 @@ proof-progressive: venv mosquitto
 # PITS=2: the tables split over two pit brokers bridged to the floor's (docs/floor.md, Pits).
 TABLES ?= 3
 floor: venv mosquitto
-	@$(PY) -m host_tools floor up --tables $(TABLES) $(if $(KEYS),--keys "$(KEYS)") $(if $(METRICS_PORT),--metrics-port $(METRICS_PORT)) $(if $(PITS),--pits $(PITS)) || { s=$$?; test $$s = 5 -o $$s = 130; }
+	@$(PY) -m host_tools floor up --tables $(TABLES) $(if $(KEYS),--keys "$(KEYS)") $(if $(METRICS_PORT),--metrics-port $(METRICS_PORT)) $(if $(PITS),--pits $(PITS)) $(if $(DB),--db "$(DB)") $(if $(STANDBY),--standby) || { s=$$?; test $$s = 5 -o $$s = 130; }
 
 # 10**6 random and mutated frames through the link core (`make test` runs 20,000).
 proof-link: venv

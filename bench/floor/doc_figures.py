@@ -219,11 +219,11 @@ def pty_rows(pty):
         ),
         (
             "those runs: records made and every one recorded",
-            "%d, %s / %d, %s"
+            "%s, %s / %s, %s"
             % (
-                alone["records"],
+                n(alone["records"]),
                 "yes" if alone["all_recorded"] else "NO",
-                pitted["records"],
+                n(pitted["records"]),
                 "yes" if pitted["all_recorded"] else "NO",
             ),
             "floor_bench.scale",
