@@ -370,7 +370,7 @@ def pty_boards(folder, tables, window):
     }
 
 
-def rates(open_store, server=None, rounds=2):
+def rates(open_store, server=None, rounds=2, tables=10, per_table=300):
     """store_rate with the MAC check and without, alternating `rounds` times on fresh stores
     (the machine's load moves: each pair is measured side by side); every run kept."""
     out = {"mac_verified": [], "mac_not_verified": []}
@@ -378,7 +378,7 @@ def rates(open_store, server=None, rounds=2):
         for verify, key in ((True, "mac_verified"), (False, "mac_not_verified")):
             store = open_store()
             try:
-                out[key].append(store_rate(store, verify, server))
+                out[key].append(store_rate(store, verify, server, tables, per_table))
             finally:
                 store.close()
     return out
