@@ -143,9 +143,11 @@ proof-progressive: venv mosquitto
 # A whole floor on this machine: broker, TABLES virtual boards, a gateway each,
 # the recorder (docs/floor.md). Ctrl-C stops it all. A second one says so and exits.
 # PITS=2: the tables split over two pit brokers bridged to the floor's (docs/floor.md, Pits).
+# DB=postgresql://…: the record there; PG=1: on a PostgreSQL started for this floor and removed after;
+# STANDBY=1 (with either): two recorders and a standby progressive controller (docs/floor.md, `make floor`).
 TABLES ?= 3
-floor: venv mosquitto
-	@$(PY) -m host_tools floor up --tables $(TABLES) $(if $(KEYS),--keys "$(KEYS)") $(if $(METRICS_PORT),--metrics-port $(METRICS_PORT)) $(if $(PITS),--pits $(PITS)) $(if $(DB),--db "$(DB)") $(if $(STANDBY),--standby) || { s=$$?; test $$s = 5 -o $$s = 130; }
+floor: venv mosquitto $(if $(PG),postgresql)
+	@$(PY) -m $(if $(PG),bench.floor.pg_floor,host_tools floor up) --tables $(TABLES) $(if $(KEYS),--keys "$(KEYS)") $(if $(METRICS_PORT),--metrics-port $(METRICS_PORT)) $(if $(PITS),--pits $(PITS)) $(if $(DB),--db "$(DB)") $(if $(STANDBY),--standby) || { s=$$?; test $$s = 5 -o $$s = 130; }
 
 # 10**6 random and mutated frames through the link core (`make test` runs 20,000).
 proof-link: venv
