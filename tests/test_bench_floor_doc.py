@@ -16,18 +16,18 @@ import sys
 import pytest
 
 from bench.floor import doc_figures
+from sim.analysis import doc_figures as shared
 from sim.paths import ROOT
 
 STAMP = re.compile(
-    r"^Written by `make bench-floor` \(`python -m bench\.floor\.scale_bench`, then `python -m "
-    r"bench\.floor\.doc_figures`\) at commit ([0-9a-f]{7,}) on (\d{4}-\d\d-\d\d): (\d+) cores shared with other "
-    r"engineers' runs, load average (\d+\.\d) at the start and (\d+\.\d) at the end\.$"
+    r"^Measured by `make bench-floor` at commit ([0-9a-f]{7,}) on (\d{4}-\d\d-\d\d) \((\d+) cores, load (\d+\.\d) "
+    r"at the start, (\d+\.\d) at the end; shared with other engineers' runs\): `python -m bench\.floor\.scale_bench` "
+    r"wrote build/scale_bench\.json, `python -m bench\.floor\.doc_figures` this table\.$"
 )
 
 
 def doc_section():
-    with open(doc_figures.DOC, encoding="utf-8") as f:
-        return doc_figures.read_section(f.read(), doc_figures.MARKER)
+    return shared.read_section(doc_figures.DOC, doc_figures.MARKER)
 
 
 def table_rows(section):
@@ -95,12 +95,12 @@ def test_the_writer_rewrites_its_section_alone(tmp_path):
     before, after = "# Floor\n\ntext before\n", "\ntext after, kept\n"
     doc.write_text(before + "<!-- make bench-floor: begin -->\nold figures\n<!-- make bench-floor: end -->" + after)
     markdown = doc_figures.section(sample())
-    doc_figures.write_section(str(doc), doc_figures.MARKER, markdown)
+    shared.write_section(str(doc), doc_figures.MARKER, markdown)
     once = doc.read_text()
-    doc_figures.write_section(str(doc), doc_figures.MARKER, markdown)
+    shared.write_section(str(doc), doc_figures.MARKER, markdown)
     assert doc.read_text() == once  # written again from the same figures: the same bytes
     assert once.startswith(before) and once.endswith(after) and "old figures" not in once
-    section = doc_figures.read_section(once, doc_figures.MARKER)
+    section = shared.read_section(None, doc_figures.MARKER, once)
     assert section == markdown and STAMP.match(section.splitlines()[0])
     assert "| 5,000 and 5,000 / 3,000 and 3,000 |" in section  # SQLite's runs / PostgreSQL's, MAC verified
     assert "| 200 / 200 / 200 |" in section  # tables a core of broker carries: 100 % over 0.5 % a table

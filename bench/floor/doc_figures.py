@@ -2,8 +2,9 @@
 rather than typed: `make bench-floor` runs scale_bench (build/scale_bench.json)
 and then this, which rewrites the section between the
 `<!-- make bench-floor: begin -->` and `<!-- make bench-floor: end -->`
-markers. Each row names the bench/floor function that measured it; the
-first line says the command, the commit, the cores and the load.
+markers with the shared writer (sim/analysis/doc_figures.py, as `make bench`
+writes its own). Each row names the bench/floor function that measured it;
+the first line says the command, the commit, the cores and the load.
 
     python -m bench.floor.doc_figures [--json build/scale_bench.json] [--doc docs/floor.md]
 """
@@ -13,36 +14,14 @@ import json
 import os
 import sys
 
+from sim.analysis import doc_figures as shared
 from sim.paths import ROOT
 
 MARKER = "make bench-floor"
-DOC = os.path.join(ROOT, "docs", "floor.md")
+DOC = "docs/floor.md"  # from the repository's root, as the shared writer takes it
 JSON = os.path.join(ROOT, "build", "scale_bench.json")
+HEADER = ("figure", "value", "measured by (`bench/floor/`)")
 BUSY_TABLE_RECORDS_S = 2.5  # a roll every 0.4 s, the dealer's pace at a busy table (docs/floor.md, Figures)
-
-
-def markers(marker):
-    return "<!-- %s: begin -->" % marker, "<!-- %s: end -->" % marker
-
-
-def read_section(text, marker):
-    """The text between `marker`'s begin and end lines; ValueError unless each is there once, in order."""
-    begin, end = markers(marker)
-    if text.count(begin) != 1 or text.count(end) != 1 or text.index(begin) > text.index(end):
-        raise ValueError("the doc needs one %r line and then one %r line" % (begin, end))
-    return text[text.index(begin) + len(begin) : text.index(end)].strip("\n")
-
-
-def write_section(doc_path, marker, markdown):
-    """Replace what stands between `marker`'s begin and end lines of `doc_path` with `markdown`;
-    everything else in the file is kept byte for byte."""
-    with open(doc_path, encoding="utf-8") as f:
-        text = f.read()
-    read_section(text, marker)  # both markers there, once each
-    begin, end = markers(marker)
-    head, tail = text[: text.index(begin) + len(begin)], text[text.index(end) :]
-    with open(doc_path, "w", encoding="utf-8") as f:
-        f.write(head + "\n" + markdown.strip("\n") + "\n" + tail)
 
 
 def n(value):
@@ -73,9 +52,10 @@ def mac_cost_us(rate):
 def stamp(data):
     m = data["machine"]
     return (
-        "Written by `make bench-floor` (`%s`, then `python -m bench.floor.doc_figures`) at commit %s on %s: "
-        "%d cores shared with other engineers' runs, load average %.1f at the start and %.1f at the end."
-        % (m["command"], m["commit"], m["date"], m["cpus"], m["load_at_start"], m["load_at_end"])
+        "Measured by `make bench-floor` at commit %s on %s (%d cores, load %.1f at the start, %.1f at the end; "
+        "shared with other engineers' runs): `%s` wrote build/scale_bench.json, "
+        "`python -m bench.floor.doc_figures` this table."
+        % (m["commit"], m["date"], m["cpus"], m["load_at_start"], m["load_at_end"], m["command"])
     )
 
 
@@ -249,8 +229,8 @@ def pty_rows(pty):
 
 
 def section(data):
-    lines = [stamp(data), "", "| figure | value | measured by (`bench/floor/`) |", "|---|---|---|"]
-    lines += ["| %s | %s | `%s` |" % row for row in rows(data)]
+    table = [(figure, value, "`%s`" % where) for figure, value, where in rows(data)]
+    lines = [stamp(data), "", shared.markdown(table, HEADER)]
     sqlite = min(i["per_cpu_second"] for i in data["store_rate_sqlite"]["mac_verified"])
     pg = data.get("store_rate_postgresql")
     tail = "one core records ~%s busy tables (%.1f records/s each) on SQLite" % (
@@ -280,14 +260,11 @@ def main(argv=None):
         print("doc_figures: %s is not scale_bench's output (%s)" % (args.json, what), file=sys.stderr)
         return 1
     try:
-        write_section(args.doc, MARKER, markdown)
+        shared.write_section(args.doc, MARKER, markdown)  # no markers: one line and exit 1 (SystemExit)
     except OSError as e:
         print("doc_figures: cannot write %s: %s" % (args.doc, e.strerror), file=sys.stderr)
         return 1
-    except ValueError as e:
-        print("doc_figures: %s: %s" % (args.doc, e), file=sys.stderr)
-        return 1
-    print("wrote %s (%s)" % (os.path.relpath(args.doc, ROOT), MARKER))
+    print("wrote %s (%s)" % (args.doc, MARKER))
     return 0
 
 
