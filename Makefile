@@ -118,13 +118,15 @@ bench-link: venv
 # key press -> alert visible in the pit page's browser (build/page_bench.json);
 # the progressive: hit -> PENDING on the meter topic, contributions/s (build/progressive_bench.json),
 # and where every contributed cent goes over 20,000 hits per game (build/progressive_money.json).
-# Past one machine: the recorder on SQLite and PostgreSQL, pits bridged, two recorders, a bridge cut (build/scale_bench.json).
+# Past one machine: the recorder on SQLite and PostgreSQL, pits bridged, two recorders, the controller's
+# takeover, a bridge cut (build/scale_bench.json), written into docs/floor.md's generated section.
 bench-floor: venv mosquitto browser postgresql
 	$(PY) -m bench.floor.floor_bench
 	$(PY) -m bench.floor.page_bench
 	$(PY) -m bench.floor.progressive_bench
 	$(PY) -m bench.floor.progressive_money --paytable FUP=PT-BJS-FUP-05
 	$(PY) -m bench.floor.scale_bench
+	$(PY) -m bench.floor.doc_figures
 
 # >= 10,000 events across 3 tables through broker, gateway and board faults; and >= 10,000 across
 # 2 pits of 2 tables bridged to the floor, into PostgreSQL by two recorders, through pit broker,
@@ -141,9 +143,11 @@ proof-progressive: venv mosquitto
 # A whole floor on this machine: broker, TABLES virtual boards, a gateway each,
 # the recorder (docs/floor.md). Ctrl-C stops it all. A second one says so and exits.
 # PITS=2: the tables split over two pit brokers bridged to the floor's (docs/floor.md, Pits).
+# DB=postgresql://…: the record there; PG=1: on a PostgreSQL started for this floor and removed after;
+# STANDBY=1 (with either): two recorders and a standby progressive controller (docs/floor.md, `make floor`).
 TABLES ?= 3
-floor: venv mosquitto
-	@$(PY) -m host_tools floor up --tables $(TABLES) $(if $(KEYS),--keys "$(KEYS)") $(if $(METRICS_PORT),--metrics-port $(METRICS_PORT)) $(if $(PITS),--pits $(PITS)) || { s=$$?; test $$s = 5 -o $$s = 130; }
+floor: venv mosquitto $(if $(PG),postgresql)
+	@$(PY) -m $(if $(PG),bench.floor.pg_floor,host_tools floor up) --tables $(TABLES) $(if $(KEYS),--keys "$(KEYS)") $(if $(METRICS_PORT),--metrics-port $(METRICS_PORT)) $(if $(PITS),--pits $(PITS)) $(if $(DB),--db "$(DB)") $(if $(STANDBY),--standby) || { s=$$?; test $$s = 5 -o $$s = 130; }
 
 # 10**6 random and mutated frames through the link core (`make test` runs 20,000).
 proof-link: venv

@@ -39,6 +39,7 @@ import time
 from bench.floor import localfloor, presence_probe
 from bench.floor.localfloor import Rig
 from bench.floor.netns import netns_or_reason
+from bench.floor.pit_rig import PitRig
 from host_tools.floor.base import topics
 from sim.paths import ROOT
 
@@ -75,10 +76,12 @@ def wait_until(predicate, timeout, step=0.005):
     return time.monotonic()
 
 
-def setup(folder, name, tables, template, keepalive=10, pty=False):
-    """The floor of `tables` tables up, every gateway connected; on a failure
-    everything started is stopped before the error goes on."""
-    rig = Rig(os.path.join(folder, name), ["T%d" % (i + 1) for i in range(tables)], template, keepalive=keepalive)
+def setup(folder, name, tables, template, keepalive=10, pty=False, pits=0):
+    """The floor of `tables` tables up (in `pits` pits bridged to the floor's broker, or none),
+    every gateway connected; on a failure everything started is stopped before the error goes on."""
+    names = ["T%d" % (i + 1) for i in range(tables)]
+    where = os.path.join(folder, name)
+    rig = PitRig(where, names, template, pits, keepalive) if pits else Rig(where, names, template, keepalive=keepalive)
     rig.pty_boards = None
     try:
         return _setup(rig, pty)
@@ -235,8 +238,10 @@ def _usage(pids):
     return cpu, rss
 
 
-def scale(folder, tables, template, window, rng, pty=False):
-    rig = setup(folder, "scale%d" % tables, tables, template, pty=pty)
+def scale(folder, tables, template, window, rng, pty=False, pits=0):
+    """Every table playing a roll every 0.4 s for `window` s: each kind of process's CPU (% of a
+    core) and RSS, each and per table; with `pits`, each pit's broker besides the floor's."""
+    rig = setup(folder, "scale%d%s" % (tables, "-pits%d" % pits if pits else ""), tables, template, pty=pty, pits=pits)
     try:
         if pty:  # one process for every table: its share each
             boards = [[rig.pty_boards.pid]]
@@ -248,6 +253,8 @@ def scale(folder, tables, template, window, rng, pty=False):
             "broker": [[rig.broker.proc.pid]],
             "recorder": [[rig.recorder.pid]],
         }
+        if pits:
+            groups["pit broker"] = [[b.proc.pid] for b in rig.pit_brokers.values()]
         rolls = int(window / 0.4)
         for t in rig.tables:
             rig.press(t, " ".join("%d %d" % (rng.randint(1, 6), rng.randint(1, 6)) for _ in range(rolls)))
@@ -259,12 +266,18 @@ def scale(folder, tables, template, window, rng, pty=False):
         kind = "virtual board (MicroPython VM)"
         if pty:
             kind = "the firmware's App and link under CPython on a pty, all tables in one process (pty_boards.py)"
-        out = {"tables": tables, "window_s": round(elapsed, 1), "table_kind": kind}
+        out = {"tables": tables, "pits": pits, "window_s": round(elapsed, 1), "table_kind": kind}
         for k in groups:
             share = tables if (k == "board" and pty) else 1
             cpu = [(a[0] - b[0]) / TICK / elapsed * 100 / share for a, b in zip(after[k], before[k])]
             rss = [a[1] / 1024 / share for a in after[k]]
-            out[k] = {"cpu_percent_each": round(statistics.mean(cpu), 1), "rss_mb_each": round(statistics.mean(rss), 1)}
+            out[k] = {
+                "cpu_percent_each": round(statistics.mean(cpu), 1),
+                "rss_mb_each": round(statistics.mean(rss), 1),
+                # the kind's whole cost shared out over the tables it serves (a pit's broker: its pit's)
+                "cpu_percent_per_table": round(sum(cpu) * share / tables, 3),
+                "rss_mb_per_table": round(sum(rss) * share / tables, 2),
+            }
         rows = rig.wait_quiet(240, steady=3)
         out["all_recorded"] = all(r["lag"] == 0 for r in rows)
         out["records"] = sum(len(rig.recorded(t)) for t in rig.tables)

@@ -22,6 +22,7 @@ import sys
 import time
 import tty
 
+import host_tools  # noqa: F401  (firmware/lib on the path: run as its own process by the benches)
 from crapsboard.journal import journal as jn
 from crapsboard.journal import journal_boot
 from crapsboard.link import link_app
@@ -51,9 +52,10 @@ class PtyBoard:
         files = os.path.join(directory, "boards", table_id + ".cpython")
         os.makedirs(files, exist_ok=True)
         board_id = BOARD_ID % index
-        journal = jn.Journal(files, bytes.fromhex(board_id))
-        journal_boot.open_journal(self.app, journal, 1, 0)
         key = keys.read_key(os.path.join(directory, "keys", table_id + ".key"))
+        # keyed as the board keys it (boot/power_up.py): the recorder stores only records MACed by the board
+        journal = jn.Journal(files, bytes.fromhex(board_id), key=key)
+        journal_boot.open_journal(self.app, journal, 1, 0)
         diag = {"boots": 1, "cause": 1, "error": None, "failed": 0}
         self.link, self.handlers = link_app.build(
             self.app, diag, board_id, lambda: None, key, CounterFile(files + "/link_ctr"), files

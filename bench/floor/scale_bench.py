@@ -5,18 +5,24 @@ recorder processes, a PostgreSQL server of its own (pgserver.py); the
 tables are record feeds (record_feed.py: the firmware's codec, each table's
 gateway account), so the figures are the floor's, not the boards'.
 
-- records per second one recorder stores per core (its own CPU time; the
-  database server's CPU is counted apart), chain verification on, on SQLite
-  and on PostgreSQL: the recorder's handle() fed directly, 10 tables;
+- records per second one recorder stores per core (its own CPU time; on
+  PostgreSQL also with the server's CPU added), chain and MAC verification
+  on, and with the MAC check alone taken out, on SQLite and on PostgreSQL:
+  the recorder's handle() fed directly, 10 tables;
 - a record published -> stored at the recorder (p50/p99 ms, wall clock of
   this one machine: publish call to the row's `received`), 4 tables at a
   busy pace, on the floor's broker and through a pit's bridge;
 - two recorders on PostgreSQL, one SIGKILLed while 4 tables publish: the
   longest time no record was stored (a single recorder's restart is the gap
   it would leave), and every record stored once;
+- the progressive controller SIGKILLed: its standby's presence `online`
+  (takeover.py), three times;
 - a bridge cut (the floor's broker stopped 5 s while a pit's tables
   publish) and restored: the time from the floor's broker back to the
   recorder holding every record;
+- the 50-table bench's boards (pty_boards.py) with a gateway each, on the
+  floor's broker alone and in 2 pits: CPU and RSS per table of each kind
+  of process;
 - 100 tables in 2 pits, each publishing a record every 0.4 s (a busy
   table's pace) for 15 s: CPU and RSS of each pit broker, the floor's broker
   and the recorder, and per table.
@@ -30,14 +36,18 @@ import subprocess
 import sys
 import time
 
-from bench.floor import pgserver, record_feed
+from bench.floor import floor_bench, localfloor, pgserver, record_feed, recorder_bench, takeover
+from bench.floor.progressive_feed import feed_link_key
 from host_tools.floor import floor_init
+from host_tools.floor.base import floorkeys
 from host_tools.floor.bus import bridge, broker, pits
 from host_tools.floor.pg import schema
 from host_tools.floor.pg.store import PgStore
 from host_tools.floor.recorder import service as rec
 from host_tools.floor.recorder.store import Store
 from sim.paths import ROOT
+
+TICK = os.sysconf("SC_CLK_TCK")
 
 
 def pct(values, q):
@@ -53,19 +63,52 @@ def wait(predicate, timeout, what):
         time.sleep(0.02)
 
 
-def store_rate(store, tables=10, per_table=300):
-    """Records/s of the recorder's own CPU (and of the wall clock) storing tables x per_table records."""
-    r = rec.Recorder(store, "bench")
-    feeds = {t: record_feed.journal(t, per_table) for t in ["B%d" % i for i in range(tables)]}
+def _server_cpu(server):
+    """CPU seconds of the PostgreSQL server so far: the postmaster and every process it started."""
+    if server is None or not server.pid():
+        return 0.0
+    top = server.pid()
+    total = 0.0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        if int(entry) == top or int(fields[1]) == top:
+            total += (int(fields[11]) + int(fields[12])) / TICK
+    return total
+
+
+def store_rate(store, verify=True, server=None, tables=10, per_table=300):
+    """Records/s one recorder stores, chain verified, MAC verified or not (`verify`), tables x
+    per_table records through Recorder.handle (the broker left out): per second of the recorder's
+    own CPU, of its CPU and the database server's together (PostgreSQL), and of the wall clock."""
+    names = ["B%d" % i for i in range(tables)]
+    keys = floorkeys.JournalKeys(given={t: floorkeys.derive(feed_link_key(t), "journal") for t in names})
+    r = rec.Recorder(store, "bench", keys=keys)
+    feeds = {t: record_feed.journal(t, per_table) for t in names}
     topic = {t: "crapsfloor/v1/bench/table/%s/event" % t for t in feeds}
-    cpu0, wall0 = time.process_time(), time.perf_counter()
-    n = 0
-    for i in range(per_table):
-        for t, payloads in feeds.items():
-            assert r.handle(topic[t], payloads[i]) == "stored"
-            n += 1
-    cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
-    return {"records": n, "per_cpu_second": round(n / cpu), "per_wall_second": round(n / wall)}
+    check = floorkeys.record_mac_ok
+    if not verify:  # the MAC check alone taken out, to say what it costs; the chain is checked either way
+        rec.floorkeys.record_mac_ok = lambda mac, record, digest: True
+    try:
+        cpu0, wall0, server0 = time.process_time(), time.perf_counter(), _server_cpu(server)
+        n = 0
+        for i in range(per_table):
+            for t, payloads in feeds.items():
+                assert r.handle(topic[t], payloads[i]) == "stored"
+                n += 1
+        cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+        server_cpu = _server_cpu(server) - server0
+    finally:
+        rec.floorkeys.record_mac_ok = check
+    out = {"records": n, "per_cpu_second": round(n / cpu), "per_wall_second": round(n / wall)}
+    if server is not None:
+        out["per_cpu_second_with_server"] = round(n / (cpu + server_cpu))
+    return out
 
 
 def recorder(directory, db=None, instance=None):
@@ -238,9 +281,6 @@ def bridge_cut(folder, tables=4, before=50, during=100, cut_s=5.0):
         floor_broker.stop()
 
 
-TICK = os.sysconf("SC_CLK_TCK")
-
-
 def _cpu_rss(pid):
     """(CPU seconds, RSS MB) of a process."""
     with open("/proc/%d/stat" % pid) as f:
@@ -316,36 +356,86 @@ def broker_load(folder, tables=100, pace_s=0.4, window_s=15.0):
         floor_broker.stop()
 
 
+def pty_boards(folder, tables, window):
+    """The 50-table bench's boards (the firmware's App and link on ptys, pty_boards.py), each
+    with its own gateway process, playing a roll every 0.4 s: on the floor's broker alone, then
+    in 2 pits bridged to it (floor_bench.scale), one after the other on the same machine."""
+    import random
+
+    template = localfloor.make_template(os.path.join(folder, "template"))
+    rng = random.Random(7)
+    return {
+        "floor_broker": floor_bench.scale(folder, tables, template, window, rng, pty=True),
+        "2_pits": floor_bench.scale(folder, tables, template, window, rng, pty=True, pits=2),
+    }
+
+
+def rates(open_store, server=None, rounds=2, tables=10, per_table=300):
+    """store_rate with the MAC check and without, alternating `rounds` times on fresh stores
+    (the machine's load moves: each pair is measured side by side); every run kept."""
+    out = {"mac_verified": [], "mac_not_verified": []}
+    for _ in range(rounds):
+        for verify, key in ((True, "mac_verified"), (False, "mac_not_verified")):
+            store = open_store()
+            try:
+                out[key].append(store_rate(store, verify, server, tables, per_table))
+            finally:
+                store.close()
+    return out
+
+
+def run_stamp(command):
+    """Where and when: the command, the commit, the date, the cores and the load average."""
+    import datetime
+
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
+    return {
+        "command": command,
+        "commit": commit.stdout.strip() or "?",
+        "date": datetime.date.today().isoformat(),
+        "cpus": os.cpu_count(),
+        "load_at_start": round(os.getloadavg()[0], 1),
+    }
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="scale_bench")
     parser.add_argument("--out", default=os.path.join(ROOT, "build", "scale_bench.json"))
+    parser.add_argument("--pty-tables", type=int, default=50, help="boards on ptys, on one broker and in 2 pits")
+    parser.add_argument("--window", type=float, default=20.0, help="seconds those boards play, measured")
     args = parser.parse_args(argv)
+    import itertools
     import tempfile
 
-    out = {"machine": {"cpus": os.cpu_count()}}
+    out = {"machine": run_stamp("python -m bench.floor.scale_bench")}
     with tempfile.TemporaryDirectory(prefix="crapsfloor-scale-") as folder:
-        s = Store(os.path.join(folder, "rate.sqlite"))
-        out["store_rate_sqlite"] = store_rate(s)
-        s.close()
+        names = itertools.count()
+        out["mac_check_us_per_record"] = round(recorder_bench.mac_check_us(recorder_bench.records(3000)), 2)
+        out["store_rate_sqlite"] = rates(lambda: Store(os.path.join(folder, "rate%d.sqlite" % next(names))))
         why = pgserver.why_not()
         server = None if why else pgserver.Server(fsync=True).start()
         try:
             if server:
-                url = server.create("rate")
-                schema.migrate(url)
-                pg = PgStore(url)
-                out["store_rate_postgresql"] = store_rate(pg)
-                pg.close()
+
+                def pg_store():
+                    url = server.create("rate%d" % next(names))
+                    schema.migrate(url)
+                    return PgStore(url)
+
+                out["store_rate_postgresql"] = rates(pg_store, server)
                 out["two_recorders_one_killed"] = two_recorders(folder, server)
+                out["controller_killed_standby_online"] = takeover.controller_takeover(folder, server)
             else:
                 out["postgresql"] = why
             out["publish_to_stored_floor_broker"] = latencies(folder, through_pit=False)
             out["publish_to_stored_through_a_pit_bridge"] = latencies(folder, through_pit=True)
             out["bridge_cut_and_restored"] = bridge_cut(folder)
             out["load_100_tables_in_2_pits"] = broker_load(folder)
+            out["pty_boards"] = pty_boards(folder, args.pty_tables, args.window)
         finally:
             if server:
                 server.remove()
+    out["machine"]["load_at_end"] = round(os.getloadavg()[0], 1)
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)

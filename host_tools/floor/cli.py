@@ -157,6 +157,12 @@ def _floor_arguments(parser):
         "--metrics-port", type=int, default=0, help="Prometheus figures from 127.0.0.1:PORT (kept in floor.json)"
     )
     p.add_argument("--pits", type=int, default=0, help="that many pit brokers bridged to the floor's (default: none)")
+    p.add_argument("--db", help="the record's SQLite file or a postgresql:// URL (default DIR/recorder.sqlite)")
+    p.add_argument(
+        "--standby",
+        action="store_true",
+        help="with --db postgresql://…: two recorders and two progressive controllers sharing a lease",
+    )
     _dir_option(p)
     p = sub.add_parser("status", help="each table: online or offline, its last record and the recorder's lag")
     p.add_argument("--json", action="store_true")
@@ -214,7 +220,7 @@ def _run_floor(args):
     elif args.action == "up":
         from host_tools.floor import supervise
 
-        supervise.up(d, args.tables, args.keys, args.metrics_port, args.pits)
+        supervise.up(d, args.tables, args.keys, args.metrics_port, args.pits, args.db, args.standby)
     elif args.action == "status":
         rows = status(d, args.broker, args.wait)
         if args.json:

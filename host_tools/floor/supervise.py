@@ -217,11 +217,51 @@ def page_port(floor):
     return floor.get("page_port") or floor["port"] + PAGE_PORT_OFFSET
 
 
-def up(directory, tables, keys="", metrics_port=0, pits=0):
+def standby_ports(floor):
+    """The second recorder's and the standby controller's --metrics-port (P+4, P+5), with `--standby`."""
+    base = floor.get("metrics_port")
+    return {"recorder b": base + 4, "progressive standby": base + 5} if base else {}
+
+
+def recorders_and_controllers(py, directory, db, standby):
+    """[(service name, argv)] of the recorder(s) and the progressive controller(s): one of each
+    on the floor's own files by default; on `db` (a SQLite path or postgresql://…) the record
+    there; with `standby` two recorders on that PostgreSQL and two controllers sharing its lease,
+    the shape of two floor machines (docs/floor.md, `make floor`)."""
+    on_db = ["--db", db] if db else []
+    if not standby:
+        return [
+            ("recorder", py + ["recorder", "--dir", directory] + on_db),
+            ("progressive", py + ["floor", "progressive", "--dir", directory] + on_db),
+        ]
+    out = []
+    for name, instance in (("recorder", "a"), ("recorder b", "b")):
+        out.append((name, py + ["recorder", "--dir", directory, "--instance", instance] + on_db))
+    for name in ("progressive", "progressive standby"):
+        out.append((name, py + ["floor", "progressive", "--dir", directory, "--lease", db] + on_db))
+    return out
+
+
+def check_db(db, standby):
+    """The record's database made ready before anything starts: a postgresql:// one migrated
+    (`floor db migrate`); HostToolError (exit 2) in one line when it cannot be, or for `standby`
+    without one (the lease and the two recorders' shared record are PostgreSQL's)."""
+    from host_tools.floor.pg import schema
+
+    if standby and not schema.is_url(db or ""):
+        raise HostToolError(
+            "--standby needs --db postgresql://…: the controllers' lease and the recorders' shared record", EXIT_USAGE
+        )
+    if db and schema.is_url(db):
+        schema.migrate(db)
+
+
+def up(directory, tables, keys="", metrics_port=0, pits=0, db=None, standby=False):
     from host_tools.floor import floor_init
 
     if keys:
         keys = checked_keys(keys)  # before anything starts
+    check_db(db, standby)
     fd = lock(directory)
     existing = floor_init.floor_or_none(directory)
     port = existing["port"] if existing else 18830
@@ -240,6 +280,7 @@ def up(directory, tables, keys="", metrics_port=0, pits=0):
     signal.signal(signal.SIGINT, on_signal)
     give_back = own_terminal()
     ports = metrics_ports(floor)
+    ports.update(standby_ports(floor) if standby else {})
     metrics.expose(ports.get("supervisor"), supervisor_figures(services))
 
     def measured(name, argv):
@@ -301,20 +342,18 @@ def up(directory, tables, keys="", metrics_port=0, pits=0):
         if errors:
             raise HostToolError(errors[0], EXIT_FAILED)
         py = [sys.executable, "-m", "host_tools"]
-        rec = Service(
-            "recorder",
-            measured("recorder", py + ["recorder", "--dir", directory]),
-            os.path.join(directory, "logs", "recorder.log"),
-        )
-        rec.start()
-        services.append(rec)
-        prog = Service(  # the linked progressive's controller (docs/progressive.md)
-            "progressive",
-            measured("progressive", py + ["floor", "progressive", "--dir", directory]),
-            os.path.join(directory, "logs", "progressive.log"),
-        )
-        prog.start()
-        services.append(prog)
+        for name, argv in recorders_and_controllers(py, directory, db, standby):
+            log = name.replace(" standby", "-standby").replace("recorder b", "recorder-b")
+            service = Service(name, measured(name, argv), os.path.join(directory, "logs", log + ".log"))
+            service.start()
+            services.append(service)
+        if db:
+            from host_tools.floor.pg import schema
+
+            where = schema.redacted(db) if schema.is_url(db) else db
+            say(directory, "the record in %s%s" % (where, " by two recorders" if standby else ""))
+        if standby:
+            say(directory, "two progressive controllers, one lease: the standby takes over when the holder dies")
         for t in floor["tables"]:
             g = Service(
                 "gateway " + t,
@@ -325,7 +364,12 @@ def up(directory, tables, keys="", metrics_port=0, pits=0):
             services.append(g)
         page = Service(  # the pit and surveillance page
             "page",
-            measured("page", py + ["floor", "page", "--dir", directory, "--http-port", str(page_port(floor))]),
+            measured(
+                "page",
+                py
+                + ["floor", "page", "--dir", directory, "--http-port", str(page_port(floor))]
+                + (["--db", db] if db else []),
+            ),
             os.path.join(directory, "logs", "page.log"),
         )
         page.start()
@@ -354,7 +398,7 @@ def up(directory, tables, keys="", metrics_port=0, pits=0):
         say(directory, "stopping")
     finally:
         order = [s for s in services if s.name == "page"] + [s for s in services if s.name.startswith("gateway")]
-        order += [s for s in services if s.name in ("progressive", "recorder")]
+        order += [s for s in services if s.name.startswith(("progressive", "recorder"))]
         order += [s for s in services if s.name.startswith("board")]
         order += [s for s in services if s.name.startswith("pit broker")] + [s for s in services if s.name == "broker"]
         for s in order:

@@ -163,7 +163,8 @@ class Recorder:
         """Store a record whose MAC is the board's when it continues the floor's
         chain; hold it while the record before it is missing (a gap)."""
         seq = record["seq"]
-        held = self.store.stored(tbl, board, jid, seq)
+        near = self.store.around(tbl, board, jid, seq)
+        held = near.get(seq)
         if held is not None:
             if held[0] == record["link"] and held[2] == prev:
                 self.duplicates += 1
@@ -173,10 +174,10 @@ class Recorder:
                 "record %d of journal %d differs from the one the floor recorded%s"
                 % (seq, jid, erased_step(tbl, board)),
             )
-        before = self.store.stored(tbl, board, jid, seq - 1)
+        before = near.get(seq - 1)
         if before is not None and before[1] != prev:
             raise Rejected("chain broken", "record %d of journal %d does not continue record %d" % (seq, jid, seq - 1))
-        after = self.store.stored(tbl, board, jid, seq + 1)
+        after = near.get(seq + 1)
         if after is not None and after[2] != digest.hex():
             raise Rejected(
                 "chain broken", "record %d of journal %d is not the one record %d continues" % (seq, jid, seq + 1)

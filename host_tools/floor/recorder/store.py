@@ -58,6 +58,15 @@ class Store:
             (tbl, board, journal, seq),
         ).fetchone()
 
+    def around(self, tbl, board, journal, seq):
+        """{n: (link, hash, prev)} of the stored records seq-1, seq and seq+1: what placing
+        record `seq` checks, read in one statement."""
+        rows = self.db.execute(
+            "select seq, link, hash, prev from events where tbl=? and board=? and journal=? and seq between ? and ?",
+            (tbl, board, journal, seq - 1, seq + 1),
+        )
+        return {r[0]: tuple(r[1:]) for r in rows}
+
     def add_event(self, tbl, board, journal, record, digest, prev):
         with self.db:
             self.db.execute("begin")
