@@ -114,3 +114,37 @@ def test_on_the_floor_a_board_keeps_every_record_the_recorder_has_not_received(t
     records = kept(tmp_path / "cpython" / "journal")
     assert one(replies[2])["journal"]["first"] == records[0][0] > 1
     assert "drop" in [k for _, k in records]
+
+
+def test_a_receipt_names_a_record_the_board_wrote_counting_from_record_1(tmp_path):
+    first = tmp_path / "first"
+    first.mkdir()
+    run("cpython", first, [PREFIX])
+    replies = both(
+        tmp_path,
+        [
+            PREFIX,
+            received(1, 1, 0, chain_after(first / "journal", 1)),  # record 0: no record has that number
+            received(2, 1, 1, chain_after(first / "journal", 1)),  # record 1, the journal's start
+            request(3, "hello"),
+        ],
+    )
+    assert one(replies[1])["error"] == (
+        "receipt refused: journal 1 has records 1..3, the receipt is for journal 1 record 0"
+    )
+    assert one(replies[2]) == {"id": 2, "ok": True, "received": 1}
+    assert one(replies[3])["journal"]["received"] == 1
+
+
+def test_a_board_without_a_journal_refuses_a_receipt(tmp_path):
+    sent = {}
+    for which in RUNTIMES:
+        d = tmp_path / which
+        d.mkdir()
+        text = received(1, 1, 1, "00" * 32) + "\n"
+        out = vm_program.run(which, SCRIPT, [str(d), "nojournal"], "1M", input=text, cwd=ROOT)
+        assert out.returncode == 0, out.stdout + out.stderr
+        sent[which] = out.stdout
+    assert sent["cpython"] == sent["micropython"]
+    reply = one([_parse(line) for line in sent["cpython"].split("--\n")[0].split("\n") if line])
+    assert reply["error"] == "this board keeps no journal"
