@@ -82,6 +82,11 @@ def test_three_wrong_pins_then_a_power_cut_keep_the_pin_key_locked_for_60_s():
     assert outcome(state) == ["on"] and state["status"] == "supervisor"
 
 
+def test_on_a_board_s_first_journal_the_third_wrong_pin_locks_the_pin_key():
+    state = play(boot(), WRONG * 3 + "wait:3000 " + GOOD + "wait:100")  # a fresh flash: no wrong PIN yet
+    assert outcome(state) == ["wrong_pin"] * 3 + ["pin_locked"]
+
+
 def test_the_lockout_left_is_counted_from_the_last_record_before_the_cut():
     first = boot()
     # Locked, then 30 s of play recorded before the power fails.

@@ -205,3 +205,12 @@ def test_the_writer_s_kind_codes_are_the_documented_ones():
         "time": jr.TIME,
     }
     assert {name: kinds_code for kinds_code, name in kinds.items() if name in written} == written
+
+
+def test_a_state_of_255_bytes_is_written_and_read_and_one_of_256_is_refused():
+    # The header keeps the state's length in one byte (docs/journal.md, Records).
+    state = bytes(range(255))
+    rec, _ = jr.encode(PREV, 5, 0, jr.SNAPSHOT, 0, state=state, mac=MAC)
+    assert jread.decode(rec, 0, PREV, 5, jr.FORMAT, MAC).state == state
+    with pytest.raises(ValueError, match="journal record too long"):
+        jr.encode(PREV, 5, 0, jr.SNAPSHOT, 0, state=bytes(256), mac=MAC)

@@ -169,6 +169,7 @@ def test_the_last_event_is_the_last_roll_undo_or_hand_end_and_other_records_leav
         roll(journal, table, 100 + t, die1, die2)  # 9 .. 20: the 6th point is record 20
     fire = [0] * pt.WAGER_COUNT
     fire[pt.FIRE] = table.fire_points
+    assert opened(tmp_path).hold == (20, 1 << pt.FIRE, fire, False)  # raised, not yet cleared
     cleared = b'{"alert":"T1-j1-20-fire_6","by":"ann","seq":20}'
     journal.append(jr.VERIFIED, 20, 200, table, cleared)  # 21: the HOLD of record 20 cleared
     journal.append(jr.RESTART, 1, 210, table)  # 22

@@ -184,7 +184,7 @@ def test_a_missing_segment_is_the_fault_chain_naming_the_records_lost(tmp_path):
     try:
         again.mount(Table())
     except jn.JournalError as e:
-        assert str(e) == "chain: records 3 to 4 missing"
+        assert (str(e), e.seq) == ("chain: records 3 to 4 missing", 3)  # the first record lost
     else:
         raise AssertionError("mounted a journal without segment g3")
 
@@ -241,3 +241,24 @@ def test_a_staged_record_rolled_back_in_one_slot_directory_is_the_fault_chain(tm
         assert str(e) == "chain: staged records out of order after 1"
     else:
         raise AssertionError("mounted a journal whose record 2 was rolled back")
+
+
+def test_a_segment_too_short_for_its_header_is_the_fault_corrupt_naming_it(tmp_path):
+    """A segment that holds anything holds its header first (docs/journal.md,
+    Files); one cut inside it is the fault corrupt, not an empty segment."""
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=2, segment_bytes=64)
+    journal.mount(table)
+    journal.start_new(table, 0, 1, 0)
+    for t in (10, 20):
+        journal.append(jr.END_HAND, 0, t, table)
+        journal.maintain(table, t)  # g1, g3
+    with open(journal.dir + "/g3", "r+b") as f:
+        f.truncate(3)
+    again = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=2, segment_bytes=64)
+    try:
+        again.mount(Table())
+    except jn.JournalError as e:
+        assert (str(e), e.fault, e.seq) == ("corrupt: segment g3 has no header", jn.CORRUPT, 3)
+    else:
+        raise AssertionError("mounted a journal whose segment g3 lost its header")

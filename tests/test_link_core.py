@@ -106,9 +106,14 @@ def test_a_huge_line_costs_one_reply_and_no_memory():
     assert (link.lines, link.refused) == (2, 1)
 
 
+NOT_ASCII = b'{"id": null, "ok": false, "error": "not ASCII: other characters travel as \\\\u escapes"}'
 GARBAGE = [
-    (b"\xff\xfe{}", b'{"id": null, "ok": false, "error": "not ASCII: other characters travel as \\\\u escapes"}'),
+    (b"\xff\xfe{}", NOT_ASCII),
     (b'{"id": 1, "cmd": "ping", "data": "\xc3\xa9"}', None),
+    # the first bytes past printable ASCII (docs/link.md: a byte >= 0x7F), where the JSON itself is fine
+    (b'{"id": 1, "cmd": "ping", "data": "\x7f"}', NOT_ASCII),
+    (b'{"id": 1, "cmd": "ping", "data": "\x80"}', NOT_ASCII),
+    (b'{"id": 1, "cmd": "ping", "data": "\xfe"}', NOT_ASCII),
     (b"hello", b'{"id": null, "ok": false, "error": "bad json at column 1"}'),
     (b"[1, 2]", b'{"id": null, "ok": false, "error": "a request is a JSON object"}'),
     (b'"text"', b'{"id": null, "ok": false, "error": "a request is a JSON object"}'),
