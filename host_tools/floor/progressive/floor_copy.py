@@ -26,6 +26,7 @@ import sqlite3
 from host_tools import HostToolError
 from host_tools.floor.pg import schema
 
+PAST = "past the floor's copy of its journal"  # the one verdict that is a doubt, not a conflict
 # a stored record's epoch: the table's newest step taken before the recorder stored it
 EPOCH_OF_EVENT = "(select coalesce(max(e.id), 0) from erased e where e.tbl = events.tbl and e.at <= events.received)"
 
@@ -107,5 +108,5 @@ def verdict(recorder_path, rec):
             ),
         )
     if got[2][0][0]:
-        return step, step, "%s is past the floor's copy of its journal: taken once the recorder has stored it" % where
+        return step, step, "%s is %s: taken once the recorder has stored it" % (where, PAST)
     return step, step, None

@@ -160,6 +160,8 @@ class Service:
         self.controller.learn_epoch(rec.table, step)
         if why is None:
             return True
+        if isinstance(rec, messages.TableConfig) and floor_copy.PAST in why:
+            return True  # moves no money, and the catch-up brings progressive records only
         log("waits for the recorder's copy: %s" % why)
         self.catch_up_at = min(self.catch_up_at, time.monotonic() + catch_up.SOON_S)
         return False
