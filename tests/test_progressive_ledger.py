@@ -6,6 +6,7 @@ same meters, and a meter killed between a hit's lock and its pay is paid the
 same way at the next start."""
 
 import os
+import sqlite3
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -98,5 +99,49 @@ def test_a_hit_locked_but_not_paid_is_paid_at_the_next_start(tmp_path):
         assert again.meters["MEA"].state == "pending"
         assert hit["pays"] == [50_010, 50_010] and hit["meter_at_hit"] == 100_020
         assert dumps(again.meters) == dumps(ledger.replay(again.ledger.log_rows()))
+    finally:
+        again.close()
+
+
+def test_a_ledger_from_before_board_erased_steps_replays_to_the_same_figures_after_its_migration(tmp_path):
+    from host_tools.floor.progressive import integrity
+
+    path = str(tmp_path / "progressive.sqlite")
+    c = Controller(path, GAMES)
+    for seq, (kind, count) in enumerate(
+        [(messages.PROG_WAGER, 4), (messages.PROG_HIT, 2), (messages.PROG_WAGER, 3)], 1
+    ):
+        assert c.take(messages.Input(kind, "MEA", count, "T1", "b1", 1, seq)) == "applied"
+    assert c.take(messages.Input(messages.PROG_VOID, "MEA", 2, "T1", "b1", 1, 4, hit=2)) == "applied"
+    c.close()
+    # The seen table as a ledger made before the steps holds it: no epoch in its key.
+    db = sqlite3.connect(path)
+    db.executescript(
+        "create table old (tbl text, board text, journal integer, seq integer, n integer,"
+        " primary key (tbl, board, journal, seq));"
+        "insert into old select tbl, board, journal, seq, n from seen; drop table seen; alter table old rename to seen;"
+    )
+    db.close()
+    book = ledger.Ledger(path, readonly=True)
+    try:
+        before = integrity.check_ledger(book)
+        old_meters = dumps(ledger.replay(book.log_rows()))
+    finally:
+        book.close()
+    again = Controller(path, GAMES)  # opened to write: migrated
+    try:
+        assert [r[1] for r in again.ledger.db.execute("pragma table_info(seen)")][-1] == "epoch"
+        after = integrity.check_ledger(again.ledger)
+        assert before["ok"] and after["ok"] and before["rows"] == after["rows"], (before, after)
+        assert dumps(ledger.replay(again.ledger.log_rows())) == old_meters == dumps(again.meters)
+        copy = messages.Input(messages.PROG_HIT, "MEA", 2, "T1", "b1", 1, 2)
+        assert again.take(copy) == "duplicate"  # an old row is epoch 0
+        erased = messages.Input(messages.PROG_HIT, "MEA", 1, "T1", "b1", 1, 2)
+        erased.epoch = 1  # the same numbers in the erased board's new journal
+        assert again.take(erased) == "applied"
+        void = messages.Input(messages.PROG_VOID, "MEA", 1, "T1", "b1", 1, 3, hit=2)
+        void.epoch = 1  # voids the new journal's hit, not the old one (voided already)
+        assert again.take(void) == "applied" and again.meters["MEA"].hits[1]["void"]["seq"] == 3
+        assert dumps(ledger.replay(again.ledger.log_rows())) == dumps(again.meters)
     finally:
         again.close()

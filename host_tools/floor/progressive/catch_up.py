@@ -10,67 +10,47 @@ or the floor's record on PostgreSQL (`floor progressive --db postgresql://…`),
 for progressive records it has not taken, and takes them in the order the
 recorder received (on PostgreSQL: stored) them. The recorder stored each only after checking its
 chain; a copy of a record the controller already took is dropped as always.
+Each is keyed with its table's board-erased step (floor_copy.py), so an erased
+board's new journal, stored from record 1 after the step, is taken in full.
+A record from the bus that waits for the recorder's copy brings the next look
+forward to SOON_S.
 """
 
 import json
-import os
-import sqlite3
 
-from host_tools import HostToolError
 from host_tools.floor.pg import schema
-from host_tools.floor.progressive import messages
+from host_tools.floor.progressive import floor_copy, messages
 
 CATCH_UP_S = 5.0
+SOON_S = 0.3  # the next look when a record from the bus waits for the recorder's copy
 _KINDS = sorted({str(code) for code in messages.KINDS} | set(messages.KINDS.values()))
 
 
 def missed(recorder_path, seen):
     """[messages.Input] of the recorder's progressive records for which `seen(key)` is
-    false, oldest received first; a malformed one is skipped (the recorder alerted on it).
-    `recorder_path`: the recorder's SQLite, or its postgresql:// URL (oldest stored first)."""
-    if schema.is_url(recorder_path):
-        return _inputs(_pg_rows(recorder_path), seen)
-    if not os.path.exists(recorder_path):
-        return []
-    db = sqlite3.connect("file:%s?mode=ro" % recorder_path, uri=True, timeout=10)
-    try:
-        rows = db.execute(
-            "select tbl, board, journal, record from events where kind in (%s) order by received, rowid"
-            % ",".join("?" * len(_KINDS)),
-            _KINDS,
-        ).fetchall()
-    except sqlite3.Error:  # a recorder that has not made its tables yet
-        return []
-    finally:
-        db.close()
-    return _inputs(rows, seen)
-
-
-def _pg_rows(url):
-    try:
-        conn = schema.connect(url)
-    except HostToolError as e:  # the database away: the next look, CATCH_UP_S on
-        schema.log("progressive catch-up: %s" % e)
-        return []
-    try:
-        return conn.execute(
-            "select tbl, board, journal, record from events where kind = any(%s) order by n", (_KINDS,)
-        ).fetchall()
-    except schema.driver().Error as e:
-        schema.log("progressive catch-up: %s" % str(e).strip()[:160])
-        return []
-    finally:
-        conn.close()
+    false, oldest received first, each with its epoch (floor_copy.py); a malformed one is
+    skipped (the recorder alerted on it). `recorder_path`: the recorder's SQLite, or its
+    postgresql:// URL (oldest stored first)."""
+    order = "n" if schema.is_url(recorder_path) else "received, rowid"
+    sql = "select tbl, board, journal, record, %s from events where kind in (%s) order by %s" % (
+        floor_copy.EPOCH_OF_EVENT,
+        ",".join("?" * len(_KINDS)),
+        order,
+    )
+    got = floor_copy.read(recorder_path, [(sql, tuple(_KINDS))])
+    return [] if got is None else _inputs(got[0], seen)
 
 
 def _inputs(rows, seen):
     out = []
-    for tbl, board, jid, text in rows:
+    for tbl, board, jid, text, epoch in rows:
         record = json.loads(text)
-        if seen((tbl, board, jid, record.get("seq"))):
+        if seen((tbl, board, jid, record.get("seq"), epoch)):
             continue
         try:
-            out.append(messages.from_record(tbl, board, jid, record))
+            inp = messages.from_record(tbl, board, jid, record)
         except ValueError:
             continue
+        inp.epoch = epoch
+        out.append(inp)
     return out

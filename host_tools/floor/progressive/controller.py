@@ -10,7 +10,9 @@ the ledger's log as it commits. Near-simultaneous hits at two tables are
 therefore paid in the broker's arrival order, and the order is the log's:
 after a restart the same hits keep the same numbers. A copy of a record
 already taken (a gateway publishing again after a reconnect) is dropped; a
-hit record claimed again is refused with a line in the log.
+hit record claimed again is refused with a line in the log. A record's
+identity carries its table's board-erased step (`epoch`, floor_copy.py): an
+erased board's new journal, numbered from 1 again, is a new set of records.
 """
 
 import sys
@@ -76,6 +78,7 @@ class Controller:
         self.meters = self.ledger.meters(params)
         self.tables = self.ledger.tables()  # table -> the progressive paytables its board plays
         self.version = self.ledger.data_version()
+        self.epochs = self.ledger.epochs()  # table -> its newest board-erased step known
         self.refusals = 0
         for m in self.meters.values():
             if m.state == LOCKED:  # killed between a hit's lock and its pay: pay it now, the same way
@@ -115,6 +118,23 @@ class Controller:
 
     # ---- inputs ------------------------------------------------------------------
 
+    def epoch(self, table):
+        return self.epochs.get(table, 0)
+
+    def learn_epoch(self, table, step):
+        """The recorder took board-erased step `step` at `table` (its `recorded`, or its copy):
+        the table's records from now on are keyed with it. True when it is news."""
+        with self.ledger.lock:
+            if step <= self.epoch(table):
+                return False
+            self.ledger.set_epoch(table, step)
+            self.epochs[table] = step
+        log(
+            "table %s: board-erased step %d; its new journal is taken from record 1, the old journal's"
+            " records stay as taken" % (table, step)
+        )
+        return True
+
     def take(self, inp):
         """One progressive record from a table (messages.Input): "applied",
         "duplicate" or "refused: …"."""
@@ -133,6 +153,8 @@ class Controller:
                 "seq": inp.seq,
                 "count": inp.count,
             }
+            if inp.epoch:  # a row before any step has none: the replay reads 0
+                body["epoch"] = inp.epoch
             try:
                 if meter is None:
                     raise Refused("%s is not linked on this floor" % inp.game)
@@ -146,12 +168,12 @@ class Controller:
                     meter.contribute(inp.table, inp.count)
                 elif inp.kind == messages.PROG_VOID:
                     body["hit"] = inp.hit
-                    n, reversed_ = meter.void(inp.table, inp.board, inp.journal, inp.seq, inp.hit, inp.count)
+                    n, reversed_ = meter.void(inp.table, inp.board, inp.journal, inp.seq, inp.hit, inp.count, inp.epoch)
                     body.update(n=n, reversed=reversed_)
                 else:
                     body["arrival"] = self._next_arrival()
                     body["positions"] = inp.positions
-                    meter.lock(inp.table, inp.board, inp.journal, inp.seq, inp.count, body["arrival"])
+                    meter.lock(inp.table, inp.board, inp.journal, inp.seq, inp.count, body["arrival"], inp.epoch)
             except Refused as e:
                 self.refusals += 1
                 log("refused: %s: %s" % (inp, e))
@@ -172,6 +194,8 @@ class Controller:
             if self.ledger.seen(cfg.key()):
                 return "duplicate"
             body = {"table": cfg.table, "board": cfg.board, "journal": cfg.journal, "seq": cfg.seq}
+            if cfg.epoch:
+                body["epoch"] = cfg.epoch
             body["paytables"] = cfg.paytables
             before = self.tables.get(cfg.table, {}).get("paytables")
             row = (self.clock(), "table_config", None, body, "applied")

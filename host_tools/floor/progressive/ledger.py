@@ -2,7 +2,9 @@
 
     params(game, body)          the parameters in force (JSON)
     meters(game, body)          each meter as Meter.dump() after the last change
-    seen(tbl, board, journal, seq, n)   every table record taken (a copy is dropped)
+    seen(tbl, board, journal, seq, epoch, n)   every table record taken (a copy is dropped);
+                                epoch: the table's board-erased step it came after (0: none)
+    epochs(tbl, epoch)          each table's newest board-erased step, as the recorder said it
     tables(tbl, body)           each table's progressive paytables, from its board's configuration
     log(n, at, what, game, body, outcome)  every input in the controller's order:
         what = "input" (a table's record: a wager, hit or void), "settle", "ack", "params",
@@ -29,7 +31,8 @@ create table if not exists params (game text primary key, body text not null);
 create table if not exists meters (game text primary key, body text not null);
 create table if not exists tables (tbl text primary key, body text not null);
 create table if not exists seen (tbl text, board text, journal integer, seq integer, n integer,
-    primary key (tbl, board, journal, seq));
+    epoch integer not null default 0, primary key (tbl, board, journal, seq, epoch));
+create table if not exists epochs (tbl text primary key, epoch integer not null);
 create table if not exists log (n integer primary key autoincrement, at real not null, what text not null,
     game text, body text not null, outcome text not null);
 """
@@ -44,7 +47,24 @@ class Ledger:
         if not readonly:
             self.db.execute("pragma journal_mode=wal")
             self.db.execute("pragma synchronous=full")
+            self._migrate_seen()
             self.db.executescript(_SCHEMA)
+
+    def _migrate_seen(self):
+        """A ledger made before board-erased steps keyed its records without an epoch: each
+        of them came before any step (epoch 0). The log's rows are not touched, so its
+        replay, and the self-check, give the same figures after as before."""
+        cols = [r[1] for r in self.db.execute("pragma table_info(seen)")]
+        if not cols or "epoch" in cols:
+            return
+        with self.transaction():
+            self.db.execute(
+                "create table seen_epoch (tbl text, board text, journal integer, seq integer, n integer,"
+                " epoch integer not null default 0, primary key (tbl, board, journal, seq, epoch))"
+            )
+            self.db.execute("insert into seen_epoch select tbl, board, journal, seq, n, 0 from seen")
+            self.db.execute("drop table seen")
+            self.db.execute("alter table seen_epoch rename to seen")
 
     def close(self):
         self.db.close()
@@ -70,7 +90,21 @@ class Ledger:
         return {t: json.loads(b) for t, b in rows}
 
     def seen(self, key):
-        return self.db.execute("select 1 from seen where tbl=? and board=? and journal=? and seq=?", key).fetchone()
+        """Whether the record (table, board, journal, seq[, epoch]) was taken."""
+        return self.db.execute(
+            "select 1 from seen where tbl=? and board=? and journal=? and seq=? and epoch=?", _with_epoch(key)
+        ).fetchone()
+
+    def epochs(self):
+        """{table: its newest board-erased step the controller knows}."""
+        try:
+            return dict(self.db.execute("select tbl, epoch from epochs").fetchall())
+        except sqlite3.OperationalError:  # a ledger made before steps were kept (read-only)
+            return {}
+
+    def set_epoch(self, table, epoch):
+        with self.lock, self.transaction():
+            self.db.execute("insert or replace into epochs values (?, ?)", (table, epoch))
 
     def log_rows(self):
         return self.db.execute("select n, at, what, game, body, outcome from log order by n").fetchall()
@@ -88,7 +122,10 @@ class Ledger:
             )
             n = cur.lastrowid
             if key is not None:
-                self.db.execute("insert into seen values (?, ?, ?, ?, ?)", tuple(key) + (n,))
+                self.db.execute(
+                    "insert into seen (tbl, board, journal, seq, epoch, n) values (?,?,?,?,?,?)",
+                    _with_epoch(key) + (n,),
+                )
             for p in (params or {}).values():
                 self.db.execute("insert or replace into params values (?, ?)", (p.game, json.dumps(p.to_dict())))
             for m in meters:
@@ -125,6 +162,11 @@ class Ledger:
         return self.db.execute("pragma data_version").fetchone()[0]
 
 
+def _with_epoch(key):
+    """(table, board, journal, seq, epoch): a key of four fields is one before any step."""
+    return tuple(key) + (0,) * (5 - len(key))
+
+
 def replay(rows):
     """{game: Meter} folded again from the log's rows alone (see the header)."""
     meters = {}
@@ -142,12 +184,13 @@ def replay(rows):
         if outcome != "applied":
             continue
         m = meters[game]
+        epoch = obj.get("epoch", 0)  # a row written before any board-erased step has none
         if what == "input" and obj["kind"] == "prog_wager":
             m.contribute(obj["table"], obj["count"])
         elif what == "input" and obj["kind"] == "prog_void":
-            m.void(obj["table"], obj["board"], obj["journal"], obj["seq"], obj["hit"], obj["count"])
+            m.void(obj["table"], obj["board"], obj["journal"], obj["seq"], obj["hit"], obj["count"], epoch)
         elif what == "input":
-            m.lock(obj["table"], obj["board"], obj["journal"], obj["seq"], obj["count"], obj["arrival"])
+            m.lock(obj["table"], obj["board"], obj["journal"], obj["seq"], obj["count"], obj["arrival"], epoch)
         elif what == "settle":
             m.settle()
         elif what == "ack":

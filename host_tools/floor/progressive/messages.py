@@ -67,9 +67,11 @@ class TableConfig:
     def __init__(self, table, board, journal, seq, paytables):
         self.table, self.board, self.journal, self.seq = table, board, journal, seq
         self.paytables = paytables
+        self.epoch = 0  # the table's board-erased step it came after (Input's)
+        self.link = self.prev = None
 
     def key(self):
-        return (self.table, self.board, self.journal, self.seq)
+        return (self.table, self.board, self.journal, self.seq, self.epoch)
 
 
 def parse_config(table, payload, keys):
@@ -94,7 +96,9 @@ def parse_config(table, payload, keys):
     except (KeyError, TypeError, ValueError, OverflowError, AttributeError, snapshot_read.SnapshotError) as e:
         raise ValueError("record %s of journal %s: its state is not the table's: %s" % (seq, jid, e))
     games = {"MEA": pt.MEA_PROGRESSIVE, "FUP": pt.FIRED_UP}
-    return TableConfig(table, board, jid, seq, {g: config.paytables[w].ident for g, w in games.items()})
+    cfg = TableConfig(table, board, jid, seq, {g: config.paytables[w].ident for g, w in games.items()})
+    cfg.link, cfg.prev = record.get("link"), obj.get("prev")
+    return cfg
 
 
 def kind_code(kind):
@@ -108,8 +112,11 @@ def kind_code(kind):
 
 class Input:
     """One progressive record from a table: kind (PROG_WAGER, PROG_HIT or PROG_VOID),
-    game, count, its identity on the floor (table, board, journal, seq), and for a
-    void the seq of the hit record it voids."""
+    game, count, its identity on the floor (table, board, journal, seq, and `epoch`,
+    the table's board-erased step it came after: an erased board's new journal
+    numbers its records from 1 again), and for a void the seq of the hit record
+    it voids. `link` and `prev`: its chain link and the chain hash before it, when
+    it came on the bus (the recorder's copy judges whether it continues the floor's)."""
 
     def __init__(self, kind, game, count, table, board, journal, seq, positions=None, hit=None):
         self.kind = kind
@@ -121,9 +128,11 @@ class Input:
         self.seq = seq
         self.positions = positions
         self.hit = hit
+        self.epoch = 0
+        self.link = self.prev = None
 
     def key(self):
-        return (self.table, self.board, self.journal, self.seq)
+        return (self.table, self.board, self.journal, self.seq, self.epoch)
 
     def __repr__(self):
         return "%s %s x%d from %s journal %s record %s%s" % (
@@ -153,7 +162,9 @@ def parse_event(table, payload, keys):
     if obj.get("table") != table:
         raise ValueError("a record of table %r on table %s's topic" % (obj.get("table"), table))
     board, jid, _ = _written_by_the_board(table, obj, code, keys, "moved no meter")
-    return from_record(table, board, jid, record)
+    inp = from_record(table, board, jid, record)
+    inp.link, inp.prev = record.get("link"), obj.get("prev")
+    return inp
 
 
 def _written_by_the_board(table, obj, code, keys, consequence):

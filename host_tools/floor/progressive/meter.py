@@ -25,7 +25,8 @@ the meter is then `pending` until a shift
 manager acknowledges each hit (`acknowledge`). A hit whose roll a
 supervisor undid at the table is voided (`void`): reversed to the cent while
 it is PENDING and nothing later rests on it, otherwise recorded only. A hit
-identity (table, board, journal, seq) claimed twice is refused (`Refused`). The count of winning
+identity (table, board, journal, seq, and the table's board-erased step
+when it has one: `hit_key`) claimed twice is refused (`Refused`). The count of winning
 wagers is the board's (the wagers keyed for that cycle): the controller does
 not hold it against the table's last contribution, since a record the broker
 lost and the gateway published again may arrive after the table's later ones,
@@ -35,6 +36,13 @@ and a player's top award must not be refused for that.
 from host_tools.floor.progressive.params import PPM
 
 OPEN, LOCKED, PENDING = "open", "locked", "pending"
+
+
+def hit_key(table, board, journal, seq, epoch=0):
+    """A hit's identity: an erased board's new journal numbers its records from 1 again, so
+    after a board-erased step its records are told apart by the step (`epoch`); before any
+    step the identity is the four fields alone, as a meter stored then holds it."""
+    return (table, board, journal, seq) + ((epoch,) if epoch else ())
 
 
 class Refused(ValueError):
@@ -118,11 +126,11 @@ class Meter:
 
     # ---- hits ------------------------------------------------------------------------
 
-    def lock(self, table, board, journal, seq, wagers, arrival):
-        """A hit reported by `table` (its record's identity) for `wagers`
-        winning wagers; `arrival`: where it came in the controller's order.
-        Returns the hit's number (1, 2, … in the order of the hits)."""
-        key = (table, board, journal, seq)
+    def lock(self, table, board, journal, seq, wagers, arrival, epoch=0):
+        """A hit reported by `table` (its record's identity, `epoch` the table's board-erased
+        step it came after) for `wagers` winning wagers; `arrival`: where it came in the
+        controller's order. Returns the hit's number (1, 2, … in the order of the hits)."""
+        key = hit_key(table, board, journal, seq, epoch)
         if key in self.claimed:
             n = next(h["n"] for h in self.hits if h["key"] == list(key))
             raise Refused("hit already claimed: table %s journal %s record %s is hit %d" % (table, journal, seq, n))
@@ -211,7 +219,7 @@ class Meter:
     )
     _BEFORE = _MONEY + ("wagers",)
 
-    def void(self, table, board, journal, seq, hit_seq, wagers):
+    def void(self, table, board, journal, seq, hit_seq, wagers, epoch=0):
         """A supervisor's undo at `table` reversed the roll of the hit that is record
         `hit_seq` of the same journal (the void itself is record `seq`), with `wagers`
         winning wagers. Returns (the hit's number, whether its money was reversed).
@@ -223,7 +231,7 @@ class Meter:
         contributed since are put in again, so the meter is what it would be had the
         hit never happened. It stays PENDING until a shift manager acknowledges the
         void. Otherwise no money moves: the void is recorded on the hit."""
-        hit = next((h for h in self.hits if h["key"] == [table, board, journal, hit_seq]), None)
+        hit = next((h for h in self.hits if h["key"] == list(hit_key(table, board, journal, hit_seq, epoch))), None)
         if hit is None:
             raise Refused(
                 "no hit on the %s meter is table %s journal %s record %s" % (self.params.game, table, journal, hit_seq)

@@ -18,6 +18,12 @@ under a session of its own, so the broker keeps queueing the tables' records
 in the controller's session, and the recorder's copy keeps them too, for the
 controller that opens), and the pit page raises an alert for the shift
 manager and surveillance.
+
+A table's board erased (docs/progressive.md, "A linked table's board erased"):
+the recorder's retained `recorded` says the table's newest board-erased step
+(`erased`), and the recorder's copy judges each record from the bus
+(floor_copy.py): one that does not continue the floor's copy waits for it,
+and is taken by the catch-up once the recorder has stored it.
 """
 
 import json
@@ -29,7 +35,7 @@ from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError
 from host_tools.floor.base import floorkeys, metrics, topics
 from host_tools.floor.bus.mqtt import Client
 from host_tools.floor.pg.lease import Lease
-from host_tools.floor.progressive import catch_up, integrity, messages
+from host_tools.floor.progressive import catch_up, floor_copy, integrity, messages
 from host_tools.floor.progressive.controller import Controller, log
 from host_tools.floor.progressive.metrics import ControllerFigures
 
@@ -92,6 +98,7 @@ class Service:
             log("connected to the broker; REFUSED: %s" % self.check["reason"])
             return
         self.client.subscribe(root + "/table/+/event")
+        self.client.subscribe(root + "/table/+/recorded")  # the recorder's word: each table's erased step
         self.client.subscribe(root + "/ack/+/+")
         with self.controller.ledger.lock:  # the main thread may be taking the recorder's records
             self.controller.publish_all()
@@ -117,9 +124,21 @@ class Service:
             except ValueError as e:
                 log("ignored a record on %s: %s" % (topic, e))
                 return None
-            if cfg is not None:
-                return self.controller.take_config(cfg)
-            return None if inp is None else self.controller.take(inp)
+            rec = inp or cfg
+            if rec is None:
+                return None
+            with self.controller.ledger.lock:  # judged and taken under one epoch
+                if not self._judge(rec):
+                    return "waiting"
+                return self.controller.take(inp) if inp is not None else self.controller.take_config(cfg)
+        if where is not None and where[1] == "recorded":
+            try:
+                step = topics.decode(payload).get("erased", 0)
+            except ValueError:
+                return None
+            if isinstance(step, int) and not isinstance(step, bool) and step > 0:
+                self.controller.learn_epoch(where[0], step)
+            return None
         if topic.startswith(root + "/ack/"):
             parts = topic[len(root) + 5 :].split("/")
             try:
@@ -130,11 +149,29 @@ class Service:
                 return self.controller.acknowledge(obj.get("alert"), parts[1], parts[0], str(obj.get("note", ""))[:200])
         return None
 
+    def _judge(self, rec):
+        """Whether `rec`, from the bus, is taken now; it gets its table's epoch. Without the
+        recorder's copy (none given, none yet) the epoch is the one `recorded` said."""
+        found = floor_copy.verdict(self.recorder_path, rec) if self.recorder_path else None
+        if found is None:
+            rec.epoch = self.controller.epoch(rec.table)
+            return True
+        step, rec.epoch, why = found
+        self.controller.learn_epoch(rec.table, step)
+        if why is None:
+            return True
+        if isinstance(rec, messages.TableConfig) and floor_copy.PAST in why:
+            return True  # moves no money, and the catch-up brings progressive records only
+        log("waits for the recorder's copy: %s" % why)
+        self.catch_up_at = min(self.catch_up_at, time.monotonic() + catch_up.SOON_S)
+        return False
+
     def take_missed(self):
         """Take the progressive records the recorder holds and the controller missed."""
         with self.controller.ledger.lock:
             found = catch_up.missed(self.recorder_path, self.controller.ledger.seen)
             for inp in found:
+                self.controller.learn_epoch(inp.table, inp.epoch)
                 self.controller.take(inp)
         if found:
             log("took %d record(s) from the recorder's copy that the bus did not bring" % len(found))

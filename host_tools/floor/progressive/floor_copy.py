@@ -1,0 +1,112 @@
+"""The recorder's copy as the judge of a table's record from the bus, and of each
+table's board-erased step (docs/progressive.md, "A linked table's board erased").
+
+A board whose flash was erased starts again at journal 1 record 1 with the same
+chip id, so until the technician's step the bus carries records whose identity
+(table, board, journal, seq) the floor already holds for other records, or
+numbers past what it holds that continue nothing of it. The recorder stores
+neither (docs/floor.md, "A board erased"); the controller, which sees only the
+progressive records, asks the recorder's copy (read only, as the catch-up does):
+
+- the recorder holds the record, with its link: the floor's, taken;
+- the recorder holds the record before it, with the chain hash it continues: taken;
+- the recorder holds nothing of its journal (a journal new to the floor): taken;
+- otherwise (another record with its numbers, a record before it that it does not
+  continue, or one the recorder has not stored yet) it waits: the catch-up takes
+  it from the recorder's copy once the recorder has stored it, which for an
+  erased board's new journal is after the step.
+
+The epoch of a record is the number of its table's newest board-erased step the
+recorder had taken when it stored the record (0: none), the number the recorder
+says as `erased` in the table's retained `recorded`.
+"""
+
+import sqlite3
+
+from host_tools import HostToolError
+from host_tools.floor.pg import schema
+
+PAST = "past the floor's copy of its journal"  # the one verdict that is a doubt, not a conflict
+# a stored record's epoch: the table's newest step taken before the recorder stored it
+EPOCH_OF_EVENT = "(select coalesce(max(e.id), 0) from erased e where e.tbl = events.tbl and e.at <= events.received)"
+
+
+def read(recorder_path, statements):
+    """[rows] of each (sql, args) in `statements` (placeholders `?`), all read in one snapshot
+    of the recorder's SQLite or PostgreSQL (a step between two of them would pair a record
+    with the wrong epoch); None when the copy cannot be read (no recorder yet, the
+    database away: the next look)."""
+    if schema.is_url(recorder_path):
+        try:
+            conn = schema.connect(recorder_path)
+        except HostToolError as e:
+            schema.log("progressive: the recorder's copy: %s" % e)
+            return None
+        try:
+            conn.execute("begin isolation level repeatable read read only")
+            return [conn.execute(sql.replace("?", "%s"), args).fetchall() for sql, args in statements]
+        except schema.driver().Error as e:
+            schema.log("progressive: the recorder's copy: %s" % str(e).strip()[:160])
+            return None
+        finally:
+            conn.close()
+    try:
+        db = sqlite3.connect("file:%s?mode=ro" % recorder_path, uri=True, timeout=10, isolation_level=None)
+    except sqlite3.Error:
+        return None
+    try:
+        db.execute("begin")
+        return [db.execute(sql, args).fetchall() for sql, args in statements]
+    except sqlite3.Error:  # no file, or a recorder that has not made its tables yet
+        return None
+    finally:
+        db.close()
+
+
+def verdict(recorder_path, rec):
+    """(step, epoch, why) for `rec` (a messages.Input or TableConfig from the bus): `step`
+    the table's newest board-erased step in the recorder's copy, `epoch` the record's (the
+    stored one's when the recorder holds it, else `step`: the recorder stores it under
+    that), `why` None when it is taken now, else one line saying why it waits for the
+    recorder's copy. None when the copy cannot be read."""
+    journal = "from events where tbl = ? and board = ? and journal = ?"
+    ident = (rec.table, rec.board, rec.journal)
+    got = read(
+        recorder_path,
+        [
+            ("select coalesce(max(id), 0) from erased where tbl = ?", (rec.table,)),
+            (
+                "select seq, link, hash, %s %s and seq in (?, ?)" % (EPOCH_OF_EVENT, journal),
+                ident + (rec.seq - 1, rec.seq),
+            ),
+            ("select count(*) from (select 1 %s limit 1) j" % journal, ident),
+        ],
+    )
+    if got is None:
+        return None
+    step = int(got[0][0][0])
+    held = {seq: (link, digest, epoch) for seq, link, digest, epoch in got[1]}
+    where = "record %s of journal %s of table %s" % (rec.seq, rec.journal, rec.table)
+    if rec.seq in held:
+        if held[rec.seq][0] == rec.link:
+            return step, int(held[rec.seq][2]), None
+        return (
+            step,
+            step,
+            "%s: the floor holds another record with its numbers (an erased board before its step?)" % where,
+        )
+    if rec.seq - 1 in held:
+        if held[rec.seq - 1][1] == rec.prev:
+            return step, step, None
+        return (
+            step,
+            step,
+            "%s does not continue the floor's record %d (an erased board before its step?)"
+            % (
+                where,
+                rec.seq - 1,
+            ),
+        )
+    if got[2][0][0]:
+        return step, step, "%s is %s: taken once the recorder has stored it" % (where, PAST)
+    return step, step, None
