@@ -61,6 +61,10 @@ class Service:
         self.client = None
         self.recorder_path = recorder_path
         self.catch_up_at = 0.0  # monotonic time of the next look at the recorder's copy
+        # (table, board, journal) -> its lowest record from the bus that waits for the recorder's
+        # copy: the records after it wait too, so a journal's records are taken in its order
+        # (a void never before its hit, a wager never before the hit it paid into)
+        self.waiting = {}
         self.check = integrity.check(os.path.dirname(os.path.abspath(ledger_path)), ledger_path)
         self.controller = None
         if self.check["ok"]:
@@ -158,6 +162,21 @@ class Service:
             return True
         step, rec.epoch, why = found
         self.controller.learn_epoch(rec.table, step)
+        if isinstance(rec, messages.Input):
+            key = (rec.table, rec.board, rec.journal)
+            first = self.waiting.get(key)
+            if first is not None and self.controller.ledger.seen(key + (first, rec.epoch)):
+                del self.waiting[key]  # taken meanwhile (the catch-up)
+                first = None
+            if why is None and first is not None and rec.seq > first:
+                why = "record %s of journal %s of table %s comes after record %d, which waits for it" % (
+                    rec.seq,
+                    rec.journal,
+                    rec.table,
+                    first,
+                )
+            if why is not None:
+                self.waiting[key] = rec.seq if first is None else min(first, rec.seq)
         if why is None:
             return True
         if isinstance(rec, messages.TableConfig) and floor_copy.PAST in why:
