@@ -21,7 +21,18 @@ MARKER = "make bench-floor"
 DOC = "docs/floor.md"  # from the repository's root, as the shared writer takes it
 JSON = os.path.join(ROOT, "build", "scale_bench.json")
 HEADER = ("figure", "value", "measured by (`bench/floor/`)")
+# each bench's arguments in the Makefile's bench-floor target: run with them, its stamp says `make bench-floor`
+MAKE_ARGS = {"floor_bench": [], "page_bench": [], "progressive_bench": [], "progressive_money": ["--paytable", "FUP=PT-BJS-FUP-05"]}
 BUSY_TABLE_RECORDS_S = 2.5  # a roll every 0.4 s, the dealer's pace at a busy table (docs/floor.md, Figures)
+
+
+def bench_stamp(bench, argv):
+    """The stamp a bench stores in its JSON at its end: `make bench-floor` when run as the Makefile
+    runs it, else the bench's own command with the arguments given, so a smaller run says so."""
+    argv = list(argv)
+    if argv == MAKE_ARGS[bench]:
+        return shared.stamp("make bench-floor")
+    return shared.stamp(" ".join(["python -m bench.floor." + bench] + argv))
 
 
 def n(value):
