@@ -100,8 +100,10 @@ def _scale_row(s):
     floor = ("gateway", "broker", "recorder")
     cpu = sum(s[k]["cpu_percent_per_table"] for k in floor)
     rss = sum(s[k]["rss_mb_per_table"] for k in floor)
+    # from --pty-from tables, the boards are the firmware's App under CPython on ptys, one process: its share
+    boards = "" if "pty" not in s.get("table_kind", "") else " (boards on ptys)"
     return (
-        s["tables"],
+        "%d%s" % (s["tables"], boards),
         s["window_s"],
         each("board"),
         each("gateway"),
