@@ -163,7 +163,6 @@ def progressive_section(data):
                 % opened["samples"],
                 _ms(opened),
             ),
-            ("hits keyed again because the loaded board missed a key", "%d" % boards["keyed_again"]),
         ]
     rows += [
         (
