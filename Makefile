@@ -119,7 +119,8 @@ bench-link: venv
 # the progressive: hit -> PENDING on the meter topic, contributions/s (build/progressive_bench.json),
 # and where every contributed cent goes over 20,000 hits per game (build/progressive_money.json).
 # Past one machine: the recorder on SQLite and PostgreSQL, pits bridged, two recorders, the controller's
-# takeover, a bridge cut (build/scale_bench.json), written into docs/floor.md's generated section.
+# takeover, a bridge cut (build/scale_bench.json). Then doc_figures writes every table of them into the
+# generated sections of docs/floor.md, docs/progressive.md and docs/odds.md.
 bench-floor: venv mosquitto browser postgresql
 	$(PY) -m bench.floor.floor_bench
 	$(PY) -m bench.floor.page_bench

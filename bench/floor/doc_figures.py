@@ -1,12 +1,20 @@
-"""docs/floor.md's figures past one machine, written from the bench's output
-rather than typed: `make bench-floor` runs scale_bench (build/scale_bench.json)
-and then this, which rewrites the section between the
-`<!-- make bench-floor: begin -->` and `<!-- make bench-floor: end -->`
-markers with the shared writer (sim/analysis/doc_figures.py, as `make bench`
-writes its own). Each row names the bench/floor function that measured it;
-the first line says the command, the commit, the cores and the load.
+"""The figures `make bench-floor` measures, written into the docs from the
+benches' output rather than typed. Each bench writes its build/*.json with a
+stamp; then this rewrites every section from them, between its markers
+`<!-- make bench-floor: NAME: begin -->` and `<!-- make bench-floor: NAME: end -->`,
+with the shared writer (sim/analysis/doc_figures.py, as `make bench` writes
+its own):
 
-    python -m bench.floor.doc_figures [--json build/scale_bench.json] [--doc docs/floor.md]
+    floor        docs/floor.md, Figures           build/floor_bench.json
+    page         docs/floor.md, the page's Figure build/page_bench.json
+    progressive  docs/progressive.md, Figures     build/progressive_bench.json
+    money        docs/odds.md, the progressive    build/progressive_money.json
+    scale        docs/floor.md, Past one machine  build/scale_bench.json
+
+The scale section's rows each name the bench/floor function that measured
+them; its first line says the command, the commit, the cores and the load.
+
+    python -m bench.floor.doc_figures [--section NAME ...] [--json PATH --doc PATH]
 """
 
 import argparse
@@ -14,14 +22,31 @@ import json
 import os
 import sys
 
+from bench.floor import doc_tables
 from sim.analysis import doc_figures as shared
 from sim.paths import ROOT
 
-MARKER = "make bench-floor"
+MARKER = "make bench-floor: scale"
 DOC = "docs/floor.md"  # from the repository's root, as the shared writer takes it
 JSON = os.path.join(ROOT, "build", "scale_bench.json")
 HEADER = ("figure", "value", "measured by (`bench/floor/`)")
+# each bench's arguments in the Makefile's bench-floor target: run with them, its stamp says `make bench-floor`
+MAKE_ARGS = {
+    "floor_bench": [],
+    "page_bench": [],
+    "progressive_bench": [],
+    "progressive_money": ["--paytable", "FUP=PT-BJS-FUP-05"],
+}
 BUSY_TABLE_RECORDS_S = 2.5  # a roll every 0.4 s, the dealer's pace at a busy table (docs/floor.md, Figures)
+
+
+def bench_stamp(bench, argv):
+    """The stamp a bench stores in its JSON at its end: `make bench-floor` when run as the Makefile
+    runs it, else the bench's own command with the arguments given, so a smaller run says so."""
+    argv = list(argv)
+    if argv == MAKE_ARGS[bench]:
+        return shared.stamp("make bench-floor")
+    return shared.stamp(" ".join(["python -m bench.floor." + bench] + argv))
 
 
 def n(value):
@@ -244,27 +269,58 @@ def section(data):
     return "\n".join(lines)
 
 
+def sections():
+    """{name: (doc, its build/*.json, the function making the section's text from that JSON)}."""
+    return {
+        "floor": ("docs/floor.md", "floor_bench.json", doc_tables.floor_section),
+        "page": ("docs/floor.md", "page_bench.json", doc_tables.page_section),
+        "progressive": ("docs/progressive.md", "progressive_bench.json", doc_tables.progressive_section),
+        "money": ("docs/odds.md", "progressive_money.json", doc_tables.money_section),
+        "scale": (DOC, "scale_bench.json", section),
+    }
+
+
+def marker(name):
+    return "make bench-floor: " + name
+
+
+def write(name, json_path, doc):
+    """Section `name` of `doc` rewritten from `json_path`; an error is one line on stderr and 1."""
+    render = sections()[name][2]
+    try:
+        with open(json_path, encoding="utf-8") as f:
+            markdown = render(json.load(f))
+    except OSError as e:
+        print("doc_figures: cannot read %s: %s (run make bench-floor)" % (json_path, e.strerror), file=sys.stderr)
+        return 1
+    except (ValueError, KeyError, TypeError, ZeroDivisionError, AttributeError) as e:
+        what = "no %s in it" % e if isinstance(e, KeyError) else e
+        bench = sections()[name][1].rsplit(".", 1)[0]
+        print("doc_figures: %s is not %s's output (%s)" % (json_path, bench, what), file=sys.stderr)
+        return 1
+    try:
+        shared.write_section(doc, marker(name), markdown)  # no markers: one line and exit 1 (SystemExit)
+    except OSError as e:
+        print("doc_figures: cannot write %s: %s" % (doc, e.strerror), file=sys.stderr)
+        return 1
+    print("wrote %s (%s)" % (doc, marker(name)))
+    return 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m bench.floor.doc_figures", description=__doc__.splitlines()[0])
-    parser.add_argument("--json", default=JSON)
-    parser.add_argument("--doc", default=DOC)
+    parser.add_argument("--section", action="append", choices=sorted(sections()), help="only these (default: all)")
+    parser.add_argument("--json", help="the bench's output to read (one --section only)")
+    parser.add_argument("--doc", help="the doc to write (one --section only)")
     args = parser.parse_args(argv)
-    try:
-        with open(args.json, encoding="utf-8") as f:
-            markdown = section(json.load(f))
-    except OSError as e:
-        print("doc_figures: cannot read %s: %s (run make bench-floor)" % (args.json, e.strerror), file=sys.stderr)
-        return 1
-    except (ValueError, KeyError, TypeError, ZeroDivisionError) as e:
-        what = "no %s in it" % e if isinstance(e, KeyError) else e
-        print("doc_figures: %s is not scale_bench's output (%s)" % (args.json, what), file=sys.stderr)
-        return 1
-    try:
-        shared.write_section(args.doc, MARKER, markdown)  # no markers: one line and exit 1 (SystemExit)
-    except OSError as e:
-        print("doc_figures: cannot write %s: %s" % (args.doc, e.strerror), file=sys.stderr)
-        return 1
-    print("wrote %s (%s)" % (args.doc, MARKER))
+    names = args.section or list(sections())
+    if (args.json or args.doc) and len(names) != 1:
+        print("doc_figures: --json and --doc name one section's files: give one --section", file=sys.stderr)
+        return 2
+    for name in names:
+        doc, build, _ = sections()[name]
+        if write(name, args.json or os.path.join(ROOT, "build", build), args.doc or doc):
+            return 1
     return 0
 
 

@@ -36,7 +36,7 @@ import sys
 import tempfile
 import time
 
-from bench.floor import localfloor, presence_probe
+from bench.floor import doc_figures, localfloor, presence_probe
 from bench.floor.localfloor import Rig
 from bench.floor.netns import netns_or_reason
 from bench.floor.pit_rig import PitRig
@@ -320,6 +320,7 @@ def main(argv=None):
     for n in counts:
         out["scale"].append(scale(folder, n, template, args.window, rng, pty=n >= args.pty_from))
         print(json.dumps(out["scale"][-1]), file=sys.stderr, flush=True)
+    out["stamp"] = doc_figures.bench_stamp("floor_bench", sys.argv[1:] if argv is None else argv)
     save(out, args.out)
 
 

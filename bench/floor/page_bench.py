@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 
-from bench.floor import localfloor
+from bench.floor import doc_figures, localfloor
 from bench.floor.floor_bench import pct, save
 from bench.floor.page_drive import PageProcess, chrome, log_in
 from host_tools.floor import supervise
@@ -135,6 +135,7 @@ def main(argv=None):
             "p99": pct(latencies, 99) if latencies else None,
             "all": [round(x, 1) for x in latencies],
         },
+        "stamp": doc_figures.bench_stamp("page_bench", sys.argv[1:] if argv is None else argv),
     }
     save(out, args.out)
 

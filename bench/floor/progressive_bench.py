@@ -34,7 +34,7 @@ import time
 
 import paho.mqtt.client as mqtt
 
-from bench.floor import localfloor, progressive_feed
+from bench.floor import doc_figures, localfloor, progressive_feed
 from bench.floor.progressive_feed import TableJournal
 from host_tools.floor.base import floordir, topics
 from host_tools.floor.bus import broker
@@ -399,6 +399,7 @@ def main(argv=None):
             "so boards would measure the key feed; see contributions_per_s",
         }
         result["with_boards"] = with_boards
+    result["stamp"] = doc_figures.bench_stamp("progressive_bench", sys.argv[1:] if argv is None else argv)
     os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(result, f, indent=1, sort_keys=True)

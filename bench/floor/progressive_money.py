@@ -27,6 +27,7 @@ import sys
 import time
 from fractions import Fraction
 
+from bench.floor import doc_figures
 from host_tools.floor.progressive import params as pm
 from host_tools.floor.progressive import rtp
 from host_tools.floor.progressive.meter import Meter
@@ -160,7 +161,8 @@ def main(argv=None):
         )
     os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
     with open(args.out, "w", encoding="utf-8") as f:
-        json.dump({"hits": args.hits, "seed": args.seed, "games": rows}, f, indent=1, sort_keys=True)
+        stamp = doc_figures.bench_stamp("progressive_money", sys.argv[1:] if argv is None else argv)
+        json.dump({"hits": args.hits, "seed": args.seed, "games": rows, "stamp": stamp}, f, indent=1, sort_keys=True)
     ok = all(r["balanced"] and r["long_run_is_stated"] and r["contributed_is_rates"] for r in rows)
     return 0 if ok else 1
 
