@@ -187,6 +187,12 @@ def test_a_missing_segment_is_the_fault_chain_naming_the_records_lost(tmp_path):
         assert (str(e), e.seq) == ("chain: records 3 to 4 missing", 3)  # the first record lost
     else:
         raise AssertionError("mounted a journal without segment g3")
+    try:  # and it stays that fault: nothing is appended
+        again.append(jr.END_HAND, 0, 40, table)
+    except jn.JournalError as e:
+        assert e.fault == jn.CHAIN
+    else:
+        raise AssertionError("appended to a journal whose mount failed")
 
 
 def test_a_drop_whose_remove_failed_is_recorded_once_when_it_is_retried(tmp_path):

@@ -249,3 +249,21 @@ def test_an_unknown_lamp_name_is_refused():
 
     with pytest.raises(ValueError, match="point.7"):
         lp.Lamps(_layout_with(rename))
+
+
+def test_the_progressives_open_lamps_say_what_the_floor_said():
+    """docs/lamps.md: mea.open / fired.open violet with a slow blink while the floor's
+    meter is locked or PENDING, red while it is closed, green while open."""
+    from crapsboard.table import progressive as pg
+
+    for state, want in (
+        (pg.S_PENDING, (VIOLET, lp.BLINK_SLOW, 0)),
+        (pg.S_LOCKED, (VIOLET, lp.BLINK_SLOW, 0)),
+        (pg.S_CLOSED, (RED, lp.BLINK_NONE, 0)),
+        (pg.S_OPEN, (GREEN, lp.BLINK_NONE, 0)),
+    ):
+        lamps = lp.Lamps(LAYOUT)
+        lamps.progressive.told(pg.MEA, state, 100_000, 0)
+        lamps.progressive.told(pg.FUP, state, 100_000, 0)
+        shown = lit(render(Table(), now=10, lamps=lamps))
+        assert (shown["mea.open"], shown["fired.open"]) == (want, want), state
