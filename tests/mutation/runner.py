@@ -202,14 +202,14 @@ _LAYOUT_MP = [
     _MAIN + "test_an_older_deploy_with_board_json_only_still_starts",
 ]
 _PAYTABLE_CP = [
+    "tests/test_progressive_paytable_specs.py",
     "tests/test_rules_vectors.py::test_vector_cpython",
     "tests/test_paytable_cache.py",
-    "tests/test_outcomes.py",
     "tests/test_odds.py",
     "tests/test_snapshot.py",
     "tests/test_engine_checkpoints.py",
 ]
-_PAYTABLE_MP = ["tests/test_rules_vectors.py::test_vector_micropython_identical"]
+_PAYTABLE_MP = ["tests/test_rules_vectors.py::test_vector_micropython_identical", "tests/test_outcomes.py"]
 _LINK_APP_MP = ["tests/test_link_app.py", "tests/test_link_verified.py", "tests/test_link_progressive.py"]
 MODULE_TESTS.update(
     {
@@ -302,7 +302,13 @@ MODULE_TESTS.update(
                 "tests/test_rules_properties.py",
                 "tests/test_board_scripts.py",
             ],
-            BOARD_MP + ["tests/test_undo_depth.py", "tests/test_rules_vectors.py::test_vector_micropython_identical"],
+            BOARD_MP
+            + [
+                "tests/test_undo_depth.py",
+                "tests/test_rules_vectors.py::test_vector_micropython_identical",
+                "tests/test_outcomes.py",
+                "tests/test_replay_cli.py",
+            ],
         ),
         "table/app.py": (
             [
@@ -326,7 +332,7 @@ MODULE_TESTS.update(
             ],
         ),
         "table/events.py": (
-            ["tests/test_vocabularies.py", "tests/test_board_scripts.py"],
+            ["tests/test_event_records.py", "tests/test_vocabularies.py", "tests/test_board_scripts.py"],
             BOARD_MP + ["tests/test_link_app.py"],
         ),
         "table/hold_state.py": (["tests/test_hold_state.py", "tests/test_lamps.py"], ["tests/test_link_verified.py"]),
