@@ -270,7 +270,12 @@ MODULE_TESTS.update(
         "link/link_events.py": ([], ["tests/test_link_app.py"]),
         "link/link_info.py": (["tests/test_link_status_lamps.py"], _LINK_APP_MP),
         "link/link_json.py": (
-            ["tests/test_link_core.py", "tests/test_link_status_lamps.py", "tests/test_link_json_alloc.py"],
+            [
+                "tests/test_link_json_numbers.py",
+                "tests/test_link_core.py",
+                "tests/test_link_status_lamps.py",
+                "tests/test_link_json_alloc.py",
+            ],
             ["tests/test_link_fuzz.py", "tests/test_link_app.py"],
         ),
         "link/link_progressive.py": ([], ["tests/test_link_progressive.py"]),
