@@ -223,7 +223,7 @@ MODULE_TESTS.update(
         ),
         "base/link_key.py": (["tests/test_link_key.py"], ["tests/test_link_app.py", _LINK_BESIDE_APP]),
         "base/modules.py": (
-            [],
+            ["tests/test_modules_drop.py"],
             [
                 "tests/test_link_task.py",
                 _LINK_BESIDE_APP,
@@ -251,7 +251,7 @@ MODULE_TESTS.update(
             ],
         ),
         "boot/startup.py": (
-            [],
+            ["tests/test_startup_diag.py"],
             [
                 _MAIN + "test_a_failed_start_up_shows_the_fault_and_resets",
                 _MAIN + "test_three_failures_in_a_row_hold_the_fault_instead_of_resetting",
@@ -266,7 +266,10 @@ MODULE_TESTS.update(
             ["tests/test_journal_faults.py"],
         ),
         "link/link_app.py": ([], _LINK_APP_MP),
-        "link/link_config.py": (["tests/test_host_config_set.py"], ["tests/test_link_app.py"]),
+        "link/link_config.py": (
+            ["tests/test_link_config_json.py", "tests/test_host_config_set.py"],
+            ["tests/test_link_app.py"],
+        ),
         "link/link_events.py": ([], ["tests/test_link_app.py"]),
         "link/link_info.py": (["tests/test_link_status_lamps.py"], _LINK_APP_MP),
         "link/link_json.py": (
@@ -286,7 +289,11 @@ MODULE_TESTS.update(
         "link/link_verified.py": ([], ["tests/test_link_verified.py"]),
         "link/link_wait.py": (
             [],
-            [_LINK_BESIDE_APP, _MAIN_LINK + "test_a_link_that_does_not_fit_leaves_the_table_playing"],
+            [
+                _MAIN_LINK + "test_a_silent_port_that_stays_open_leaves_the_table_playing",
+                _LINK_BESIDE_APP,
+                _MAIN_LINK + "test_a_link_that_does_not_fit_leaves_the_table_playing",
+            ],
         ),
         "rules/config.py": (
             ["tests/test_config_parse.py", "tests/test_engine_checkpoints.py", "tests/test_paytable_cache.py"],
