@@ -17,3 +17,17 @@ def test_a_long_error_is_cut_to_72_characters():
     assert line == ("OSError: " + "x" * 200)[:72]
     assert len(line) == 72
     assert startup.describe(OSError("y" * 63)) == "OSError: " + "y" * 63  # 72 exactly: whole
+
+
+def test_what_diag_json_keeps_is_read_back_at_the_next_start_up(tmp_path):
+    path = str(tmp_path / "diag.json")
+    kept = {"boots": 4, "failed": 2, "cause": 1, "error": "ValueError: config.json: fire_window: unknown"}
+    startup.write_diag(kept, path)
+    assert startup.read_diag(path) == kept
+
+
+def test_a_missing_or_broken_diag_json_starts_afresh(tmp_path):
+    fresh = {"boots": 0, "failed": 0, "cause": None, "error": None}
+    assert startup.read_diag(str(tmp_path / "none.json")) == fresh
+    (tmp_path / "diag.json").write_text("{not json")
+    assert startup.read_diag(str(tmp_path / "diag.json")) == fresh
