@@ -332,7 +332,13 @@ MODULE_TESTS.update(
                 "tests/test_keypad_contract.py",
                 "tests/test_entry_pin_mode.py",
             ],
-            BOARD_MP + ["tests/test_board_asyncio.py", "tests/test_keyswitch_and_scan.py", "tests/test_lamp_feeds.py"],
+            BOARD_MP
+            + [
+                "tests/test_board_asyncio.py",
+                "tests/test_keyswitch_and_scan.py",
+                "tests/test_lamp_feeds.py",
+                "tests/test_link_verified.py",
+            ],
         ),
         "table/board.py": (
             [],
