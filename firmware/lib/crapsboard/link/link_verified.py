@@ -44,11 +44,9 @@ def verified(handlers, request):
     hold = app.hold
     # A HOLD raised in an earlier journal (before a journal_reset) is none of
     # this journal's: until its first table event nothing here is a HOLD.
-    mine = hold.journal == jid
-    last = hold.seq if mine else 0
-    if seq < last:
-        raise LinkError("that hand has moved on: record %d, a roll, undo or hand end, came after it" % last)
-    if seq != last or not mine or not hold.wagers:
+    if hold.journal == jid and seq < hold.seq:
+        raise LinkError("that hand has moved on: record %d, a roll, undo or hand end, came after it" % hold.seq)
+    if hold.journal != jid or seq != hold.seq or not hold.wagers:
         raise LinkError("not a HOLD: record %d made no 6th point and no top award" % seq)
     if hold.verified:
         raise LinkError("already verified")
