@@ -160,3 +160,14 @@ def test_a_silent_port_that_stays_open_leaves_the_table_playing(tmp_path):
     assert code == 0
     report = report_of(out)
     assert report["wdt"] == "1 30", out
+
+
+def test_a_board_with_a_key_takes_ctrl_c_on_the_link_as_a_byte_not_a_break_in(tmp_path):
+    # docs/link.md: only a board without a key still takes 0x03 as Ctrl-C.
+    # With a key the REPL is shut while the table plays: a stray Ctrl-C from
+    # a host is one more byte of a line, and the table and the link play on.
+    flash(tmp_path)
+    (tmp_path / "link_key").write_text("ab" * 32)
+    report, link = boot(tmp_path, '\x03\n{"id": 1, "cmd": "hello"}\n')
+    assert report["wdt"] == "1 30", report
+    assert [reply["id"] for reply in link if reply.get("ok")] == [1]

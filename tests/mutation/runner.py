@@ -248,6 +248,8 @@ MODULE_TESTS.update(
                 _MAIN + "test_end_hand_and_the_keyswitch_at_power_up_start_a_new_journal",
                 _MAIN + "test_a_corrupt_journal_is_a_start_up_fault_and_is_left_as_it_was",
                 _MAIN + "test_safe_mode_needs_lamp_test_and_the_keyswitch",
+                # the one of these that boots with a config.json
+                _MAIN + "test_a_journal_of_hundreds_of_events_restores_and_plays_in_the_budget[full-config]",
             ],
         ),
         "boot/startup.py": (
@@ -257,6 +259,7 @@ MODULE_TESTS.update(
                 _MAIN + "test_three_failures_in_a_row_hold_the_fault_instead_of_resetting",
                 _MAIN + "test_out_of_memory_at_start_up_is_a_fault",
                 _MAIN_LINK + "test_maintenance_is_checked_before_the_app_modules_load",
+                _MAIN_LINK + "test_a_board_with_a_key_takes_ctrl_c_on_the_link_as_a_byte_not_a_break_in",
                 _LINK_BESIDE_APP,
             ],
         ),
