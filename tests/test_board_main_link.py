@@ -5,8 +5,11 @@ the maintenance marker boots to maintenance mode (no app, no watchdog)."""
 
 import json
 import os
+import subprocess
 
-from test_board_main import STANDINS, flash, keys_for, report_of, run_boot
+from test_board_main import KEY_OFF_PIN, STANDINS, flash, keys_for, report_of, run_boot
+
+from sim import runtime
 
 GRB_VIOLET = "0 40 64"  # board.MAINTENANCE_RGB in the strip's GRB order
 # The link loads when a host first speaks; serving it needs far more heap
@@ -125,3 +128,46 @@ def test_the_link_maintenance_command_resets_into_maintenance(tmp_path):
     assert (tmp_path / "maintenance").read_text() == "once" and (tmp_path / "link_ctr").read_text() == "1"
     report, _ = boot(tmp_path, "")
     assert report["crapsboard:"].startswith("maintenance mode (once)") and report["wdt"] == "0 0"
+
+
+def test_a_silent_port_that_stays_open_leaves_the_table_playing(tmp_path):
+    # On the board the serial port never closes and mostly stays silent: the
+    # link's waiter must look at it without waiting, or the app's tasks stop
+    # and the watchdog resets the board. Here the port is a pipe held open and
+    # never written; the run ends at the 30th feed only if the tasks ran.
+    flash(tmp_path)
+    (tmp_path / "fake_setup.py").write_text(
+        "HELD = %r\nRESET_CAUSE = 1\nKEYS = %r\nFEEDS = 30\nSTACK = 0\n" % ((KEY_OFF_PIN,), tuple(keys_for("3 3")))
+    )
+    proc = runtime.start(
+        "tests/vm/boot_main.py",
+        heapsize=LINK_HEAP,
+        extra_paths=link_paths(tmp_path),
+        cwd=tmp_path,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        code = proc.wait(timeout=45)
+        out = proc.stdout.read()
+    finally:
+        proc.kill()
+        proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            stream.close()
+    assert code == 0
+    report = report_of(out)
+    assert report["wdt"] == "1 30", out
+
+
+def test_a_board_with_a_key_takes_ctrl_c_on_the_link_as_a_byte_not_a_break_in(tmp_path):
+    # docs/link.md: only a board without a key still takes 0x03 as Ctrl-C.
+    # With a key the REPL is shut while the table plays: a stray Ctrl-C from
+    # a host is one more byte of a line, and the table and the link play on.
+    flash(tmp_path)
+    (tmp_path / "link_key").write_text("ab" * 32)
+    report, link = boot(tmp_path, '\x03\n{"id": 1, "cmd": "hello"}\n')
+    assert report["wdt"] == "1 30", report
+    assert [reply["id"] for reply in link if reply.get("ok")] == [1]

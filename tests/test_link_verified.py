@@ -7,7 +7,7 @@ power cut (tests/vm/link_app_session.py, as tests/test_link_app.py)."""
 
 import json
 
-from test_link_app import MAC, _files, both, one, request, session, signed
+from test_link_app import MAC, _files, both, chain_after, one, receipt, request, session, signed
 
 from crapsboard.journal import journal_record as jr
 from crapsboard.rules import engine, hold
@@ -127,6 +127,47 @@ def test_a_cleared_hold_is_journalled_and_lit_and_every_refusal_changes_nothing(
     assert json.loads(bytes.fromhex(record["payload"])) == {"alert": ALERT, "by": "ann", "seq": HOLD_SEQ}
     assert " seq 14 " in one(replies[18])
     assert jr.VERIFIED == 22
+
+
+def test_before_any_table_event_nothing_is_a_hold_and_no_hand_has_moved_on(tmp_path):
+    # docs/link.md: "not a HOLD" for a seq that is no table event; "that hand
+    # has moved on" only when a roll, undo or hand end came after it, and on a
+    # board that has played none, none has.
+    replies = both(tmp_path, [clear(1, 1, seq=0), clear(2, 2, seq=1), "state"])
+    assert [one(replies[i])["error"] for i in range(2)] == [
+        "not a HOLD: record 0 made no 6th point and no top award",
+        "not a HOLD: record 1 made no 6th point and no top award",
+    ]
+    assert " seq 1 " in one(replies[2])  # nothing journalled after the journal start
+
+
+def test_after_a_journal_reset_no_record_of_the_new_journal_is_a_hold(tmp_path):
+    # The HOLD raised in journal 1 stays there: in journal 2, which holds no
+    # table event yet, record 0 and its journal start are "not a HOLD", and
+    # nothing is journalled or lit.
+    first = tmp_path / "first"
+    first.mkdir()
+    session("cpython", first, ["keys " + TO_SIXTH_POINT])
+    proof = dict(journal=1, seq=HOLD_SEQ, head=chain_after(first / "journal", HOLD_SEQ))
+    proof["receipt"] = receipt(1, HOLD_SEQ, proof["head"])
+    replies = both(
+        tmp_path,
+        [
+            "keys " + TO_SIXTH_POINT,
+            signed(1, "journal_reset", 1, **proof),
+            clear(2, 2, journal=2, seq=0),
+            clear(3, 3, journal=2, seq=1),
+            "state",
+            request(4, "status"),
+        ],
+    )
+    assert one(replies[1])["journal"]["id"] == 2
+    assert [one(replies[i])["error"] for i in (2, 3)] == [
+        "not a HOLD: record 0 made no 6th point and no top award",
+        "not a HOLD: record 1 made no 6th point and no top award",
+    ]
+    assert " seq 1 " in one(replies[4])  # journal 2 holds its start alone
+    assert lamps(replies[5])["alert.floor"]["color"] != "#00ff00"  # no "verified — pay"
 
 
 MOVED_ON = (  # (keys, the table event that moved the hand on, the records after the clearance)

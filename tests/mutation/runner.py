@@ -185,6 +185,193 @@ MODULE_TESTS.update(
         "link/link_received.py": (["tests/test_link_received.py", "tests/test_link_core.py"], []),
     }
 )
+# The rest of the firmware. tests/test_board_main.py as a whole (~210 s on a
+# loaded machine) and tests/test_board_main_link.py (~45 s) pass a stage's
+# 120 s, so each module takes only the power-up tests that reach it.
+_MAIN = "tests/test_board_main.py::"
+_MAIN_LINK = "tests/test_board_main_link.py::"
+_LINK_BESIDE_APP = _MAIN_LINK + "test_the_link_answers_beside_the_running_app"
+_LAYOUT_CP = [
+    "tests/test_devlayout.py",
+    "tests/test_lamps.py",
+    "tests/test_keypad_contract.py",
+    "tests/test_board_scripts.py",
+]
+_LAYOUT_MP = [
+    _MAIN + "test_a_broken_compact_layout_is_a_fault_not_a_fallback",
+    _MAIN + "test_a_misspelt_lamp_name_is_a_fault",
+    _MAIN + "test_main_prefers_the_compact_layout",
+    _MAIN + "test_an_older_deploy_with_board_json_only_still_starts",
+]
+_PAYTABLE_CP = [
+    "tests/test_progressive_paytable_specs.py",
+    "tests/test_rules_vectors.py::test_vector_cpython",
+    "tests/test_paytable_cache.py",
+    "tests/test_odds.py",
+    "tests/test_snapshot.py",
+    "tests/test_engine_checkpoints.py",
+]
+_PAYTABLE_MP = ["tests/test_rules_vectors.py::test_vector_micropython_identical", "tests/test_outcomes.py"]
+_LINK_APP_MP = ["tests/test_link_app.py", "tests/test_link_verified.py", "tests/test_link_progressive.py"]
+MODULE_TESTS.update(
+    {
+        "base/files.py": (
+            ["tests/test_journal_staging.py", "tests/test_journal_start.py", "tests/test_journal_restore.py"],
+            [
+                "tests/test_link_app.py",
+                _MAIN_LINK + "test_a_deploy_marker_stays_until_the_deploy_removes_it",
+                _MAIN_LINK + "test_maintenance_once_boots_without_the_app_and_only_once",
+            ],
+        ),
+        "base/link_key.py": (["tests/test_link_key.py"], ["tests/test_link_app.py", _LINK_BESIDE_APP]),
+        "base/modules.py": (
+            ["tests/test_modules_drop.py"],
+            [
+                "tests/test_link_task.py",
+                _LINK_BESIDE_APP,
+                _MAIN_LINK + "test_a_link_that_does_not_fit_leaves_the_table_playing",
+            ],
+        ),
+        "base/ticks.py": (
+            [
+                "tests/test_ticks.py",
+                "tests/test_keypad.py",
+                "tests/test_entry.py",
+                "tests/test_entry_pin_mode.py",
+                "tests/test_timing_pinned.py",
+                "tests/test_journal_pin_lockout.py",
+            ],
+            BOARD_MP + ["tests/test_keyswitch_and_scan.py"],
+        ),
+        "boot/power_up.py": (
+            [],
+            [
+                _MAIN + "test_first_boot_starts_a_journal_and_the_next_restores_it",
+                _MAIN + "test_end_hand_and_the_keyswitch_at_power_up_start_a_new_journal",
+                _MAIN + "test_a_corrupt_journal_is_a_start_up_fault_and_is_left_as_it_was",
+                _MAIN + "test_safe_mode_needs_lamp_test_and_the_keyswitch",
+                # the one of these that boots with a config.json
+                _MAIN + "test_a_journal_of_hundreds_of_events_restores_and_plays_in_the_budget[full-config]",
+            ],
+        ),
+        "boot/startup.py": (
+            ["tests/test_startup_diag.py"],
+            [
+                _MAIN + "test_a_failed_start_up_shows_the_fault_and_resets",
+                _MAIN + "test_three_failures_in_a_row_hold_the_fault_instead_of_resetting",
+                _MAIN + "test_out_of_memory_at_start_up_is_a_fault",
+                _MAIN_LINK + "test_maintenance_is_checked_before_the_app_modules_load",
+                _MAIN_LINK + "test_a_board_with_a_key_takes_ctrl_c_on_the_link_as_a_byte_not_a_break_in",
+                _LINK_BESIDE_APP,
+            ],
+        ),
+        "journal/journal_codes.py": (
+            ["tests/test_journal_start.py", "tests/test_journal_restore.py", "tests/test_journal_staging.py"]
+            + _JOURNAL_CP,
+            ["tests/test_journal_faults.py"],
+        ),
+        "link/link_app.py": ([], _LINK_APP_MP),
+        "link/link_config.py": (
+            ["tests/test_link_config_json.py", "tests/test_host_config_set.py"],
+            ["tests/test_link_app.py"],
+        ),
+        "link/link_events.py": ([], ["tests/test_link_app.py"]),
+        "link/link_info.py": (["tests/test_link_status_lamps.py"], _LINK_APP_MP),
+        "link/link_json.py": (
+            [
+                "tests/test_link_json_numbers.py",
+                "tests/test_link_core.py",
+                "tests/test_link_status_lamps.py",
+                "tests/test_link_json_alloc.py",
+            ],
+            ["tests/test_link_fuzz.py", "tests/test_link_app.py"],
+        ),
+        "link/link_progressive.py": ([], ["tests/test_link_progressive.py"]),
+        "link/link_task.py": (
+            [],
+            ["tests/test_link_task.py", _MAIN_LINK + "test_a_half_sent_request_does_not_stop_the_keys"],
+        ),
+        "link/link_verified.py": ([], ["tests/test_link_verified.py"]),
+        "link/link_wait.py": (
+            [],
+            [
+                _MAIN_LINK + "test_a_silent_port_that_stays_open_leaves_the_table_playing",
+                _LINK_BESIDE_APP,
+                _MAIN_LINK + "test_a_link_that_does_not_fit_leaves_the_table_playing",
+            ],
+        ),
+        "rules/config.py": (
+            ["tests/test_config_parse.py", "tests/test_engine_checkpoints.py", "tests/test_paytable_cache.py"],
+            [],
+        ),
+        "rules/config_type.py": (
+            ["tests/test_config_parse.py", "tests/test_engine_checkpoints.py", "tests/test_paytable_cache.py"],
+            ["tests/test_fire_window.py", "tests/test_bonus_window.py"],
+        ),
+        "rules/hold.py": (["tests/test_hold_state.py"], ["tests/test_link_verified.py"]),
+        "rules/paytable.py": (_PAYTABLE_CP + ["tests/test_progressive_board.py"], _PAYTABLE_MP),
+        "rules/paytable_specs.py": (_PAYTABLE_CP, _PAYTABLE_MP),
+        "rules/paytables.py": (_PAYTABLE_CP, _PAYTABLE_MP),
+        "rules/report.py": (
+            [
+                "tests/test_snapshot.py",
+                "tests/test_rules_vectors.py::test_vector_cpython",
+                "tests/test_rules_properties.py",
+                "tests/test_board_scripts.py",
+            ],
+            BOARD_MP
+            + [
+                "tests/test_undo_depth.py",
+                "tests/test_rules_vectors.py::test_vector_micropython_identical",
+                "tests/test_outcomes.py",
+                "tests/test_replay_cli.py",
+            ],
+        ),
+        "table/app.py": (
+            [
+                "tests/test_board_app.py",
+                "tests/test_board_scripts.py",
+                "tests/test_timing_pinned.py",
+                "tests/test_vocabularies.py",
+                "tests/test_idle_collect.py",
+                "tests/test_keypad_contract.py",
+                "tests/test_entry_pin_mode.py",
+            ],
+            BOARD_MP
+            + [
+                "tests/test_board_asyncio.py",
+                "tests/test_keyswitch_and_scan.py",
+                "tests/test_lamp_feeds.py",
+                "tests/test_link_verified.py",
+            ],
+        ),
+        "table/board.py": (
+            [],
+            [
+                _MAIN + "test_main_builds_the_board_and_runs_the_app",
+                _MAIN + "test_the_fault_is_red_on_an_rgb_strip_too",
+                _MAIN + "test_a_failed_start_up_shows_the_fault_and_resets",
+                _MAIN_LINK + "test_the_link_maintenance_command_resets_into_maintenance",
+            ],
+        ),
+        "table/events.py": (
+            ["tests/test_event_records.py", "tests/test_vocabularies.py", "tests/test_board_scripts.py"],
+            BOARD_MP + ["tests/test_link_app.py"],
+        ),
+        "table/hold_state.py": (["tests/test_hold_state.py", "tests/test_lamps.py"], ["tests/test_link_verified.py"]),
+        "table/layout.py": (_LAYOUT_CP, _LAYOUT_MP),
+        "table/layout_names.py": (_LAYOUT_CP, _LAYOUT_MP),
+        "table/layout_parse.py": (_LAYOUT_CP, _LAYOUT_MP),
+        "table/progressive.py": (
+            [
+                "tests/test_progressive_board.py",
+                "tests/test_journal_restore_progressive.py",
+                "tests/test_lamps.py",
+            ],
+            ["tests/test_link_progressive.py"],
+        ),
+    }
+)
 SECURITY_MODULES = [
     "link/link_auth.py",
     "base/hmac256.py",
@@ -203,6 +390,7 @@ SECURITY_MODULES = [
 ]
 # Modules mutated by a plain `make mutate`.
 DEFAULT_MODULES = ["rules/engine.py", "table/entry.py", "table/keypad.py", "table/lamps.py"] + SECURITY_MODULES
+DEFAULT_MODULES += sorted(m for m in MODULE_TESTS if m not in DEFAULT_MODULES)
 
 KILLED, SURVIVED, UNLOADABLE = "killed", "survived", "unloadable"
 

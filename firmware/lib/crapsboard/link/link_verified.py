@@ -42,10 +42,11 @@ def verified(handlers, request):
     if request["journal"] != jid:
         raise LinkError("not this journal: the board's journal is %d" % jid)
     hold = app.hold
-    last = hold.seq if hold.journal == jid else 0
-    if seq < last:
-        raise LinkError("that hand has moved on: record %d, a roll, undo or hand end, came after it" % last)
-    if seq != last or not hold.wagers:
+    # A HOLD raised in an earlier journal (before a journal_reset) is none of
+    # this journal's: until its first table event nothing here is a HOLD.
+    if hold.journal == jid and seq < hold.seq:
+        raise LinkError("that hand has moved on: record %d, a roll, undo or hand end, came after it" % hold.seq)
+    if hold.journal != jid or seq != hold.seq or not hold.wagers:
         raise LinkError("not a HOLD: record %d made no 6th point and no top award" % seq)
     if hold.verified:
         raise LinkError("already verified")

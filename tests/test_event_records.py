@@ -1,0 +1,44 @@
+"""The app's event records (docs/board.md, "Every roll, undo, end hand…"),
+written by crapsboard/table/events.py under CPython: a roll names its dice
+and total; an undo names the event it took back in `undid` (its `seq`, and
+`dice` and `total` for a roll, or `"event": "end_hand"`), for every pair of
+dice, so each die's every face is read back as it was rolled."""
+
+import json
+
+import pytest
+
+from crapsboard.rules.engine import Table
+from crapsboard.table import entry as en
+from crapsboard.table import events
+
+PAIRS = [(d1, d2) for d1 in range(1, 7) for d2 in range(1, 7)]
+KEY = en.VIA_NAMES.index("key")
+
+
+@pytest.mark.parametrize("d1, d2", PAIRS)
+def test_a_roll_names_its_dice_and_total(d1, d2):
+    table = Table()
+    table.roll(d1, d2)
+    record = json.loads(events.event_json(table, 4, en.ACT_ROLL, d1 * 8 + d2, 1000))
+    assert (record["seq"], record["t"], record["event"]) == (4, 1000, "roll")
+    assert (record["dice"], record["total"]) == ([d1, d2], d1 + d2)
+
+
+@pytest.mark.parametrize("d1, d2", PAIRS)
+def test_an_undo_names_the_roll_it_took_back_with_its_dice_and_total(d1, d2):
+    table = Table()
+    table.roll(d1, d2)
+    table.undo()
+    record = json.loads(events.event_json(table, 7, en.ACT_UNDO, KEY, 4680, undone_seq=5))
+    assert (record["event"], record["via"]) == ("undo", "key")
+    assert record["undid"] == {"seq": 5, "event": "roll", "dice": [d1, d2], "total": d1 + d2}
+
+
+def test_an_undo_of_a_hand_end_names_the_hand_end():
+    table = Table()
+    table.roll(2, 2)
+    table.end_hand()
+    table.undo()
+    record = json.loads(events.event_json(table, 9, en.ACT_UNDO, KEY, 5000, undone_seq=8))
+    assert record["undid"] == {"seq": 8, "event": "end_hand"}

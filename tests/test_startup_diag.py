@@ -1,0 +1,33 @@
+"""diag.json's `error` (docs/board.md, "diag.json keeps ..."): the last
+start-up failure as one short line, the exception's type and message, cut to
+72 characters (crapsboard/boot/startup.py under CPython)."""
+
+from crapsboard.boot import startup
+
+
+def test_an_error_is_its_type_and_message():
+    assert startup.describe(ValueError("config.json: fire_window: unknown")) == (
+        "ValueError: config.json: fire_window: unknown"
+    )
+    assert startup.describe(MemoryError()) == "MemoryError"
+
+
+def test_a_long_error_is_cut_to_72_characters():
+    line = startup.describe(OSError("x" * 200))
+    assert line == ("OSError: " + "x" * 200)[:72]
+    assert len(line) == 72
+    assert startup.describe(OSError("y" * 63)) == "OSError: " + "y" * 63  # 72 exactly: whole
+
+
+def test_what_diag_json_keeps_is_read_back_at_the_next_start_up(tmp_path):
+    path = str(tmp_path / "diag.json")
+    kept = {"boots": 4, "failed": 2, "cause": 1, "error": "ValueError: config.json: fire_window: unknown"}
+    startup.write_diag(kept, path)
+    assert startup.read_diag(path) == kept
+
+
+def test_a_missing_or_broken_diag_json_starts_afresh(tmp_path):
+    fresh = {"boots": 0, "failed": 0, "cause": None, "error": None}
+    assert startup.read_diag(str(tmp_path / "none.json")) == fresh
+    (tmp_path / "diag.json").write_text("{not json")
+    assert startup.read_diag(str(tmp_path / "diag.json")) == fresh
