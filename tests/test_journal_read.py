@@ -139,8 +139,9 @@ def test_crc_ok_of_an_empty_or_one_byte_tail_is_false():
 def test_crc_ok_refuses_a_length_field_below_the_smallest_record():
     rec, _ = jr.encode(PREV, 5, 0, jr.END_HAND, 0)  # format 1, 26 bytes
     short = with_crc(struct.pack("<H", 25) + rec[2:21])  # claims 25 bytes, CRC right for them
-    assert len(short) == 25 and not jread.crc_ok(short + b"\0", 0)
-    assert jread.crc_ok(rec + b"\0", 0)
+    assert len(short) == 25 and jread.crc_ok(short + b"\0", 0) is False  # a bool, as the first check's
+    assert jread.crc_ok(rec[:-1], 0) is False  # a length past the end of what was read
+    assert jread.crc_ok(rec + b"\0", 0) is True
 
 
 # ---- head and segment files

@@ -139,3 +139,48 @@ def test_a_record_the_flash_has_no_room_for_is_refused_and_not_counted(tmp_path)
         else:
             raise AssertionError("a record the flash could not hold was taken")
         assert journal.seq == seq
+
+
+def test_a_flush_the_flash_has_no_room_for_is_the_fault_full_naming_the_next_record(tmp_path):
+    """The same in `maintain`: the segment the staged batch goes into cannot be
+    written (here it is /dev/full), so the journal stops with FULL naming the
+    record it could not make room for, the one after its last."""
+    from crapsboard.journal.journal_codes import FULL
+
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=KEY, batch=2)
+    journal.mount(table)
+    journal.start_new(table, 0, 1, 0)
+    journal.append(jr.END_HAND, 0, 10, table)  # records 1 and 2 staged: a flush is due
+    os.symlink("/dev/full", os.path.join(journal.dir, "g1"))
+    try:
+        journal.maintain(table, 20)
+    except jn.JournalError as e:
+        assert (e.fault, e.seq, str(e)) == (FULL, 3, "full: no room for record 3")
+    else:
+        raise AssertionError("a flush the flash could not hold went through")
+
+
+def test_a_new_journal_carries_the_wall_clock_over_more_than_24_days_of_journal_clock(tmp_path):
+    """The journal clock is 32 bits of ms (docs/journal.md): a new journal's wall
+    clock moves on by all of the old clock since the last set, here 3e9 ms
+    (34.7 days: past 2**31 ms), rounded down to the second."""
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=KEY)
+    journal.mount(table)
+    journal.start_new(table, 0, 1, 0)
+    journal.clock, journal._ticks = 3_000_000_000, None
+    journal.wall = (1_767_225_600, 0)  # set at journal clock 0
+    journal.start_new(table, 0, 2, 0)
+    assert journal.wall == (1_767_225_600 + 3_000_000, 0)
+
+
+def test_the_clock_a_signed_time_is_stamped_with_wraps_at_32_bits():
+    """A record's t is 32 bits (docs/journal.md, the journal clock): the clock
+    `time` reads for the next record wraps there, as the journal's own does."""
+    from types import SimpleNamespace
+
+    from crapsboard.link import link_admin
+
+    journal = SimpleNamespace(clock=0xFFFF_FFF0, _ticks=1000)
+    assert link_admin._journal_clock(journal, 1000 + 0x20) == 0x10

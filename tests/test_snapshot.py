@@ -45,6 +45,8 @@ configs = st.sampled_from(
         {"paytables": {"all_small": "PT1", "mea_progressive": "PT-BJS-MEA-01"}, "rebet_after_win": False},
         {"fire_window": "first_roll", "bonus_window": "idle"},
         {"fire_window": "first_roll", "rebet_after_win": False, "bonus_window": "idle"},
+        {"fire_window": "first_roll"},  # each window alone: the snapshot keeps them apart
+        {"bonus_window": "idle"},
     ]
 )
 

@@ -179,7 +179,10 @@ MODULE_TESTS.update(
         ),
         # The signed board commands (time, maintenance, journal_reset) and the firmware's
         # measured identity: both run only on the VM (link_app's session, main.py's power-up).
-        "link/link_admin.py": ([], ["tests/test_link_app.py"]),
+        "link/link_admin.py": (
+            ["tests/test_journal_start.py::test_the_clock_a_signed_time_is_stamped_with_wraps_at_32_bits"],
+            ["tests/test_link_app.py"],
+        ),
         "boot/measure.py": ([], ["tests/test_board_main_link.py::test_the_link_answers_beside_the_running_app"]),
         # The recorder's receipt relayed to the board: what it refuses, and the segments it then keeps.
         "link/link_received.py": (["tests/test_link_received.py", "tests/test_link_core.py"], []),

@@ -37,11 +37,10 @@ def file_hash(path, buf):
     return hexlify(h.digest()).decode()
 
 
-def firmware_hash(root=""):
-    """The hex sha256 of the files the board runs under `root` ("": the working directory)."""
+def firmware_hash():
+    """The hex sha256 of the files the board runs (its working directory, the flash's root)."""
     buf = bytearray(512)
     total = sha256()
-    for path in sorted(_measured_paths(root, [])):
-        name = path[len(root) + 1 :] if root else path
-        total.update((name + " " + file_hash(path, buf) + "\n").encode())
+    for path in sorted(_measured_paths("", [])):
+        total.update((path + " " + file_hash(path, buf) + "\n").encode())
     return hexlify(total.digest()).decode()
