@@ -265,3 +265,23 @@ def test_host_tools_log_reads_the_kind_22_record_off_the_flash(tmp_path):
     pushed = {"event": "verified", "seq": 14, "t": 9800, "arg": HOLD_SEQ, "payload": records[-1].payload.hex()}
     (line,) = TableCopy(records[:-1]).lines(pushed)
     assert line.endswith("#14 HOLD of record 13 cleared by ann: verified — pay")
+
+
+def test_the_clearance_record_carries_the_holds_seq_in_16_bits():
+    """docs/journal.md, kind 22: its arg is the HOLD's seq in 16 bits (the payload
+    names it whole), so a HOLD past record 32,767 and one past 65,535 keep theirs."""
+    from types import SimpleNamespace
+
+    from crapsboard.link import link_verified
+
+    for seq, arg in ((40_000, 40_000), (70_000, 70_000 - 65_536)):
+        written = []
+        app = SimpleNamespace(
+            journal=SimpleNamespace(journal_id=1, seq=seq),
+            hold=SimpleNamespace(journal=1, seq=seq, wagers=1, verified=False),
+            record=lambda kind, a, t, payload: written.append((kind, a, payload)) or True,
+        )
+        handlers = SimpleNamespace(app=app, now=lambda: 0)
+        request = {"by": "ann", "alert": "T1-fire_6", "journal": 1, "seq": seq}
+        assert link_verified.verified(handlers, request) == {"seq": seq}
+        assert written == [(22, arg, b'{"alert":"T1-fire_6","by":"ann","seq":%d}' % seq)]
