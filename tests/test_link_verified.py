@@ -279,7 +279,7 @@ def test_the_clearance_record_carries_the_holds_seq_in_16_bits():
         app = SimpleNamespace(
             journal=SimpleNamespace(journal_id=1, seq=seq),
             hold=SimpleNamespace(journal=1, seq=seq, wagers=1, verified=False),
-            record=lambda kind, a, t, payload: written.append((kind, a, payload)) or True,
+            record=lambda kind, a, t, payload, out=written: out.append((kind, a, payload)) or True,
         )
         handlers = SimpleNamespace(app=app, now=lambda: 0)
         request = {"by": "ann", "alert": "T1-fire_6", "journal": 1, "seq": seq}
