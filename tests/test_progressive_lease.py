@@ -7,8 +7,6 @@ reach, the holder stops writing (one line, exit 1)."""
 
 import os
 import signal
-import subprocess
-import sys
 import threading
 import time
 
@@ -17,31 +15,19 @@ import pytest
 from bench.floor import pgserver
 from bench.floor.localfloor import have_mosquitto
 from bench.floor.progressive_feed import TableJournal, provision
+from bench.floor.takeover import leased_controller
 from host_tools.floor import floor_init
 from host_tools.floor.base import floordir, topics
 from host_tools.floor.bus import broker
 from host_tools.floor.bus.mqtt import Client
 from host_tools.floor.pg import schema
 from host_tools.floor.progressive import messages
-from sim.paths import ROOT
 
 pytestmark = [
     pytest.mark.skipif(pgserver.why_not() is not None, reason=pgserver.why_not() or ""),
     pytest.mark.skipif(not have_mosquitto(), reason="mosquitto is not installed (make test installs it as root)"),
 ]
 TAKEOVER_S = 5.0  # the standby's presence `online` within this of the holder's death (measured ~1 s)
-
-
-def controller(directory, name, lease):
-    log = open(os.path.join(directory, "logs", "progressive-%s.log" % name), "ab")
-    p = subprocess.Popen(
-        [sys.executable, "-m", "host_tools", "floor", "progressive", "--dir", directory, "--lease", lease],
-        stdout=log,
-        stderr=log,
-        cwd=ROOT,
-    )
-    log.close()
-    return p
 
 
 def log_text(directory, name):
@@ -98,9 +84,9 @@ def test_the_standby_takes_over_within_seconds_and_never_two_write(tmp_path):
         watcher.start()
         assert watcher.wait_connected(10)
         watcher.subscribe(topics.floor_root("test") + "/progressive/#")
-        procs["a"] = controller(directory, "a", lease)
+        procs["a"] = leased_controller(directory, "a", lease)
         wait(lambda: "took the lease" in log_text(directory, "a"), 30, lambda: log_text(directory, "a"))
-        procs["b"] = controller(directory, "b", lease)
+        procs["b"] = leased_controller(directory, "b", lease)
         wait(lambda: "standby" in log_text(directory, "b"), 30, lambda: log_text(directory, "b"))
 
         def presence():

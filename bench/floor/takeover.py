@@ -21,7 +21,8 @@ from host_tools.floor.bus.mqtt import Client
 from sim.paths import ROOT
 
 
-def _controller(directory, name, lease):
+def leased_controller(directory, name, lease):
+    """`floor progressive --lease` as controller `name`, logging to logs/progressive-NAME.log."""
     log = open(os.path.join(directory, "logs", "progressive-%s.log" % name), "ab")
     p = subprocess.Popen(
         [sys.executable, "-m", "host_tools", "floor", "progressive", "--dir", directory, "--lease", lease],
@@ -70,10 +71,10 @@ def controller_takeover(folder, server, samples=3):
         if not watcher.wait_connected(10):
             raise RuntimeError("the watcher did not connect")
         watcher.subscribe(topics.floor_root("bench") + "/progressive/presence")
-        procs["a"] = _controller(directory, "a", lease)
+        procs["a"] = leased_controller(directory, "a", lease)
         _wait(lambda: _log_count(directory, "a", "took the lease") == 1, 30, "no controller took the lease")
         _wait(lambda: len(online) == 1, 20, "the holder never said online")
-        procs["b"] = _controller(directory, "b", lease)
+        procs["b"] = leased_controller(directory, "b", lease)
         _wait(lambda: _log_count(directory, "b", "standby") >= 1, 30, "no standby")
         holder, standby = "a", "b"
         out = []
@@ -88,7 +89,7 @@ def controller_takeover(folder, server, samples=3):
                 raise RuntimeError("online came from another controller than the standby")
             out.append(round(online[seen] - killed, 2))
             waits = _log_count(directory, holder, "standby")
-            procs[holder] = _controller(directory, holder, lease)
+            procs[holder] = leased_controller(directory, holder, lease)
             back = lambda h=holder, n=waits: _log_count(directory, h, "standby") > n  # noqa: E731
             _wait(back, 30, "the killed one did not come back as the standby")
             holder, standby = standby, holder

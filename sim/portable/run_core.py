@@ -293,24 +293,20 @@ def open_flash(path, cut):
 
 
 def progressive_state(prog, table, now):
-    """Each progressive game as the board shows it (link_progressive.status):
-    the floor's state, the meter in currency and cents, the wagers keyed in
-    action, how several winning wagers are paid, and why it is closed."""
+    """Each progressive game as the board shows it (link_progressive.status, the
+    same fields): the floor's state, the meter in currency and cents, the wagers
+    keyed in action, how several winning wagers are paid, and why it is closed;
+    in that order on both runtimes."""
+    from crapsboard.link import link_progressive
     from crapsboard.table import progressive as pg
 
+    shown = link_progressive.status(prog, table, now)
     games = OrderedDict()
-    for game in (pg.MEA, pg.FUP):
-        item = OrderedDict()
-        item["state"] = pg.STATE_NAMES[prog.state(game, now)]
-        item["amount"] = pg.currency(prog.amount[game])
-        item["cents"] = prog.amount[game]
-        item["wagers"] = prog.wagers(table, game)
-        if prog.rule[game] is not None:
-            item["pays"] = pg.PAYS[prog.rule[game]]
-        why = prog.closed_why(game, now)
-        if why is not None:
-            item["closed"] = why
-        games[pg.GAMES[game]] = item
+    for name in pg.GAMES:
+        game = shown[name]
+        games[name] = OrderedDict(
+            (k, game[k]) for k in ("state", "amount", "cents", "wagers", "pays", "closed") if k in game
+        )
     return games
 
 
