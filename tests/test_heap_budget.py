@@ -9,6 +9,7 @@ import shutil
 
 import heap_budget as hb
 import pytest
+from test_board_main_link import NO_LINK_HEAP
 
 
 @pytest.fixture(scope="module")
@@ -35,6 +36,6 @@ def test_a_scenario_beyond_the_heap_is_seen_to_fail(base, tmp_path):
     # link. The table plays on (3 s of feeds) and each line is refused.
     trial = tmp_path / "flash"
     shutil.copytree(hb.template(base, "hello, status"), trial)
-    passed, seen = hb.run(trial, "hello, status", "168K")
+    passed, seen = hb.run(trial, "hello, status", NO_LINK_HEAP)  # plays, with margin; too small for the link
     assert not passed and seen["report"]["wdt"] == "1 30"
     assert [r["ok"] for r in seen["replies"]] == [False, False]

@@ -90,6 +90,7 @@ def template(tmp_path_factory):
     return shared_template(tmp_path_factory)
 
 
+@pytest.mark.timeout(400)  # one long scenario on a real floor: 40 s alone, past 120 s beside the whole suite
 def test_counts_reach_the_meter_a_hit_shows_pending_and_a_lost_controller_closes_the_board(tmp_path, template):
     rig = Rig(str(tmp_path), ["T1"], template, keepalive=2)
     floordir.write_json(params.params_path(rig.dir), PARAMS)
