@@ -104,6 +104,15 @@ def test_wrong_pins_before_a_restart_count_towards_the_lockout():
     assert outcome(state) == ["wrong_pin", "pin_locked"]  # the third wrong PIN in a row locked it
 
 
+def test_the_keyswitch_does_not_clear_the_wrong_pin_count_across_a_restart():
+    # docs/keys.md: only a good PIN clears the count; the supervisor's key is no PIN.
+    first = boot()
+    play(first, WRONG * 2 + "key:on wait:200 key:off wait:200 ")
+    second = boot(first.flash.data)
+    state = play(second, WRONG + "wait:3000 " + GOOD + "wait:100")
+    assert outcome(state) == ["wrong_pin", "pin_locked"]
+
+
 def test_a_good_pin_clears_the_count_across_a_restart():
     first = boot()
     play(first, WRONG * 2 + GOOD + "key:on key:off " + WRONG)

@@ -184,3 +184,20 @@ def test_the_clock_a_signed_time_is_stamped_with_wraps_at_32_bits():
 
     journal = SimpleNamespace(clock=0xFFFF_FFF0, _ticks=1000)
     assert link_admin._journal_clock(journal, 1000 + 0x20) == 0x10
+
+
+def test_a_new_journal_carries_the_days_backward_clock_sets_onto_its_own_clock(tmp_path):
+    """A clock set back within the last day still counts after a journal reset
+    (docs/link.md, `time`): its time is moved onto the new journal's clock, which
+    starts at 0, so it lies before 0 modulo 2**32 and is still within the day."""
+    from crapsboard.journal.journal_codes import within_day
+
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=KEY)
+    journal.mount(table)
+    journal.start_new(table, 0, 1, 0)
+    journal.clock, journal._ticks = 5_000, None
+    journal.backs = [(4_000, 30)]  # 30 s set back 1 s of journal clock ago
+    journal.start_new(table, 0, 2, 0)
+    assert journal.backs == [(2**32 - 1_000, 30)]
+    assert within_day(journal.backs, 0) == journal.backs

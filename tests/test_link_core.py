@@ -348,3 +348,9 @@ def test_a_counter_never_saved_reads_0_every_time(tmp_path):
 
     counter = CounterFile(str(tmp_path / "link_ctr"))
     assert [counter.load(), counter.load()] == [0, 0]
+
+
+def test_a_handler_for_a_command_the_link_does_not_have_is_refused_at_build():
+    # A typo in the firmware's handler table fails at once, not as "not available" at a host.
+    with pytest.raises(ValueError, match="not a link command: stauts"):
+        Link({"stauts": lambda request: {}})
