@@ -137,3 +137,27 @@ def test_a_feed_line_is_logged_pressed_once_its_last_key_is_released(tmp_path):
     assert len(releases) == 3  # 1, 1, then 2
     (line1, _), (line2, _) = said
     assert releases[1] < line1 < releases[2] < line2  # each after its line's last release, before the next line's
+
+
+def test_presses_made_while_the_vm_was_held_up_are_each_seen(started, tmp_path):
+    """A VM held up (here SIGSTOP, as a loaded machine does for longer than a
+    press) gets the changes it missed one at a time, each held long enough
+    for the keypad's debounce (sim/portable/vboard_machine.py), not only the
+    last: three presses made meanwhile are three presses."""
+    import signal
+    import subprocess
+
+    feed = tmp_path / "keys.txt"
+    dev = started("--key-feed", str(feed))
+    dev.wait_line(r"^sim device: keys: started$")
+    vm = int(subprocess.run(["pgrep", "-P", str(dev.proc.pid)], capture_output=True, text=True).stdout.split()[0])
+    with open_port(dev.port) as port:
+        os.kill(vm, signal.SIGSTOP)
+        try:
+            with open(feed, "a") as f:
+                f.write("1 1 1\n")
+            dev.wait_line(r"^sim device: keys: .*keys\.txt line 1 pressed$")  # all three made and released
+        finally:
+            os.kill(vm, signal.SIGCONT)
+        got = [read_until(port, b"\n").strip() for _ in range(3)]
+    assert got == [b"press key 1", b"press key 2", b"press key 3"]

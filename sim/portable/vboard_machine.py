@@ -35,6 +35,16 @@ _keys_in = [None]  # the pipe of held-input words (non-blocking)
 _keys_buf = bytearray(64)  # a multiple of the 4-byte word: every read ends on a word
 _held_now = [0]
 _polled_at = [None]  # ticks_ms of the last look at the pipe
+# Words that arrived together (the VM was held up past a press and its release)
+# are applied one at a time, each held at least CATCH_UP_HOLD_MS of the VM's
+# clock, as a dealer's finger would be: the keypad's debounce sees every press.
+# A VM that keeps up gets each word as it comes, short presses included.
+CATCH_UP_HOLD_MS = 50
+_QUEUE_WORDS = 256  # far more changes than a stall of seconds makes
+_queue = bytearray(4 * _QUEUE_WORDS)  # a ring of words: made once, nothing allocated per scan
+_queue_at = [0, 0]  # ring: first word, count
+_applied_at = [0]  # ticks_ms the word held now was applied
+_held_waiting = [False]  # the word held now came with others still queued behind it
 
 
 def setup(channel, cause, uid, keys, keys_fd, soft_reboot):
@@ -68,23 +78,42 @@ def halt():
 
 
 def _held():
-    """The input bitmap held down now (keypad.py's bit order): the last word
-    the CPython side wrote. Allocates nothing (it runs in every keypad scan)."""
+    """The input bitmap held down now (keypad.py's bit order): the words the
+    CPython side wrote, in order, each held at least CATCH_UP_HOLD_MS when
+    several wait. Allocates nothing (it runs in every keypad scan)."""
     source = _keys_in[0]
     now = time.ticks_ms()
     if source is None or now == _polled_at[0]:
         return _held_now[0]
     _polled_at[0] = now
     buf = _keys_buf
+    queue = _queue
     while True:
         n = source.readinto(buf)  # None: nothing new (EAGAIN)
         if not n:
             break
-        end = n - n % 4
-        if end:
-            _held_now[0] = buf[end - 4] | buf[end - 3] << 8 | buf[end - 2] << 16 | buf[end - 1] << 24
+        for i in range(0, n - n % 4, 4):
+            first, count = _queue_at
+            if count == _QUEUE_WORDS:  # more waiting than a stall makes: keep the newest
+                first = (first + 1) % _QUEUE_WORDS
+                count -= 1
+            at = 4 * ((first + count) % _QUEUE_WORDS)
+            for k in range(4):
+                queue[at + k] = buf[i + k]
+            _queue_at[0] = first
+            _queue_at[1] = count + 1
         if n < len(buf):
             break
+    first, count = _queue_at
+    if count and (count == 1 and not _held_waiting[0] or time.ticks_diff(now, _applied_at[0]) >= CATCH_UP_HOLD_MS):
+        at = 4 * first
+        _held_now[0] = queue[at] | queue[at + 1] << 8 | queue[at + 2] << 16 | queue[at + 3] << 24
+        _applied_at[0] = now
+        _queue_at[0] = (first + 1) % _QUEUE_WORDS
+        _queue_at[1] = count - 1
+        _held_waiting[0] = count > 1  # later words came with it: they are held in turn
+    elif not count:
+        _held_waiting[0] = False
     return _held_now[0]
 
 
