@@ -15,7 +15,7 @@ import pytest
 from bench.floor import pgserver
 from bench.floor.localfloor import have_mosquitto
 from bench.floor.progressive_feed import TableJournal, provision
-from bench.floor.takeover import leased_controller
+from bench.floor.takeover import controller_log, leased_controller, stop_controllers
 from host_tools.floor import floor_init
 from host_tools.floor.base import floordir, topics
 from host_tools.floor.bus import broker
@@ -28,11 +28,6 @@ pytestmark = [
     pytest.mark.skipif(not have_mosquitto(), reason="mosquitto is not installed (make test installs it as root)"),
 ]
 TAKEOVER_S = 5.0  # the standby's presence `online` within this of the holder's death (measured ~1 s)
-
-
-def log_text(directory, name):
-    with open(os.path.join(directory, "logs", "progressive-%s.log" % name), "rb") as f:
-        return f.read().decode("utf-8", "replace")
 
 
 def wait(predicate, timeout, what):
@@ -85,9 +80,9 @@ def test_the_standby_takes_over_within_seconds_and_never_two_write(tmp_path):
         assert watcher.wait_connected(10)
         watcher.subscribe(topics.floor_root("test") + "/progressive/#")
         procs["a"] = leased_controller(directory, "a", lease)
-        wait(lambda: "took the lease" in log_text(directory, "a"), 30, lambda: log_text(directory, "a"))
+        wait(lambda: "took the lease" in controller_log(directory, "a"), 30, lambda: controller_log(directory, "a"))
         procs["b"] = leased_controller(directory, "b", lease)
-        wait(lambda: "standby" in log_text(directory, "b"), 30, lambda: log_text(directory, "b"))
+        wait(lambda: "standby" in controller_log(directory, "b"), 30, lambda: controller_log(directory, "b"))
 
         def presence():
             with lock:
@@ -132,11 +127,11 @@ def test_the_standby_takes_over_within_seconds_and_never_two_write(tmp_path):
         # touched the broker: bounded by its own next try, seen on the server.
         wait(lambda: lease_tries_since(lease, since) >= 1, 20, "the standby's next try for the lease")
         connected = open(os.path.join(directory, "mosquitto.log")).read().count("as progressive-test")
-        assert connected == 1 and "took the lease" not in log_text(directory, "b")
+        assert connected == 1 and "took the lease" not in controller_log(directory, "b")
         killed = time.monotonic()
         procs["a"].send_signal(signal.SIGKILL)
         procs["a"].wait()
-        wait(lambda: "took the lease" in log_text(directory, "b"), 10, lambda: log_text(directory, "b"))
+        wait(lambda: "took the lease" in controller_log(directory, "b"), 10, lambda: controller_log(directory, "b"))
         wait(lambda: presence()[-2:] == ["offline", "online"], 10, lambda: presence())
         with lock:
             online_at = [when for when, t, p in heard if t.endswith("/presence") and p == b"online"][-1]
@@ -157,14 +152,11 @@ def test_the_standby_takes_over_within_seconds_and_never_two_write(tmp_path):
         # the lease's database out of reach: the holder stops writing, in one line
         server.kill()
         assert procs["b"].wait(15) == 1
-        lines = log_text(directory, "b").strip().splitlines()
-        assert "lost the progressive lease" in lines[-1] and "Traceback" not in log_text(directory, "b")
+        lines = controller_log(directory, "b").strip().splitlines()
+        assert "lost the progressive lease" in lines[-1] and "Traceback" not in controller_log(directory, "b")
         wait(lambda: presence()[-1:] == ["offline"], 10, lambda: presence())
     finally:
         watcher.stop()
-        for p in procs.values():
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-                p.wait(20)
+        stop_controllers(procs)
         mosq.stop()
         server.remove()

@@ -34,9 +34,22 @@ def leased_controller(directory, name, lease):
     return p
 
 
-def _log_count(directory, name, text):
+def controller_log(directory, name):
+    """What controller `name` has logged so far."""
     with open(os.path.join(directory, "logs", "progressive-%s.log" % name), "rb") as f:
-        return f.read().decode("utf-8", "replace").count(text)
+        return f.read().decode("utf-8", "replace")
+
+
+def _log_count(directory, name, text):
+    return controller_log(directory, name).count(text)
+
+
+def stop_controllers(procs):
+    """SIGTERM each controller still running, and wait for it."""
+    for p in procs.values():
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+            p.wait(20)
 
 
 def _wait(predicate, timeout, what):
@@ -96,8 +109,5 @@ def controller_takeover(folder, server, samples=3):
         return {"samples_s": out}
     finally:
         watcher.stop()
-        for p in procs.values():
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-                p.wait(20)
+        stop_controllers(procs)
         mosq.stop()
