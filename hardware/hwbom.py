@@ -277,20 +277,20 @@ def bom_latch(board):
     problems = hwlatch.latch_problems(board)
     return [
         "**No feed latches on its own load.** The %s limits current within microseconds but latches only "
-        "after its fault deglitch (%g / %g / %g ms min / typ / max), and also latches when OUT rises %g / %g / "
-        "%g mV above IN (its switch conducts both ways until then, up to %g Ω). Hot mate: a string plugged onto "
-        "a live feed (or a feed switching on at power-up) charges its output capacitance (the %g µF string "
-        "capacitor +%d %%, the %g µF output ceramic, %g nF per pixel) at the smallest current limit, its lamps "
-        "lit at the cap meanwhile, from a rail trimmed as high as %g V: it must finish before %g ms. Rail dip: "
-        "PS1 delivers nothing while every other branch draws the most its eFuse lets run; the rail reservoir "
-        "(%d × %g µF −%d %% at TB1/TB2) carries them, and a string capacitor's share of that current, flowing "
-        "back through its switch, must stay under %g mV (the deglitch's minimum and maximum, the comparator's "
-        "thresholds and the on-resistance are on the list to confirm before ordering, under Parts). Strings "
-        "**may be mated live**."
+        "after its fault deglitch (%g / %g / %g ms min / typ / max), and also latches when OUT stays %g / %g / "
+        "%g mV above IN for %g / %g / %g ms (its switch conducts both ways until then, up to %g Ω). Hot mate: a "
+        "string plugged onto a live feed (or a feed switching on at power-up) charges its output capacitance "
+        "(the %g µF string capacitor +%d %%, the %g µF output ceramic, %g nF per pixel) at the smallest current "
+        "limit, its lamps lit at the cap meanwhile, from a rail trimmed as high as %g V: it must finish before "
+        "%g ms. Rail dip: PS1 delivers nothing while every other branch draws the most its eFuse lets run; the "
+        "rail reservoir (%d × %g µF −%d %% at TB1/TB2) carries them, and a string capacitor's share of that "
+        "current, flowing back through its switch, must stay under %g mV however briefly (the check does not "
+        "count on the %g ms the reverse voltage must last). Figures from %s. Strings **may be mated live**."
         % (
             e["part"],
             *e["deglitch_ms"],
             *[v * 1e3 for v in e["reverse_trip_v"]],
+            *e["reverse_off_ms"],
             e["rds_on_max_ohm"],
             parts["bulk_cap_uf"],
             round(pf.ELECTROLYTIC_TOL * 100),
@@ -302,6 +302,8 @@ def bom_latch(board):
             parts["reservoir_cap_uf"],
             round(pf.ELECTROLYTIC_TOL * 100),
             e["reverse_trip_v"][0] * 1e3,
+            e["reverse_off_ms"][0],
+            pf.EFUSE_FIGURES,
         ),  # fmt: skip
         _table(["eFuse", "output capacitance (max)", "hot mate at the limit", "reverse voltage in a dip"], rows),
         "Check: " + ("no feed latches on its own load." if not problems else "**" + "; ".join(problems) + "**"),

@@ -64,7 +64,7 @@ def _rilim_row(i, branch):
     return (
         "RL%d" % (i + 1),
         1,
-        "1 %% current-limit resistor (RILIM) of %s: %g kΩ for its %g A trip (%s datasheet, Table 1)"
+        "1 %% current-limit resistor (RILIM) of %s: %g kΩ for its %g A trip (%s datasheet, Common RILIM Resistor Selections)"
         % (branch[0], kohm, branch[3], pf.EFUSE["part"]),
         "Yageo MFR-25FBF52-%s" % code,
     )

@@ -46,19 +46,32 @@ ESP32_INTERNAL_PULLUP_OHM = 45000
 # 5.5 V working voltage, IEC 61000-4-2 ±15 kV contact.
 TVS = {"part": "TPD4E1U06", "channels": 4, "line_pf": 0.8, "vrwm": 5.5, "iec_contact_kv": 15}
 
-# TI TPS255x / TPS255x-1 datasheet, SLVS841 (revision G, October 2026, is the
-# current one on TI's document viewer). Its description confirms: up to 1.5 A
-# continuous; current limit programmable 75 mA to 1.7 A (typical) with one
-# resistor (RILIM), ±6 % at the higher settings; the "-1" parts latch the
-# switch off on an overcurrent *or* a reverse voltage (OUT driven above IN)
-# until EN or the supply is cycled, and FAULT asserts low in both. Its "FAULT
-# Response" section gives the deglitch as 7.5 ms typical for an overcurrent
-# and 4 ms typical for a reverse voltage. The checks budget ±8 % on a trip
-# point without a Table 1 row (the ±6 % plus the 1 % RILIM's share).
-# Not confirmed from a source in hand (TO_CONFIRM below): the deglitch's
-# 5 ms minimum and 10 ms maximum, the reverse comparator's 95 / 135 / 190 mV
-# and the 135 mΩ maximum on-resistance. The latch model treats a reverse
-# voltage as latching at once, ignoring its 4 ms deglitch: the safe side.
+# TI TPS255x / TPS255x-1 datasheet, SLVS841. Its description (revision G,
+# October 2026, the current one on TI's document viewer, and every earlier
+# one): up to 1.5 A continuous; current limit programmable 75 mA to 1.7 A
+# (typical) with one resistor (RILIM), ±6 % at the higher settings; the "-1"
+# parts latch the switch off on an overcurrent *or* a reverse voltage (OUT
+# driven above IN) until EN or the supply is cycled, and FAULT asserts low in
+# both. The figures below are those of revision F (November 2008, revised
+# August 2016), section 7.5 Electrical Characteristics, p. 7, for the SOT-23
+# (DBV) package this board buys, and sections 9.3.1-9.3.3, pp. 13-14; product
+# folder http://www.ti.com/product/tps2552. They were read in a text copy of
+# that PDF held in a public repository; the mirror
+# http://hkdtupc.cn/tps2552drvr-1_datasheet_11663022_4.html (an earlier
+# revision) gives the same 7.5 ms and 4 ms typical deglitches. Revision G
+# renumbers the table 6.5 and adds a Quick Output Discharge section.
+#   overcurrent: limits within 2 µs, FAULT deglitch 5 / 7.5 / 10 ms
+#     (min / typ / max), then the -1 part latches off;
+#   reverse voltage: comparator trip (VOUT - VIN) 95 / 135 / 190 mV; the
+#     switch turns off 3 / 5 / 7 ms after the condition starts (VIN = 5 V),
+#     FAULT after its own 2 / 4 / 6 ms deglitch, and a reverse current of
+#     (VOUT - VIN) / rDS(on) flows meanwhile: the switch conducts both ways;
+#   rDS(on): 85 mΩ typ, 95 mΩ max at TJ = 25 °C, 135 mΩ max over -40-125 °C;
+#   continuous current: 1.5 A up to TJ = 105 °C, 1.2 A up to 125 °C.
+# The checks budget ±8 % on a trip point without a Table 2 row (the ±6 % plus
+# the 1 % RILIM's share). The latch check counts a reverse voltage past the
+# comparator's minimum as a latch however briefly it lasts: the 3 ms it must
+# last first is the part's, and a rail dip that long is a brown-out anyway.
 EFUSE = {
     "part": "TPS2552-1",
     "mpn": "TPS2552DBVR-1",
@@ -66,15 +79,14 @@ EFUSE = {
     "continuous_a": 1.5,
     "trip_tolerance": 0.08,
     "vin_max": 5.5,
-    # The -1 parts latch: after an overcurrent that lasts the fault deglitch
-    # (5 / 7.5 / 10 ms min / typ / max), or a reverse voltage (OUT above IN by
-    # the comparator's threshold, 95 / 135 / 190 mV) the switch stays off until
-    # EN or VIN is cycled. Until then the N-channel switch conducts both ways.
     "behaviour": "latch-off",
     "deglitch_ms": (5.0, 7.5, 10.0),
     "reverse_trip_v": (0.095, 0.135, 0.190),
+    "reverse_off_ms": (3.0, 5.0, 7.0),
+    "reverse_fault_ms": (2.0, 4.0, 6.0),
     "rds_on_max_ohm": 0.135,
 }
+EFUSE_FIGURES = "TI SLVS841F, 7.5 Electrical Characteristics (DBV package)"
 # The same datasheet's auto-retry parts (no "-1"): they restart after every
 # deglitch, so a short keeps cycling and FAULT only pulses. Listed so the
 # checks can show they refuse one.
@@ -83,8 +95,12 @@ EFUSE_AUTO_RETRY = dict(EFUSE, part="TPS2552", mpn="TPS2552DBVR", behaviour="aut
 # Aluminium electrolytics (Panasonic FR series datasheet): capacitance
 # tolerance ±20 % at 120 Hz.
 ELECTROLYTIC_TOL = 0.20
-EFUSE_SOURCE = "TI TPS255x/TPS255x-1 datasheet (SLVS841G): latch-off current limit 75 mA-1.7 A, FAULT open-drain"
-# The same datasheet (SLVS841E), Table 1 "Common RILIM Resistor Selections":
+EFUSE_SOURCE = (
+    "TI TPS255x/TPS255x-1 datasheet (SLVS841F, Electrical Characteristics; SLVS841G): "
+    "latch-off current limit 75 mA-1.7 A, FAULT open-drain"
+)
+# The same datasheet, "Common RILIM Resistor Selections" (Table 1 in SLVS841E,
+# Table 2 in SLVS841F, the same rows):
 # for a desired trip point, the closest 1 % RILIM and the current-limit
 # threshold it gives at its worst, the resistor's 1 % tolerance included:
 # trip A -> (RILIM kΩ, IOS min A, IOS max A). A branch's trip point must be a
@@ -184,16 +200,10 @@ CABLE_SOURCE = "Alpha Wire 3051/3055, Belden 9539 and Lapp ÖLFLEX CLASSIC 110 d
 # the parts, and the README sends the buyer there.
 TO_CONFIRM = (
     (
-        "TPS2552-1 (EF1–EF4)",
-        "fault deglitch 5 ms minimum and 10 ms maximum (a minimum below the slowest feed's hot-mate time in "
-        "the Power budget would latch that feed); reverse-voltage comparator 95 / 135 / 190 mV; on-resistance "
-        "at most 135 mΩ (the rail-dip check)",
-        "TI SLVS841G, section 6.5 Electrical Characteristics",
-    ),
-    (
         "Adafruit 2107 (U7)",
         "an ADuM4160 with an ADuM5000 converter fed from the PC's VBUS, driving VBUS on the device-side port "
-        "(up to 100 mA), 2.5 kV rms, nothing drawn from the board's rail",
+        "(up to 100 mA), 2.5 kV rms, nothing drawn from the board's rail. Users' write-ups of this board name "
+        "an ADuM3160 instead: which isolator, and what powers and drives the device side, is what to check",
         "Adafruit's product page and schematic for product 2107, and the ADuM4160 and ADuM5000 datasheets",
     ),
     (

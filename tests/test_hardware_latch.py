@@ -73,11 +73,24 @@ def test_a_rail_dip_without_the_reservoir_latches_every_feed():
     assert {p.split()[0] for p in problems if "latches in a rail dip" in p} == {"EF1", "EF2", "EF3", "EF4"}
 
 
+def test_a_reverse_voltage_latches_in_the_check_however_briefly_it_lasts():
+    # The part turns its switch off only after the reverse voltage has lasted 3 ms (SLVS841F,
+    # 3 / 5 / 7 ms): the rail-dip check takes no credit for that time, so a part that waited
+    # far longer still fails a board without its reservoir, and the healthy board passes.
+    board = load()
+    board["power"]["reservoir_count"] = 0
+    patient = dict(partfacts.EFUSE, reverse_off_ms=(1000.0, 1000.0, 1000.0))
+    assert hwlatch.latch_problems(board, patient) == hwlatch.latch_problems(board)
+    assert any("latches in a rail dip" in p for p in hwlatch.latch_problems(board, patient))
+    assert hwlatch.latch_problems(load(), patient) == []
+
+
 def test_the_bom_states_the_latch_check_and_that_strings_may_be_mated_live():
     with open(os.path.join(HW, "BOM.md"), encoding="utf-8") as f:
         bom = f.read()
     assert "Check: no feed latches on its own load." in bom
     assert "Strings **may be mated live**." in bom
+    assert "also latches when OUT stays 95 / 135 / 190 mV above IN for 3 / 5 / 7 ms" in bom
     assert "| C18–C21 | 4 | 1000 µF electrolytic 16 V, low ESR, rail reservoir" in bom
     with open(os.path.join(HW, "README.md"), encoding="utf-8") as f:
         readme = f.read()
