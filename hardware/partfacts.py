@@ -55,7 +55,7 @@ TVS = {"part": "TPD4E1U06", "channels": 4, "line_pf": 0.8, "vrwm": 5.5, "iec_con
 # both. The figures below are those of revision F (November 2008, revised
 # August 2016), section 7.5 Electrical Characteristics, p. 7, for the SOT-23
 # (DBV) package this board buys, and sections 9.3.1-9.3.3, pp. 13-14; product
-# folder http://www.ti.com/product/tps2552. They were read in a text copy of
+# folder http://www.ti.com/product/tps2552. Source in hand: a text copy of
 # that PDF held in a public repository; the mirror
 # http://hkdtupc.cn/tps2552drvr-1_datasheet_11663022_4.html (an earlier
 # revision) gives the same 7.5 ms and 4 ms typical deglitches. Revision G
