@@ -42,3 +42,15 @@ def test_an_undo_of_a_hand_end_names_the_hand_end():
     table.undo()
     record = json.loads(events.event_json(table, 9, en.ACT_UNDO, KEY, 5000, undone_seq=8))
     assert record["undid"] == {"seq": 8, "event": "end_hand"}
+
+
+@pytest.mark.parametrize(
+    "kind, name", [(en.ACT_PROG_WAGER, "prog_wager"), (en.ACT_PROG_HIT, "prog_hit"), (en.ACT_PROG_VOID, "prog_void")]
+)
+@pytest.mark.parametrize("game, game_name", [(0, "MEA"), (1, "FUP")])
+def test_a_progressive_record_names_its_kind_game_and_count(kind, name, game, game_name):
+    # docs/progressive.md, Messages: kinds 23-25 with the count of wagers; the app's
+    # arg carries the game above the count (game << 8 | count)
+    record = json.loads(events.event_json(Table(), 9, kind, game << 8 | 99, 2500))
+    assert record == {"seq": 9, "t": 2500, "event": name, "game": game_name, "count": 99}
+    assert json.loads(events.event_json(Table(), 9, kind, game << 8 | 1, 2500))["count"] == 1

@@ -143,3 +143,11 @@ def test_a_bad_pay_rule_in_a_key_script_is_refused_with_nothing_run():
         with pytest.raises(KeyScriptError, match="RULE shared or positional"):
             s.send("floor:MEA:open:100000:equal # 1 2 #")
         assert s.send("wait:0")["progressive"]["MEA"]["state"] == "closed"
+
+
+def test_the_progressive_records_payloads_are_spelled_as_docs_progressive_gives_them():
+    from crapsboard.table import progressive as pg
+
+    assert pg.payload(pg.MEA) == b'{"game": "MEA"}'  # prog_hit
+    assert pg.payload(pg.FUP, b"roll", 12) == b'{"game": "FUP", "roll": 12}'  # prog_wager
+    assert pg.payload(pg.MEA, b"hit", 7) == b'{"game": "MEA", "hit": 7}'  # prog_void

@@ -195,6 +195,7 @@ _MAIN = "tests/test_board_main.py::"
 _MAIN_LINK = "tests/test_board_main_link.py::"
 _LINK_BESIDE_APP = _MAIN_LINK + "test_the_link_answers_beside_the_running_app"
 _LAYOUT_CP = [
+    "tests/test_layout_refusals.py",
     "tests/test_devlayout.py",
     "tests/test_lamps.py",
     "tests/test_keypad_contract.py",
@@ -317,6 +318,7 @@ MODULE_TESTS.update(
         "rules/paytables.py": (_PAYTABLE_CP, _PAYTABLE_MP),
         "rules/report.py": (
             [
+                "tests/test_report_text.py",
                 "tests/test_snapshot.py",
                 "tests/test_rules_vectors.py::test_vector_cpython",
                 "tests/test_rules_properties.py",

@@ -1,0 +1,26 @@
+"""rules/report.py's `printable`: a one-line message (a refused key script's
+error, docs/replay.md's one line on stderr) keeps printable text as it is and
+writes each control character as a visible \\xNN, the same on both runtimes
+(their json modules escape \\b and \\f differently)."""
+
+import pytest
+
+from crapsboard.rules.report import printable
+
+
+@pytest.mark.parametrize(
+    "text, shown",
+    [
+        ("die face '9' is not 1-6", "die face '9' is not 1-6"),
+        ("", ""),
+        (" ~", " ~"),  # 32 and 126: printable
+        ("a\bc", "a\\x08c"),
+        ("tab\there", "tab\\x09here"),
+        ("\x00", "\\x00"),
+        ("end\n", "end\\x0a"),
+        ("\x1f\x0c", "\\x1f\\x0c"),
+        ("caf\xe9", "caf\xe9"),  # above 127 is not a control character
+    ],
+)
+def test_control_characters_are_written_as_hex_and_the_rest_kept(text, shown):
+    assert printable(text) == shown
