@@ -107,3 +107,15 @@ def test_windows_and_rebet_take_only_their_documented_values():
     assert refused_key({"rebet_after_win": 1}) == "rebet_after_win"
     assert refused_key({"colour": 1}) == "colour"
     assert refused_key([]) == "config"
+
+
+def test_a_value_json_cannot_spell_is_named_as_python_writes_it():
+    # parse() takes objects from callers other than json.loads (the simulator's
+    # settings); a value without a JSON spelling still gets its one-line refusal
+    from crapsboard.rules import config_parse
+
+    with pytest.raises(ConfigError) as refused:
+        config_parse.parse({"offered": [b"fire"]})
+    assert str(refused.value) == (
+        "offered[0]: unknown wager b'fire' (one of fire, all_small, all_tall, make_em_all, mea_progressive, fired_up)"
+    )

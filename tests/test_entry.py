@@ -200,3 +200,26 @@ def test_pin_record_is_pbkdf2_hmac_sha256_of_the_digits():
     salt, iterations, digest = en.pin_record("passwd", b"salt", 1)
     assert (salt, iterations) == (b"salt", 1)
     assert digest.hex() == "55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc"
+
+
+@pytest.mark.parametrize("code", [16, 31, 255])
+def test_a_key_code_no_key_has_is_refused_as_unexpected(code):
+    # a keypad has 16 keys at most (codes 0-15): anything else is no input the
+    # entry knows, refused with the error shown (with a die pending it is that
+    # error, roll_pending, as for any key but a die or clear)
+    e = fresh()
+    assert e.press(code, 0) == en.ACT_ERROR
+    assert e.error == en.ERR_UNEXPECTED_KEY and e.status(100) == en.ST_ERROR
+    assert keys(e, [2, 6], 300) == [en.ACT_NONE, en.ACT_ROLL] and (e.die1, e.die2) == (2, 6)
+
+
+def test_a_third_digit_in_a_progressive_count_is_refused_at_once():
+    # docs/keys.md: `#`, the game (1 or 2), one or two digits, `#`; the count's
+    # digits after an error are dropped, never dice
+    e = fresh()
+    assert keys(e, [en.K_ENTER, 1, 4, 2]) == [en.ACT_NONE] * 4
+    assert e.press(7, 1000) == en.ACT_ERROR and e.error == en.ERR_PROG_COUNT
+    assert keys(e, [5, 5], 1200) == [en.ACT_NONE, en.ACT_NONE] and e.first == 0  # dropped
+    e = fresh()
+    assert keys(e, [en.K_ENTER, 2, 9, 9, en.K_ENTER]) == [en.ACT_NONE] * 4 + [en.ACT_PROG_WAGER]
+    assert (e.prog_game, e.prog_count) == (1, 99)

@@ -244,3 +244,19 @@ def test_a_drop_recorded_before_a_power_cut_is_not_recorded_again_after_it(tmp_p
     again_dropped, _ = play_hands(again, table, range(200, 260, 10))
     assert "g%d" % dropped[0][0] not in os.listdir(again.dir)  # removed at last
     assert dropped[0] not in again_dropped and again_dropped  # later segments dropped, each once
+
+
+@pytest.mark.parametrize("key", [bytes(32), None], ids=["another key", "no key"])
+def test_a_journal_mounted_under_another_key_is_never_extended_even_without_the_boot(tmp_path, key):
+    """journal_boot fails such a journal at power-up (docs/journal.md, the fault
+    `unkeyed`); the journal's own append refuses it too, so no other caller can
+    add a record the board could not sign."""
+    journal = started(tmp_path)
+    journal.append(jr.ROLL, 3 << 3 | 4, 10, Table())
+    before = sizes(journal.dir)
+    again = jn.Journal(str(tmp_path), b"BOARD1", key=key)
+    assert again.mount(Table()) != jn.NONE and again.unkeyed is not None and again.seq == journal.seq
+    with pytest.raises(jn.JournalError) as refused:
+        again.append(jr.ROLL, 2 << 3 | 2, 20, Table())
+    assert refused.value.fault == jn.UNKEYED and str(refused.value).startswith("unkeyed: ")
+    assert sizes(journal.dir) == before and again.seq == journal.seq

@@ -1,6 +1,8 @@
 """The built paytables and configuration copies: each table is one object
 however often asked for, and a copied configuration is a copy."""
 
+import pytest
+
 from crapsboard.rules import config as cfg
 from crapsboard.rules import paytables as pt
 from crapsboard.rules.engine import Table
@@ -56,3 +58,14 @@ def test_the_defaults_are_the_documented_ones():
     assert config.rebet_after_win is True
     assert (config.fire_window, config.bonus_window) == (cfg.FIRE_UNTIL_POINT, cfg.BONUS_AFTER_SEVEN)
     assert config.supervisor_pin is None
+
+
+def test_a_paytable_whose_envy_and_pays_differ_in_length_is_refused():
+    from crapsboard.rules import paytable as ptab
+
+    pays = (0, 0, 0, 4, 9, 99)
+    table = ptab.Paytable("X", ptab.TO_1, pays)  # no envy: none at any level
+    assert table.envy == (None,) * 6
+    for envy in ((None,) * 5, (None,) * 7):
+        with pytest.raises(ValueError, match="paytable X: envy and pays differ in length"):
+            ptab.Paytable("X", ptab.TO_1, pays, envy)

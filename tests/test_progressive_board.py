@@ -151,3 +151,44 @@ def test_the_progressive_records_payloads_are_spelled_as_docs_progressive_gives_
     assert pg.payload(pg.MEA) == b'{"game": "MEA"}'  # prog_hit
     assert pg.payload(pg.FUP, b"roll", 12) == b'{"game": "FUP", "roll": 12}'  # prog_wager
     assert pg.payload(pg.MEA, b"hit", 7) == b'{"game": "MEA", "hit": 7}'  # prog_void
+
+
+def _play(dice_text, keyed):
+    """A real Table through the dice of `dice_text` with `keyed` = {game: (count,
+    roll it was keyed before)}; the Progressive and the HOLD after the last roll."""
+    from crapsboard.rules.engine import Table
+    from crapsboard.table import progressive as pg
+    from crapsboard.table.hold_state import HoldState
+
+    table, prog, hold = Table(), pg.Progressive(), HoldState()
+    faces = [int(f) for f in dice_text.split()]
+    for n in range(0, len(faces), 2):
+        for game, (count, at) in keyed.items():
+            if at == n // 2:
+                assert prog.add(table, game, count)
+        points = table.fire_points
+        table.roll(faces[n], faces[n + 1])
+        hold.rolled(table, points, 1, n // 2 + 1)
+    for game, (count, at) in keyed.items():
+        if at == len(faces) // 2:  # keyed after the last roll
+            assert prog.add(table, game, count)
+    return table, prog, hold
+
+
+def test_a_restored_top_award_is_found_with_the_wagers_keyed_for_its_cycle():
+    # docs/progressive.md, "A power cut": the roll is restored without its prog_hit
+    # records; the hits are found again from the HOLD and the keyings kept
+    from crapsboard.table import progressive as pg
+
+    table, prog, hold = _play(TEN_NUMBERS, {pg.MEA: (4, 0)})
+    assert prog.hits_restored(table, hold) == [(pg.MEA, 4)]
+    table, prog, hold = _play(FIRED_SEQUENCE, {pg.FUP: (7, 0), pg.MEA: (2, 0)})
+    assert prog.hits_restored(table, hold) == [(pg.FUP, 7)]  # MEA: 5 numbers, no award
+    table, prog, hold = _play(TEN_NUMBERS, {})
+    assert prog.hits_restored(table, hold) == []  # an award with no wager keyed: no hit
+    table, prog, hold = _play("3 4 " + TEN_NUMBERS, {pg.MEA: (4, 0)})
+    assert prog.hits_restored(table, hold) == []  # keyed for the cycle the 7 ended
+    table, prog, hold = _play("3 4 " + TEN_NUMBERS, {pg.MEA: (4, 1)})
+    assert prog.hits_restored(table, hold) == [(pg.MEA, 4)]
+    table, prog, hold = _play("2 2", {pg.MEA: (3, 1), pg.FUP: (5, 1)})
+    assert prog.hits_restored(table, hold) == []  # keyed after a roll that paid nothing

@@ -19,6 +19,8 @@ from crapsboard.rules.report import printable
         ("\x00", "\\x00"),
         ("end\n", "end\\x0a"),
         ("\x1f\x0c", "\\x1f\\x0c"),
+        ("\x1f", "\\x1f"),  # 31, the last control character, alone
+        ("a b!\x01", "a b!\\x01"),  # space and "!" kept beside a control character
         ("caf\xe9", "caf\xe9"),  # above 127 is not a control character
     ],
 )

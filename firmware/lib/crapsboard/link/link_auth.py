@@ -81,9 +81,6 @@ class Auth:
         self.key = key
         self.store = store
 
-    def counter(self):
-        return self.store.load()
-
     def check(self, request):
         """Accept `request` (and consume its counter) or raise AuthError, having changed nothing."""
         ctr = request.get("ctr")

@@ -84,11 +84,6 @@ def reversed_resolutions(table):
     ]
 
 
-def resolved_json(table):
-    """The resolutions of the table's last event, as a JSON list."""
-    return dumps(resolutions(table))
-
-
 def wager_marks(table, w):
     """Marked numbers of wager w: ascending, or in sequence order for Fired Up."""
     if w == pt.FIRED_UP:
