@@ -223,3 +223,14 @@ def test_a_third_digit_in_a_progressive_count_is_refused_at_once():
     e = fresh()
     assert keys(e, [en.K_ENTER, 2, 9, 9, en.K_ENTER]) == [en.ACT_NONE] * 4 + [en.ACT_PROG_WAGER]
     assert (e.prog_game, e.prog_count) == (1, 99)
+
+
+@pytest.mark.parametrize("key", [en.K_UNDO, en.K_END_HAND, en.K_PIN])
+def test_undo_end_hand_or_the_pin_key_inside_a_progressive_count_is_unexpected(key):
+    # docs/keys.md, errors: `unexpected_key`, undo or end hand while typing a
+    # progressive count; the count is dropped, not taken
+    e = fresh()
+    e.key_on = True  # even for a supervisor
+    assert keys(e, [en.K_ENTER, 1, 5]) == [en.ACT_NONE] * 3
+    assert e.press(key, 1000) == en.ACT_ERROR and e.error == en.ERR_UNEXPECTED_KEY
+    assert e.press(en.K_ENTER, 1200) == en.ACT_NONE  # `#` ends the dropped digits; no count taken

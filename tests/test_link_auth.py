@@ -324,3 +324,15 @@ def test_auth_without_a_role_checks_under_the_link_key_and_a_receipt_needs_a_key
     assert receipt_ok(lv.KEY, "ab", 1, 2, "00", tag) is True
     assert receipt_ok(lv.KEY, "ab", 1, 3, "00", tag) is False
     assert receipt_ok(None, "ab", 1, 2, "00", tag) is False  # a board without a key takes no receipt
+
+
+def test_a_request_with_a_value_the_canonical_form_cannot_spell_is_refused_unchanged():
+    # the link's parser refuses floats first; Auth refuses them too for any
+    # other caller, since the two runtimes would spell a float apart
+    from crapsboard.link.link import CounterMemory
+    from crapsboard.link.link_auth import Auth, AuthError
+
+    store = CounterMemory(2)
+    with pytest.raises(AuthError, match="^cannot be signed: floats or odd values$"):
+        Auth(b"k" * 32, store, True).check({"id": 1, "cmd": "time", "unix": 0.5, "ctr": 3, "tag": "00" * 32})
+    assert store.load() == 2

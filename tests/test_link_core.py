@@ -354,3 +354,19 @@ def test_a_handler_for_a_command_the_link_does_not_have_is_refused_at_build():
     # A typo in the firmware's handler table fails at once, not as "not available" at a host.
     with pytest.raises(ValueError, match="not a link command: stauts"):
         Link({"stauts": lambda request: {}})
+
+
+def test_a_reply_that_fails_after_the_handler_is_an_internal_error_too():
+    # a handler returning no dict fails in building the reply, not in the
+    # handler: the host still gets one line naming it, with the request's id
+    link = Link()
+    link.add("number", lambda request: 42)
+    link.add("hello", lambda request: 7)
+    out = link.feed(b'{"id":5,"cmd":"number"}\n{"id":6,"cmd":"hello"}\n{"id":7,"cmd":"number"}\n')
+    assert out.split(b"\n") == [
+        b'{"id": 5, "ok": false, "error": "internal error: TypeError"}',
+        b'{"id": 6, "ok": false, "error": "internal error: TypeError"}',
+        b'{"id": 7, "ok": false, "error": "internal error: TypeError"}',
+        b"",
+    ]
+    assert link.lines == 3 and link.refused == 3

@@ -192,3 +192,16 @@ def test_a_restored_top_award_is_found_with_the_wagers_keyed_for_its_cycle():
     assert prog.hits_restored(table, hold) == [(pg.MEA, 4)]
     table, prog, hold = _play("2 2", {pg.MEA: (3, 1), pg.FUP: (5, 1)})
     assert prog.hits_restored(table, hold) == []  # keyed after a roll that paid nothing
+
+
+def test_the_keyings_the_journal_restored_are_taken_with_their_roll():
+    from crapsboard.table import progressive as pg
+
+    table, _, _ = _play("3 4 3 4 2 2", {})  # three rolls: MEA's cycle has one number (4)
+    prog = pg.Progressive()
+    prog.restore([(6, 2), (9, 1)])  # MEA keyed before the third roll, FUP before the second
+    assert (prog.count, prog.roll) == ([6, 9], [2, 1])
+    assert prog.wagers(table, pg.MEA) == 6  # one roll since, one number marked: in action
+    assert prog.wagers(table, pg.FUP) == 0  # its cycle ended with the 4 on the third roll
+    prog.restore([None, None])  # nothing found: the keyings stay as they were
+    assert (prog.count, prog.roll) == ([6, 9], [2, 1])
