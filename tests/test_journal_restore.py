@@ -260,3 +260,23 @@ def test_a_journal_mounted_under_another_key_is_never_extended_even_without_the_
         again.append(jr.ROLL, 2 << 3 | 2, 20, Table())
     assert refused.value.fault == jn.UNKEYED and str(refused.value).startswith("unkeyed: ")
     assert sizes(journal.dir) == before and again.seq == journal.seq
+
+
+def test_a_journal_directory_whose_head_file_is_gone_is_corrupt_not_a_first_use(tmp_path):
+    """docs/journal.md, Restoring: no head file and an empty (or no) directory is
+    a start cut short, a journal never written; records without their head are
+    a fault, so power-up never starts a new journal over them."""
+    journal = started(tmp_path)
+    journal.append(jr.ROLL, 3 << 3 | 4, 10, Table())
+    os.remove(os.path.join(journal.dir, "head"))
+    before = sizes(journal.dir)
+    again = jn.Journal(str(tmp_path), b"BOARD1", key=KEY)
+    with pytest.raises(jn.JournalError) as e:
+        again.mount(Table())
+    assert (str(e.value), e.value.fault) == ("corrupt: journal directory without a head file", jn.CORRUPT)
+    assert sizes(journal.dir) == before
+    import shutil
+
+    shutil.rmtree(journal.dir)
+    os.mkdir(journal.dir)
+    assert jn.Journal(str(tmp_path), b"BOARD1", key=KEY).mount(Table()) == jn.NONE  # empty: never written

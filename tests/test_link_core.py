@@ -171,6 +171,11 @@ def test_depth_and_number_limits_are_errors_with_reasons():
     link, _ = lv.session()
     deep = link.feed(b'{"id": 9, "cmd": "ping", "x": ' + b"[" * 8 + b"]" * 8 + b"}\n")
     assert deep == b'{"id": null, "ok": false, "error": "json nested deeper than 8 at column 38"}\n'
+    # objects count alike: the 8th '{"a": ' inside the request opens at column 30 + 7 * 6 + 1
+    deep = link.feed(b'{"id": 9, "cmd": "ping", "x": ' + b'{"a": ' * 8 + b"1" + b"}" * 9 + b"\n")
+    assert deep == b'{"id": null, "ok": false, "error": "json nested deeper than 8 at column 73"}\n'
+    fits = link.feed(b'{"id": 9, "cmd": "ping", "x": ' + b'{"a": ' * 7 + b"1" + b"}" * 8 + b"\n")
+    assert fits == b'{"id": 9, "ok": false, "error": "unexpected argument: x"}\n'
     long = link.feed(b'{"id": 1' + b"0" * 20 + b', "cmd": "hello"}\n')
     assert long == b'{"id": null, "ok": false, "error": "number longer than 18 digits at column 8"}\n'
     fits = link.feed(b'{"id": 9, "cmd": "ping", "x": ' + b"[" * 7 + b"]" * 7 + b"}\n")

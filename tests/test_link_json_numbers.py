@@ -32,3 +32,26 @@ def test_an_integer_in_a_request_is_read_as_its_value():
     for n in SMALL + [n for n in EDGES if len(str(abs(n))) <= 18]:
         text = json.dumps({"n": n}).encode()
         assert lj.parse(text, len(text)) == {"n": n}
+
+
+@pytest.mark.parametrize(
+    "line, column",
+    [
+        (b'{"id":', 7),
+        (b'{"id": 9, "cmd": ', 18),
+        (b'{"a": [', 8),
+        (b'{"a": [1,', 10),
+        (b"{", 2),
+        (b'{"a": "x', 9),
+        (b'{"a": 1', 8),
+        (b'{"a"', 5),
+    ],
+)
+def test_a_line_cut_short_is_bad_json_at_its_end_whatever_the_buffer_holds_after_it(line, column):
+    # the link's line buffer holds older bytes past a short line: parse reads buf[0:end] only
+    from crapsboard.link import link_json as lj
+
+    for after in (b"", b'7, "b": [1]}', b'"}]}]}', b"\x00" * 8):
+        with pytest.raises(lj.JsonError) as e:
+            lj.parse(bytearray(line + after), len(line))
+        assert str(e.value) == "bad json at column %d" % column
