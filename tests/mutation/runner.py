@@ -283,6 +283,7 @@ MODULE_TESTS.update(
         "link/link_info.py": (["tests/test_link_status_lamps.py"], _LINK_APP_MP),
         "link/link_json.py": (
             [
+                "tests/test_link_json_codec.py",
                 "tests/test_link_json_numbers.py",
                 "tests/test_link_core.py",
                 "tests/test_link_status_lamps.py",
