@@ -3,7 +3,9 @@
 - `params`: each game's parameters (integer cents, rates in ppm), checked;
 - `meter`: the pure meter: contributions, cap, hits, pays, reseeds, PENDING;
 - `messages`: the tables' progressive records and the controller's topics;
-- `ledger`: the controller's SQLite (WAL, synchronous=FULL) and its replay;
+- `ledger`: the controller's ledger (one `Book`), its SQLite (WAL, synchronous=FULL) and its replay;
+- `ledger_pg`: the ledger on the floor's PostgreSQL, its writes fenced by the lease;
+- `ledgers`: which ledger `--ledger` names (a postgresql:// URL or a SQLite file);
 - `controller`: each input applied, committed, then published;
 - `catch_up`: progressive records the bus lost, from the recorder's copy;
 - `service`: `floor progressive`, the controller on the broker (presence, heartbeat);

@@ -13,18 +13,19 @@ from fractions import Fraction
 from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError
 from host_tools.floor.base import floordir, metrics, topics, words
 from host_tools.floor.bus import retained
-from host_tools.floor.progressive import integrity, messages, params, rtp
+from host_tools.floor.progressive import integrity, ledgers, messages, params, rtp
 
 
 def _dir(parser):
     parser.add_argument("--dir", help="the floor's directory (default $CRAPSFLOOR_DIR, else build/floor)")
 
 
-def initial_params(directory):
+def initial_params(directory, ledger=None):
     """The floor's parameters file (floor init writes the defaults): {game: Params}; exit 2 when bad.
-    Once the ledger holds parameters the file is only compared with them, and may be gone."""
+    Once the ledger (`ledger`: its location, ledgers.py) holds parameters the file is only
+    compared with them, and may be gone."""
     path = params.params_path(directory)
-    if not os.path.exists(path) and os.path.exists(params.ledger_path(directory)):
+    if not os.path.exists(path) and ledgers.started(ledgers.where(directory, ledger)):
         return {}
     try:
         return params.load(path)
@@ -66,7 +67,16 @@ def add_service_arguments(parser):
         "--lease",
         help="postgresql://…: write the meters only while holding the floor's progressive lease (a standby till then)",
     )
+    _ledger(parser)
     _dir(parser)
+
+
+def _ledger(parser):
+    parser.add_argument(
+        "--ledger",
+        help="the controller's ledger: postgresql://… (a standby on another machine reaches it) "
+        "or a SQLite file (default DIR/progressive.sqlite)",
+    )
 
 
 def run_service(args):
@@ -81,12 +91,13 @@ def run_service(args):
         floor["floor"],
         url,
         password,
-        params.ledger_path(d),
-        initial_params(d),
+        ledgers.where(d, args.ledger),
+        initial_params(d, args.ledger),
         recorder_path=recorded,
         keys_dir=d,
         metrics_port=args.metrics_port,
         lease_url=args.lease,
+        directory=d,
     )
 
 
@@ -246,6 +257,7 @@ def add_params_arguments(parser):
     parser.add_argument("--technician", required=True, help="the technician doing the maintenance")
     parser.add_argument("--manager", required=True, help="the shift manager authorising it")
     parser.add_argument("--broker")
+    _ledger(parser)
     _dir(parser)
 
 
@@ -253,9 +265,13 @@ def run_params(args):
     from host_tools.floor.progressive import maintenance
 
     d = floordir.floor_dir(args.dir)
-    maintenance.checked_change(d, args.game, args.set)  # every field, before passwords and live tables
+    maintenance.checked_change(d, args.game, args.set, args.ledger)  # every field, before passwords and live tables
     passwords = maintenance.read_passwords(args.technician, args.manager)
-    print(maintenance.change(d, args.game, args.set, args.technician, args.manager, passwords, args.broker))
+    print(
+        maintenance.change(
+            d, args.game, args.set, args.technician, args.manager, passwords, args.broker, ledger=args.ledger
+        )
+    )
 
 
 SUBCOMMANDS = {

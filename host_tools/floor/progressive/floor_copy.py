@@ -22,6 +22,7 @@ says as `erased` in the table's retained `recorded`.
 """
 
 import sqlite3
+import threading
 
 from host_tools import HostToolError
 from host_tools.floor.pg import schema
@@ -31,39 +32,89 @@ PAST = "past the floor's copy of its journal"  # the one verdict that is a doubt
 EPOCH_OF_EVENT = "(select coalesce(max(e.id), 0) from erased e where e.tbl = events.tbl and e.at <= events.received)"
 
 
-def read(recorder_path, statements):
-    """[rows] of each (sql, args) in `statements` (placeholders `?`), all read in one snapshot
-    of the recorder's SQLite or PostgreSQL (a step between two of them would pair a record
-    with the wrong epoch); None when the copy cannot be read (no recorder yet, the
-    database away: the next look)."""
-    if schema.is_url(recorder_path):
+class Copy:
+    """The recorder's copy read through one connection, kept open between reads: the
+    controller asks it about every record from the bus, and a connection per record cost
+    more than the record (docs/progressive.md, Figures). A read that fails on the kept
+    connection (the server restarted) is tried once more on a new one."""
+
+    def __init__(self, where):
+        self.where = where
+        self.conn = None
+        self.lock = threading.Lock()
+
+    def read(self, statements):
+        """[rows] of each (sql, args) in `statements` (placeholders `?`), all read in one
+        snapshot of the recorder's SQLite or PostgreSQL (a step between two of them would
+        pair a record with the wrong epoch); None when the copy cannot be read (no
+        recorder yet, the database away: the next look)."""
+        with self.lock:
+            kept = self.conn is not None
+            got = self._read(statements)
+            if got is None and kept:
+                got = self._read(statements)
+            return got
+
+    def _read(self, statements):
+        if schema.is_url(self.where):
+            return self._read_pg(statements)
+        return self._read_sqlite(statements)
+
+    def _read_pg(self, statements):
+        if self.conn is None:
+            try:
+                self.conn = schema.connect(self.where)
+            except HostToolError as e:
+                schema.log("progressive: the recorder's copy: %s" % e)
+                return None
         try:
-            conn = schema.connect(recorder_path)
-        except HostToolError as e:
-            schema.log("progressive: the recorder's copy: %s" % e)
-            return None
-        try:
-            conn.execute("begin isolation level repeatable read read only")
-            return [conn.execute(sql.replace("?", "%s"), args).fetchall() for sql, args in statements]
+            self.conn.execute("begin isolation level repeatable read read only")
+            try:
+                return [self.conn.execute(sql.replace("?", "%s"), args).fetchall() for sql, args in statements]
+            finally:
+                self.conn.execute("commit")
         except schema.driver().Error as e:
             schema.log("progressive: the recorder's copy: %s" % str(e).strip()[:160])
+            self.close()
             return None
-        finally:
-            conn.close()
+
+    def _read_sqlite(self, statements):
+        try:
+            if self.conn is None:
+                self.conn = sqlite3.connect(
+                    "file:%s?mode=ro" % self.where, uri=True, timeout=10, isolation_level=None, check_same_thread=False
+                )
+            self.conn.execute("begin")
+            try:
+                return [self.conn.execute(sql, args).fetchall() for sql, args in statements]
+            finally:
+                self.conn.execute("commit")
+        except sqlite3.Error:  # no file, or a recorder that has not made its tables yet
+            self.close()
+            return None
+
+    def close(self):
+        if self.conn is not None:
+            try:
+                self.conn.close()
+            except Exception:  # a connection already broken: nothing to give back
+                pass
+        self.conn = None
+
+
+def read(where, statements):
+    """Copy.read on `where`: a Copy (its connection kept), or the recorder's SQLite path or
+    postgresql:// URL (a connection for this read alone)."""
+    if isinstance(where, Copy):
+        return where.read(statements)
+    copy = Copy(where)
     try:
-        db = sqlite3.connect("file:%s?mode=ro" % recorder_path, uri=True, timeout=10, isolation_level=None)
-    except sqlite3.Error:
-        return None
-    try:
-        db.execute("begin")
-        return [db.execute(sql, args).fetchall() for sql, args in statements]
-    except sqlite3.Error:  # no file, or a recorder that has not made its tables yet
-        return None
+        return copy.read(statements)
     finally:
-        db.close()
+        copy.close()
 
 
-def verdict(recorder_path, rec):
+def verdict(where, rec):
     """(step, epoch, why) for `rec` (a messages.Input or TableConfig from the bus): `step`
     the table's newest board-erased step in the recorder's copy, `epoch` the record's (the
     stored one's when the recorder holds it, else `step`: the recorder stores it under
@@ -72,7 +123,7 @@ def verdict(recorder_path, rec):
     journal = "from events where tbl = ? and board = ? and journal = ?"
     ident = (rec.table, rec.board, rec.journal)
     got = read(
-        recorder_path,
+        where,
         [
             ("select coalesce(max(id), 0) from erased where tbl = ?", (rec.table,)),
             (
