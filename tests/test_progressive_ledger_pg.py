@@ -3,10 +3,14 @@ on a real server in a temporary directory (bench/floor/pgserver.py): the same
 inputs give the same ledger as on SQLite, row for row; the self-check replays it
 and names a damaged meter; a maintenance's commit is seen by the controller, its
 own commits are not; a write whose lease the server freed is refused and leaves
-nothing; and the recorder's copy is read through one connection however many
-records are judged."""
+nothing; the recorder's copy is read through one connection however many
+records are judged; and a floor's SQLite ledger is copied into PostgreSQL once
+(`floor progressive-ledger-import`), a controller refusing to start on the
+empty database beside it."""
 
 import itertools
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -15,12 +19,15 @@ from progressive_floor import PARAMS
 
 from bench.floor import pgserver
 from host_tools import HostToolError
+from host_tools.floor import floor_init
+from host_tools.floor.bus import broker
 from host_tools.floor.pg import schema
 from host_tools.floor.pg.lease import Lease
 from host_tools.floor.progressive import floor_copy, integrity, ledger, messages, params
 from host_tools.floor.progressive.controller import Controller
 from host_tools.floor.progressive.ledger_pg import LeaseLost, PgLedger
 from host_tools.floor.recorder.store import Store
+from sim.paths import ROOT
 
 pytestmark = pytest.mark.skipif(pgserver.why_not() is not None, reason=pgserver.why_not() or "")
 GAMES = {g: params.check_game(g, PARAMS[g]) for g in PARAMS}
@@ -200,3 +207,44 @@ def test_the_recorders_copy_is_read_through_one_connection(server, tmp_path):
             assert floor_copy.verdict(copy, inp) == (0, 0, None)  # read again on a new connection
             assert copy.read(backend) != first
         copy.close()
+
+
+def host_tools(*argv, cwd=ROOT):
+    return subprocess.run(
+        [sys.executable, "-m", "host_tools", *argv], capture_output=True, text=True, cwd=cwd, timeout=60
+    )
+
+
+def test_a_floors_sqlite_ledger_is_copied_once_into_postgresql_and_never_left_behind(server, tmp_path):
+    directory = str(tmp_path / "floor")
+    floor_init.init(directory, 1, "test", broker.free_port(), broker.free_port())
+    c = Controller(params.ledger_path(directory), GAMES)
+    play(c, [("wager", "T1", "MEA", 4), ("hit", "T1", "MEA", 2), ("wager", "T2", "FUP", 3), ("void", "T1", 2)])
+    c.learn_epoch("T2", 1)
+    before = contents(c.ledger)
+    c.close()
+    url = migrated(server)
+    # the controller on the empty database while the floor's ledger is its SQLite: refused, one line
+    split = host_tools("floor", "progressive", "--dir", directory, "--ledger", url)
+    assert split.returncode == 2 and len(split.stderr.splitlines()) == 1, split.stderr
+    assert "copy it there first with python -m host_tools floor progressive-ledger-import" in split.stderr
+    done = host_tools("floor", "progressive-ledger-import", "--dir", directory, "--ledger", url)
+    assert done.returncode == 0, done.stderr
+    rows = len(before["log"])
+    assert done.stdout == "copied %s into %s: %d log rows, the same meters\n" % (
+        params.ledger_path(directory),
+        url,
+        rows,
+    )
+    again = host_tools("floor", "progressive-ledger-import", "--dir", directory, "--ledger", url)
+    assert again.returncode == 2 and again.stderr.strip().endswith(
+        "the ledger on the database already holds %d log rows: nothing copied" % rows
+    )
+    moved = Controller(url, {})
+    try:
+        assert contents(moved.ledger) == before
+        assert moved.take(messages.Input(messages.PROG_WAGER, "MEA", 1, "T1", "bT1", 1, 9)) == "applied"
+        assert moved.ledger.last_n() == rows + 1  # numbered on after the copied rows
+        assert integrity.check(directory, url)["ledger"]["ok"] is True
+    finally:
+        moved.close()

@@ -1,4 +1,5 @@
-"""`python -m host_tools floor progressive | meter | progressive-params` (docs/progressive.md).
+"""`python -m host_tools floor progressive | meter | progressive-params | progressive-install |
+progressive-ledger-import` (docs/progressive.md).
 
 SUBCOMMANDS maps a `floor` subcommand to (add_arguments, run, help), as
 pit_cli does; host_tools/floor/cli.py takes them in.
@@ -56,6 +57,27 @@ def run_install(args):
     print("the progressive controller's code recorded as installed: %s (%s)" % (digest, integrity.record_path(d)))
 
 
+# ---- floor progressive-ledger-import ---------------------------------------------------------
+
+
+def add_import_arguments(parser):
+    parser.add_argument("--ledger", required=True, help="postgresql://…: the empty ledger to copy into")
+    _dir(parser)
+
+
+def run_import(args):
+    from host_tools.floor.progressive import ledger_import
+
+    d = floordir.floor_dir(args.dir)
+    path = params.ledger_path(d)
+    if not ledgers.is_url(args.ledger):
+        raise HostToolError("--ledger %s: give a postgresql:// URL" % args.ledger, EXIT_USAGE)
+    if not os.path.exists(path):
+        raise HostToolError("no SQLite ledger at %s: nothing to copy" % path, EXIT_USAGE)
+    rows = ledger_import.copy(path, args.ledger)
+    print("copied %s into %s: %d log rows, the same meters" % (path, ledgers.shown(args.ledger), rows))
+
+
 # ---- floor progressive -------------------------------------------------------------------
 
 
@@ -86,6 +108,7 @@ def run_service(args):
     floor = floordir.read_floor(d)
     url = args.broker or "mqtt://127.0.0.1:%d" % floor["port"]
     password = floordir.password(d, "progressive")
+    ledgers.check_not_split(d, ledgers.where(d, args.ledger))
     recorded = args.db or os.path.join(d, "recorder.sqlite")  # the floor's verified copy, for what the bus lost
     service.serve(
         floor["floor"],
@@ -279,6 +302,11 @@ SUBCOMMANDS = {
         add_install_arguments,
         run_install,
         "record the progressive controller's code as installed (its self-check compares it at start)",
+    ),
+    "progressive-ledger-import": (
+        add_import_arguments,
+        run_import,
+        "copy the floor's SQLite progressive ledger into an empty one on PostgreSQL (once, on moving there)",
     ),
     "progressive": (add_service_arguments, run_service, "the linked progressive's controller (the meters' writer)"),
     "meter": (add_meter_arguments, run_meter, "each progressive meter, its state and its return to player"),

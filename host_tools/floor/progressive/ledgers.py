@@ -5,6 +5,7 @@ stays in each machine's own floor directory either way (integrity.py)."""
 
 import os
 
+from host_tools import EXIT_USAGE, HostToolError
 from host_tools.floor.pg import schema
 from host_tools.floor.progressive import params
 from host_tools.floor.progressive.ledger import Ledger
@@ -43,3 +44,17 @@ def started(location):
 def shown(location):
     """The location for messages: a URL without its password."""
     return schema.redacted(location) if schema.is_url(location) else location
+
+
+def check_not_split(directory, location):
+    """HostToolError (exit 2, one line) when `location` is an empty ledger on PostgreSQL while
+    the floor's SQLite ledger exists: a controller starting there would begin again from the
+    parameters file, at the base amounts, beside the meters the floor holds."""
+    old = params.ledger_path(directory)
+    if not schema.is_url(location) or not os.path.exists(old) or started(location):
+        return
+    raise HostToolError(
+        "the floor's ledger is %s and the one on %s is empty: copy it there first with python -m host_tools "
+        "floor progressive-ledger-import --dir %s --ledger URL" % (old, shown(location), directory),
+        EXIT_USAGE,
+    )
