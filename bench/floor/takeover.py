@@ -163,3 +163,36 @@ def controller_takeover(folder, server, samples=3):
         watcher.stop()
         stop_controllers(procs)
         mosq.stop()
+
+
+def main(argv=None):
+    """`python -m bench.floor.takeover [--samples N]`: the takeover alone, on a PostgreSQL of its own;
+    prints the samples and the stamp (the command, commit, cores, load) as JSON."""
+    import argparse
+    import json
+    import tempfile
+
+    from bench.floor import pgserver
+    from sim.analysis import doc_figures as shared
+
+    parser = argparse.ArgumentParser(prog="python -m bench.floor.takeover", description=main.__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=3)
+    args = parser.parse_args(argv)
+    why = pgserver.why_not()
+    if why:
+        print("takeover: %s" % why, file=sys.stderr)
+        return 2
+    server = pgserver.Server(fsync=True).start()
+    try:
+        with tempfile.TemporaryDirectory(prefix="crapsfloor-takeover-") as folder:
+            out = controller_takeover(folder, server, args.samples)
+    finally:
+        server.remove()
+    command = " ".join(["python -m bench.floor.takeover"] + (argv if argv is not None else sys.argv[1:]))
+    out["stamp"] = shared.stamp(command.strip())
+    print(json.dumps(out, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
