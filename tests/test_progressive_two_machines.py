@@ -5,7 +5,9 @@ on one real PostgreSQL (`--ledger`, `--lease`, `--db`). The active controller is
 SIGKILLed while a table keeps publishing; the standby takes the lease, opens the
 ledger the dead one wrote and comes online within TAKEOVER_S; the tables stay
 closed (presence `offline`) until it holds the lease; every record published is
-taken exactly once, a hit is paid once, and the ledger is its log's replay."""
+taken exactly once, a hit is paid once, and the ledger is its log's replay.
+The database then killed while the table plays, the holder stops writing
+with one line and exit 1, and the tables close again."""
 
 import os
 import signal
@@ -174,6 +176,21 @@ def test_a_standby_on_a_second_machine_takes_over_the_ledger_on_postgresql(tmp_p
         assert open(os.path.join(machine_a, "mosquitto.log")).read().count("as progressive-test") == 2
         for name, d in (("a", machine_a), ("b", machine_b)):
             assert "Traceback" not in controller_log(d, name)
+        # the database gone while the table plays: the holder stops writing, one line, exit 1
+        book.close()
+        book = None
+        stop_feed.clear()
+        feeder = threading.Thread(target=feed)
+        feeder.start()
+        server.kill()
+        assert procs["b"].wait(15) == 1
+        stop_feed.set()
+        feeder.join()
+        last = controller_log(machine_b, "b").strip().splitlines()[-1]
+        print("the holder with the database gone: %s" % last)
+        assert "lost the progressive lease" in last or "the ledger refused a write" in last, last
+        assert "Traceback" not in controller_log(machine_b, "b")
+        wait(lambda: [w for _, w, _ in presence()][-1:] == ["offline"], 10, presence)
     finally:
         if book is not None:
             book.close()

@@ -29,7 +29,6 @@ and is taken by the catch-up once the recorder has stored it.
 import json
 import os
 import signal
-import threading
 import time
 
 from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError
@@ -74,7 +73,6 @@ class Service:
         self.directory = directory or os.path.dirname(os.path.abspath(ledger_path))
         self.check = integrity.check(self.directory, ledger_path)
         self.controller = None
-        self.failed = None  # why the ledger refused a write: the process ends (run)
         self.copy = floor_copy.Copy(recorder_path) if recorder_path else None
         if self.check["ok"]:
             self.controller = Controller(ledger_path, initial_params, publish=self._publish_meter, fence=fence)
@@ -126,16 +124,23 @@ class Service:
 
     def handle(self, topic, payload, retained=False):
         """One message from the broker (paho's thread, one at a time). A write the ledger
-        refuses (the lease lost, the database gone) is never acknowledged: this thread
-        waits while the main loop ends the process, and the broker keeps the record in the
-        controller's session for the next writer."""
-        if self.controller is None or self.failed:  # refused (a session's old subscriptions may still deliver)
+        refuses (the lease lost, the database gone) ends the process before the message is
+        acknowledged (_fail), so the broker keeps the record in the controller's session for
+        the next writer."""
+        if self.controller is None:  # refused (a session's old subscriptions may still deliver)
             return None
         try:
             return self._handle(topic, payload)
         except (HostToolError, self.controller.ledger.Error) as e:
-            self.failed = _first_line(e)
-            threading.Event().wait()
+            self._fail(e)
+
+    def _fail(self, e):
+        """The ledger refused a write: the process ends at once, from whichever thread, with one
+        line and no goodbye: nothing uncommitted is acknowledged to the broker, and the last
+        will says offline (every table closes its progressive). Exit 1; a supervisor starts
+        it again (a standby, with --lease)."""
+        log("the ledger refused a write (%s): stopped" % _first_line(e))
+        os._exit(EXIT_FAILED)
 
     def _handle(self, topic, payload):
         root = topics.floor_root(self.floor)
@@ -237,12 +242,7 @@ class Service:
                         self.take_missed()
                         self.catch_up_at = now + catch_up.CATCH_UP_S
                 except (HostToolError, self.controller.ledger.Error) as e:
-                    self.failed = _first_line(e)
-                if self.failed:
-                    # at once, no goodbye: what is not committed stays unacknowledged in the broker's
-                    # session, and the last will says offline (every table closes its progressive)
-                    log("the ledger refused a write (%s): stopped" % self.failed)
-                    os._exit(EXIT_FAILED)
+                    self._fail(e)
                 time.sleep(0.05)
         finally:
             self.client.stop(last=(messages.presence_topic(self.floor), topics.OFFLINE.encode()))
