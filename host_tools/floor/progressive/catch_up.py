@@ -23,7 +23,6 @@ from host_tools.floor.progressive import floor_copy, messages
 
 CATCH_UP_S = 5.0
 SOON_S = 0.3  # the next look when a record from the bus waits for the recorder's copy
-_KINDS = sorted({str(code) for code in messages.KINDS} | set(messages.KINDS.values()))
 
 
 def missed(where, seen):
@@ -35,10 +34,10 @@ def missed(where, seen):
     order = "n" if schema.is_url(location) else "received, rowid"
     sql = "select tbl, board, journal, record, %s from events where kind in (%s) order by %s" % (
         floor_copy.EPOCH_OF_EVENT,
-        ",".join("?" * len(_KINDS)),
+        ",".join("?" * len(floor_copy.KINDS)),
         order,
     )
-    got = floor_copy.read(where, [(sql, tuple(_KINDS))])
+    got = floor_copy.read(where, [(sql, floor_copy.KINDS)])
     return [] if got is None else _inputs(got[0], seen)
 
 

@@ -21,13 +21,17 @@ recorder had taken when it stored the record (0: none), the number the recorder
 says as `erased` in the table's retained `recorded`.
 """
 
+import json
 import sqlite3
 import threading
 
 from host_tools import HostToolError
 from host_tools.floor.pg import schema
+from host_tools.floor.progressive import messages
 
 PAST = "past the floor's copy of its journal"  # the one verdict that is a doubt, not a conflict
+# the progressive kinds as the recorder stores them: by number, or by name from a newer firmware
+KINDS = tuple(sorted({str(code) for code in messages.KINDS} | set(messages.KINDS.values())))
 # a stored record's epoch: the table's newest step taken before the recorder stored it
 EPOCH_OF_EVENT = "(select coalesce(max(e.id), 0) from erased e where e.tbl = events.tbl and e.at <= events.received)"
 
@@ -114,12 +118,19 @@ def read(where, statements):
         copy.close()
 
 
-def verdict(where, rec):
+def verdict(where, rec, seen=None):
     """(step, epoch, why) for `rec` (a messages.Input or TableConfig from the bus): `step`
     the table's newest board-erased step in the recorder's copy, `epoch` the record's (the
     stored one's when the recorder holds it, else `step`: the recorder stores it under
     that), `why` None when it is taken now, else one line saying why it waits for the
-    recorder's copy. None when the copy cannot be read."""
+    recorder's copy. None when the copy cannot be read. `where`: a Copy, or its location.
+
+    With `seen` (the ledger's), a progressive record also waits while the progressive
+    record before it in its journal, which the recorder holds, is not taken: the bus can
+    lose that one (a broker restarted before its save, a controller killed after
+    acknowledging a record that waited) and bring this one, and a void must never come
+    before its hit nor a wager before the hit it paid into. The catch-up takes both, in
+    the journal's order."""
     journal = "from events where tbl = ? and board = ? and journal = ?"
     ident = (rec.table, rec.board, rec.journal)
     got = read(
@@ -131,10 +142,34 @@ def verdict(where, rec):
                 ident + (rec.seq - 1, rec.seq),
             ),
             ("select count(*) from (select 1 %s limit 1) j" % journal, ident),
+            (
+                "select seq, record, %s %s and seq < ? and kind in (%s) order by seq desc limit 1"
+                % (EPOCH_OF_EVENT, journal, ",".join("?" * len(KINDS))),
+                ident + (rec.seq,) + KINDS,
+            ),
         ],
     )
     if got is None:
         return None
+    step, epoch, why = _judged(rec, got)
+    if why is None and seen is not None and isinstance(rec, messages.Input) and got[3]:
+        seq, text, before = got[3][0]
+        try:
+            messages.from_record(rec.table, rec.board, rec.journal, json.loads(text))
+        except ValueError:  # never taken (the recorder alerted on it): nothing to wait for
+            return step, epoch, why
+        if not seen(ident + (seq, int(before))):
+            why = "record %s of journal %s of table %s comes after progressive record %d, not taken yet" % (
+                rec.seq,
+                rec.journal,
+                rec.table,
+                seq,
+            )
+    return step, epoch, why
+
+
+def _judged(rec, got):
+    """(step, epoch, why) from the copy's rows alone (verdict)."""
     step = int(got[0][0][0])
     held = {seq: (link, digest, epoch) for seq, link, digest, epoch in got[1]}
     where = "record %s of journal %s of table %s" % (rec.seq, rec.journal, rec.table)

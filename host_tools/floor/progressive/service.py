@@ -64,7 +64,6 @@ class Service:
         self.floor = floor
         self.keys = floorkeys.JournalKeys(keys_dir)  # each table's journal key: a record must carry the board's MAC
         self.client = None
-        self.recorder_path = recorder_path
         self.catch_up_at = 0.0  # monotonic time of the next look at the recorder's copy
         # (table, board, journal) -> its lowest record from the bus that waits for the recorder's
         # copy: the records after it wait too, so a journal's records are taken in its order
@@ -180,7 +179,7 @@ class Service:
     def _judge(self, rec):
         """Whether `rec`, from the bus, is taken now; it gets its table's epoch. Without the
         recorder's copy (none given, none yet) the epoch is the one `recorded` said."""
-        found = floor_copy.verdict(self.copy, rec) if self.copy else None
+        found = floor_copy.verdict(self.copy, rec, self.controller.ledger.seen) if self.copy else None
         if found is None:
             rec.epoch = self.controller.epoch(rec.table)
             return True
