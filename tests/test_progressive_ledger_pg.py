@@ -9,6 +9,7 @@ records are judged; and a floor's SQLite ledger is copied into PostgreSQL once
 empty database beside it."""
 
 import itertools
+import os
 import subprocess
 import sys
 
@@ -228,6 +229,9 @@ def test_a_floors_sqlite_ledger_is_copied_once_into_postgresql_and_never_left_be
     split = host_tools("floor", "progressive", "--dir", directory, "--ledger", url)
     assert split.returncode == 2 and len(split.stderr.splitlines()) == 1, split.stderr
     assert "copy it there first with python -m host_tools floor progressive-ledger-import" in split.stderr
+    up = host_tools("floor", "up", "--dir", directory, "--tables", "1", "--db", url)  # make floor DB=…: the same
+    assert up.returncode == 2 and len(up.stderr.splitlines()) == 1 and "copy it there first" in up.stderr, up.stderr
+    assert not os.path.exists(os.path.join(directory, "logs", "supervisor.log"))  # refused before anything started
     done = host_tools("floor", "progressive-ledger-import", "--dir", directory, "--ledger", url)
     assert done.returncode == 0, done.stderr
     rows = len(before["log"])
