@@ -136,7 +136,8 @@ def test_the_self_check_replays_the_ledger_on_postgresql_and_names_a_damaged_met
     unmigrated = integrity.check(str(tmp_path), url)
     assert unmigrated["ok"] is False and "run python -m host_tools floor db migrate" in unmigrated["ledger"]["reason"]
     schema.migrate(url)
-    assert integrity.check(str(tmp_path), url)["ok"] is True  # migrated, empty: the first start
+    first = integrity.check(str(tmp_path), url)  # migrated, empty: the first start
+    assert first["ok"] is True and first["ledger"]["reason"] == "no ledger yet: the first start"
     c = Controller(url, GAMES)
     for seq, (kind, count) in enumerate([(messages.PROG_WAGER, 4), (messages.PROG_HIT, 2)], 1):
         assert c.take(messages.Input(kind, "MEA", count, "T1", "b1", 1, seq)) == "applied"

@@ -146,6 +146,8 @@ def check(directory, ledger_path, root=_ROOT):
                 book = check_ledger(ledger)
             finally:
                 ledger.close()
+            if book["ok"] and book["rows"] == 0:  # a migrated database the controller has not written
+                book["reason"] = "no ledger yet: the first start"
     reasons = [r["reason"] for r in (code, book) if not r["ok"]]
     ok = not reasons
     return {
