@@ -3,14 +3,17 @@ a PostgreSQL started for the floor, then `floor up --db URL --standby`, as
 `make floor DB=postgresql://… STANDBY=1` runs on a real one): the shape of
 two floor machines on one. The record in PostgreSQL (migrated by the
 supervisor before anything starts) written by two recorders, two
-progressive controllers sharing the lease: one holds it, the other waits. A
-roll is in PostgreSQL; the holder SIGKILLed, the standby takes the lease and
-the supervisor's restart of the dead one waits as the new standby; Ctrl-C
-leaves nothing running, the PostgreSQL included. `--standby` without a
-PostgreSQL, or PG=1 with a DB of its own, is one line, exit 2."""
+progressive controllers sharing the lease and the ledger on the same
+PostgreSQL: one holds the lease, the other waits. A roll is in PostgreSQL;
+the holder SIGKILLed, the standby takes the lease, its self-check replays
+the ledger the holder wrote, and the supervisor's restart of the dead one
+waits as the new standby; Ctrl-C leaves nothing running, the PostgreSQL
+included. `--standby` without a PostgreSQL, or PG=1 with a DB of its own,
+is one line, exit 2."""
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -127,6 +130,11 @@ def test_two_recorders_and_a_standby_controller_on_one_postgresql(tmp_path, temp
         assert pid is not None
         os.kill(pid, signal.SIGKILL)
         wait(lambda: "took the lease" in log(folder, standby), TAKEOVER_S, lambda: log(folder, standby))
+        # the ledger is on the same PostgreSQL: the standby opens the one the holder wrote
+        wait(lambda: "self-check:" in log(folder, standby), 30, lambda: log(folder, standby))
+        checked = re.search(r"ledger replay matches \((\d+) log rows\)", log(folder, standby))
+        assert checked and int(checked.group(1)) >= 2, log(folder, standby)  # at least the holder's parameters
+        assert not os.path.exists(os.path.join(folder, "progressive.sqlite"))
 
         def back_as_standby():  # the supervisor starts the dead one again: it waits, the lease being the other's
             return "standby" in log(folder, holder) and "restarted" in log(folder, "supervisor.log")

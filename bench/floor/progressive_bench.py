@@ -3,6 +3,11 @@ the meter topic, and contributions per second through broker, controller and
 ledger (every one a synced SQLite commit). Figures, not limits.
 
     python -m bench.floor.progressive_bench [--contributions 400] [--hits 20] [--board-hits 20] [--out FILE]
+        [--postgresql]
+
+With `--postgresql`, the controller's ledger and the recorder's copy (which
+judges every record from the bus) are on a PostgreSQL of the bench's own
+(bench/floor/pgserver.py, fsync on), as `make floor PG=1` runs them.
 
 A floor of its own in a temporary directory: the project's mosquitto, the
 controller as its own process, three tables' gateway accounts publishing
@@ -34,11 +39,12 @@ import time
 
 import paho.mqtt.client as mqtt
 
-from bench.floor import doc_figures, localfloor, progressive_feed
+from bench.floor import doc_figures, localfloor, pgserver, progressive_feed
 from bench.floor.progressive_feed import TableJournal
 from host_tools.floor.base import floordir, topics
 from host_tools.floor.bus import broker
 from host_tools.floor.people import accounts as people
+from host_tools.floor.pg import schema
 from host_tools.floor.progressive import integrity, messages, params
 from host_tools.floor.progressive.service import KEEPALIVE_S
 
@@ -55,8 +61,10 @@ LOG_POLL_S = 0.01  # the gateways' logs are read this often: the board figures' 
 
 
 class Bench:
-    def __init__(self, directory):
+    def __init__(self, directory, db=None):
+        """`db`: a postgresql:// URL, migrated, holding the controller's ledger and the recorder's copy."""
         self.dir = directory
+        self.db = db
         floor = floordir.new_floor(directory, tables=TABLES, port=broker.free_port(), ws_port=broker.free_port())
         broker.write_config(directory, floor)
         progressive_feed.provision(directory, TABLES)
@@ -129,8 +137,11 @@ class Bench:
 
     def _start(self):
         log = open(os.path.join(self.dir, "logs", "progressive.log"), "ab")
+        on_db = ["--ledger", self.db, "--db", self.db] if self.db else []
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "host_tools", "floor", "progressive", "--dir", self.dir], stdout=log, stderr=log
+            [sys.executable, "-m", "host_tools", "floor", "progressive", "--dir", self.dir] + on_db,
+            stdout=log,
+            stderr=log,
         )
         log.close()
 
@@ -355,16 +366,30 @@ def main(argv=None):
     ap.add_argument("--hits", type=int, default=20)
     ap.add_argument("--board-hits", type=int, default=20, help="hits keyed on virtual boards (0: none)")
     ap.add_argument("--out", default=os.path.join("build", "progressive_bench.json"))
+    ap.add_argument(
+        "--postgresql",
+        action="store_true",
+        help="the controller's ledger and the recorder's copy on a PostgreSQL of the bench's own (fsync on)",
+    )
     args = ap.parse_args(argv)
     load = os.getloadavg()[0]
-    with tempfile.TemporaryDirectory() as d:
-        bench = Bench(d)
-        try:
-            per_s = bench.contributions(args.contributions)
-            latencies = bench.hits(args.hits)
-            loss = bench.link_loss()
-        finally:
-            bench.close()
+    server = pgserver.Server(fsync=True).start() if args.postgresql else None
+    try:
+        db = None
+        if server:
+            db = server.create("floor")
+            schema.migrate(db)
+        with tempfile.TemporaryDirectory() as d:
+            bench = Bench(d, db)
+            try:
+                per_s = bench.contributions(args.contributions)
+                latencies = bench.hits(args.hits)
+                loss = bench.link_loss()
+            finally:
+                bench.close()
+    finally:
+        if server:
+            server.remove()
     with_boards = boards_figures(args.board_hits) if args.board_hits else None
     result = {
         "load_average_at_start": round(load, 1),
@@ -376,7 +401,12 @@ def main(argv=None):
             "1.5 x keepalive of %d s) and SIGCONT, SIGKILL (its TCP connection closes) and a restart "
             "(Python's start-up included)" % KEEPALIVE_S,
             "contributions_per_s": "prog_wager records from 3 gateway accounts as fast as paho sends them, "
-            "to the meter showing the last; each a synced SQLite commit and a retained publish",
+            "to the meter showing the last; each a synced commit and a retained publish"
+            + (
+                " (the ledger and the recorder's copy on PostgreSQL, fsync on: each record judged by the copy)"
+                if args.postgresql
+                else " (a synced SQLite commit; no recorder's copy)"
+            ),
             "hit_to_pending_ms": "a prog_hit published by a gateway account to the meter topic saying pending "
             "with that hit, at a read-only subscriber (lock, pay and reseed: two synced commits); p99 is the "
             "slowest when there are fewer than 100 samples",

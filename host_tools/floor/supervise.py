@@ -23,6 +23,7 @@ import time
 from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError
 from host_tools.floor.base import floordir, metrics
 from host_tools.floor.bus import broker
+from host_tools.floor.pg import schema
 
 EXIT_RUNNING = 5  # a floor runs already in this directory
 BACKOFF_MAX_S = 30.0
@@ -226,27 +227,30 @@ def standby_ports(floor):
 def recorders_and_controllers(py, directory, db, standby):
     """[(service name, argv)] of the recorder(s) and the progressive controller(s): one of each
     on the floor's own files by default; on `db` (a SQLite path or postgresql://…) the record
-    there; with `standby` two recorders on that PostgreSQL and two controllers sharing its lease,
-    the shape of two floor machines (docs/floor.md, `make floor`)."""
+    there, and on a postgresql:// one the controller's ledger too; with `standby` two recorders
+    on that PostgreSQL and two controllers sharing its lease and its ledger, the shape of two
+    floor machines (docs/floor.md, `make floor`)."""
     on_db = ["--db", db] if db else []
+    ledger = ["--ledger", db] if db and schema.is_url(db) else []
     if not standby:
         return [
             ("recorder", py + ["recorder", "--dir", directory] + on_db),
-            ("progressive", py + ["floor", "progressive", "--dir", directory] + on_db),
+            ("progressive", py + ["floor", "progressive", "--dir", directory] + on_db + ledger),
         ]
     out = []
     for name, instance in (("recorder", "a"), ("recorder b", "b")):
         out.append((name, py + ["recorder", "--dir", directory, "--instance", instance] + on_db))
     for name in ("progressive", "progressive standby"):
-        out.append((name, py + ["floor", "progressive", "--dir", directory, "--lease", db] + on_db))
+        out.append((name, py + ["floor", "progressive", "--dir", directory, "--lease", db] + on_db + ledger))
     return out
 
 
-def check_db(db, standby):
+def check_db(db, standby, directory):
     """The record's database made ready before anything starts: a postgresql:// one migrated
-    (`floor db migrate`); HostToolError (exit 2) in one line when it cannot be, or for `standby`
-    without one (the lease and the two recorders' shared record are PostgreSQL's)."""
-    from host_tools.floor.pg import schema
+    (`floor db migrate`), and refused while the floor's ledger is still its SQLite file
+    (ledgers.check_not_split); HostToolError (exit 2) in one line when it cannot be, or for
+    `standby` without one (the lease and the two recorders' shared record are PostgreSQL's)."""
+    from host_tools.floor.progressive import ledgers
 
     if standby and not schema.is_url(db or ""):
         raise HostToolError(
@@ -254,6 +258,7 @@ def check_db(db, standby):
         )
     if db and schema.is_url(db):
         schema.migrate(db)
+        ledgers.check_not_split(directory, db)
 
 
 def up(directory, tables, keys="", metrics_port=0, pits=0, db=None, standby=False):
@@ -261,7 +266,7 @@ def up(directory, tables, keys="", metrics_port=0, pits=0, db=None, standby=Fals
 
     if keys:
         keys = checked_keys(keys)  # before anything starts
-    check_db(db, standby)
+    check_db(db, standby, directory)
     fd = lock(directory)
     existing = floor_init.floor_or_none(directory)
     port = existing["port"] if existing else 18830
@@ -348,8 +353,6 @@ def up(directory, tables, keys="", metrics_port=0, pits=0, db=None, standby=Fals
             service.start()
             services.append(service)
         if db:
-            from host_tools.floor.pg import schema
-
             where = schema.redacted(db) if schema.is_url(db) else db
             say(directory, "the record in %s%s" % (where, " by two recorders" if standby else ""))
         if standby:

@@ -8,6 +8,10 @@ version's (one line: run the command).
 The exactly-once key of a record, (table, board, journal, seq), is the
 events table's primary key: two recorders storing the same record store it
 once whichever commits first (`insert … on conflict do nothing`).
+
+The progressive controller's ledger lives in the schema `progressive` of the
+same database (migration 4), so the recorder's store and the ledger share one
+server and one migration command, and neither reads the other's tables.
 """
 
 import sys
@@ -57,6 +61,25 @@ MIGRATIONS = [
             t bigint, kind text, link text not null, hash text not null, prev text not null,
             record text not null, received double precision not null,
             constraint archived_once primary key (erased, tbl, board, journal, seq));
+        """,
+    ),
+    (
+        4,
+        # The progressive controller's ledger (host_tools/floor/progressive/ledger_pg.py), in a
+        # schema of its own beside the recorder's tables: the same shape as its SQLite (ledger.py).
+        """
+        create schema progressive;
+        create table progressive.params (game text primary key, body text not null);
+        create table progressive.meters (game text primary key, body text not null);
+        create table progressive.tables (tbl text primary key, body text not null);
+        create table progressive.seen (
+            tbl text not null, board text not null, journal bigint not null, seq bigint not null,
+            epoch integer not null default 0, n bigint not null,
+            constraint seen_once primary key (tbl, board, journal, seq, epoch));
+        create table progressive.epochs (tbl text primary key, epoch integer not null);
+        create table progressive.log (
+            n bigserial primary key, at double precision not null, what text not null,
+            game text, body text not null, outcome text not null);
         """,
     ),
 ]

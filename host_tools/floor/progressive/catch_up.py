@@ -23,21 +23,21 @@ from host_tools.floor.progressive import floor_copy, messages
 
 CATCH_UP_S = 5.0
 SOON_S = 0.3  # the next look when a record from the bus waits for the recorder's copy
-_KINDS = sorted({str(code) for code in messages.KINDS} | set(messages.KINDS.values()))
 
 
-def missed(recorder_path, seen):
+def missed(where, seen):
     """[messages.Input] of the recorder's progressive records for which `seen(key)` is
     false, oldest received first, each with its epoch (floor_copy.py); a malformed one is
-    skipped (the recorder alerted on it). `recorder_path`: the recorder's SQLite, or its
-    postgresql:// URL (oldest stored first)."""
-    order = "n" if schema.is_url(recorder_path) else "received, rowid"
+    skipped (the recorder alerted on it). `where`: a floor_copy.Copy, or the recorder's
+    SQLite, or its postgresql:// URL (oldest stored first)."""
+    location = where.where if isinstance(where, floor_copy.Copy) else where
+    order = "n" if schema.is_url(location) else "received, rowid"
     sql = "select tbl, board, journal, record, %s from events where kind in (%s) order by %s" % (
         floor_copy.EPOCH_OF_EVENT,
-        ",".join("?" * len(_KINDS)),
+        ",".join("?" * len(floor_copy.KINDS)),
         order,
     )
-    got = floor_copy.read(recorder_path, [(sql, tuple(_KINDS))])
+    got = floor_copy.read(where, [(sql, floor_copy.KINDS)])
     return [] if got is None else _inputs(got[0], seen)
 
 

@@ -1,4 +1,5 @@
-"""`python -m host_tools floor progressive | meter | progressive-params` (docs/progressive.md).
+"""`python -m host_tools floor progressive | meter | progressive-params | progressive-install |
+progressive-ledger-import` (docs/progressive.md).
 
 SUBCOMMANDS maps a `floor` subcommand to (add_arguments, run, help), as
 pit_cli does; host_tools/floor/cli.py takes them in.
@@ -13,18 +14,19 @@ from fractions import Fraction
 from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError
 from host_tools.floor.base import floordir, metrics, topics, words
 from host_tools.floor.bus import retained
-from host_tools.floor.progressive import integrity, messages, params, rtp
+from host_tools.floor.progressive import integrity, ledgers, messages, params, rtp
 
 
 def _dir(parser):
     parser.add_argument("--dir", help="the floor's directory (default $CRAPSFLOOR_DIR, else build/floor)")
 
 
-def initial_params(directory):
+def initial_params(directory, ledger=None):
     """The floor's parameters file (floor init writes the defaults): {game: Params}; exit 2 when bad.
-    Once the ledger holds parameters the file is only compared with them, and may be gone."""
+    Once the ledger (`ledger`: its location, ledgers.py) holds parameters the file is only
+    compared with them, and may be gone."""
     path = params.params_path(directory)
-    if not os.path.exists(path) and os.path.exists(params.ledger_path(directory)):
+    if not os.path.exists(path) and ledgers.started(ledgers.where(directory, ledger)):
         return {}
     try:
         return params.load(path)
@@ -55,6 +57,27 @@ def run_install(args):
     print("the progressive controller's code recorded as installed: %s (%s)" % (digest, integrity.record_path(d)))
 
 
+# ---- floor progressive-ledger-import ---------------------------------------------------------
+
+
+def add_import_arguments(parser):
+    parser.add_argument("--ledger", required=True, help="postgresql://…: the empty ledger to copy into")
+    _dir(parser)
+
+
+def run_import(args):
+    from host_tools.floor.progressive import ledger_import
+
+    d = floordir.floor_dir(args.dir)
+    path = params.ledger_path(d)
+    if not ledgers.is_url(args.ledger):
+        raise HostToolError("--ledger %s: give a postgresql:// URL" % args.ledger, EXIT_USAGE)
+    if not os.path.exists(path):
+        raise HostToolError("no SQLite ledger at %s: nothing to copy" % path, EXIT_USAGE)
+    rows = ledger_import.copy(path, args.ledger)
+    print("copied %s into %s: %d log rows, the same meters" % (path, ledgers.shown(args.ledger), rows))
+
+
 # ---- floor progressive -------------------------------------------------------------------
 
 
@@ -66,7 +89,16 @@ def add_service_arguments(parser):
         "--lease",
         help="postgresql://…: write the meters only while holding the floor's progressive lease (a standby till then)",
     )
+    _ledger(parser)
     _dir(parser)
+
+
+def _ledger(parser):
+    parser.add_argument(
+        "--ledger",
+        help="the controller's ledger: postgresql://… (a standby on another machine reaches it) "
+        "or a SQLite file (default DIR/progressive.sqlite)",
+    )
 
 
 def run_service(args):
@@ -76,17 +108,19 @@ def run_service(args):
     floor = floordir.read_floor(d)
     url = args.broker or "mqtt://127.0.0.1:%d" % floor["port"]
     password = floordir.password(d, "progressive")
+    ledgers.check_not_split(d, ledgers.where(d, args.ledger))
     recorded = args.db or os.path.join(d, "recorder.sqlite")  # the floor's verified copy, for what the bus lost
     service.serve(
         floor["floor"],
         url,
         password,
-        params.ledger_path(d),
-        initial_params(d),
+        ledgers.where(d, args.ledger),
+        initial_params(d, args.ledger),
         recorder_path=recorded,
         keys_dir=d,
         metrics_port=args.metrics_port,
         lease_url=args.lease,
+        directory=d,
     )
 
 
@@ -246,6 +280,7 @@ def add_params_arguments(parser):
     parser.add_argument("--technician", required=True, help="the technician doing the maintenance")
     parser.add_argument("--manager", required=True, help="the shift manager authorising it")
     parser.add_argument("--broker")
+    _ledger(parser)
     _dir(parser)
 
 
@@ -253,9 +288,13 @@ def run_params(args):
     from host_tools.floor.progressive import maintenance
 
     d = floordir.floor_dir(args.dir)
-    maintenance.checked_change(d, args.game, args.set)  # every field, before passwords and live tables
+    maintenance.checked_change(d, args.game, args.set, args.ledger)  # every field, before passwords and live tables
     passwords = maintenance.read_passwords(args.technician, args.manager)
-    print(maintenance.change(d, args.game, args.set, args.technician, args.manager, passwords, args.broker))
+    print(
+        maintenance.change(
+            d, args.game, args.set, args.technician, args.manager, passwords, args.broker, ledger=args.ledger
+        )
+    )
 
 
 SUBCOMMANDS = {
@@ -263,6 +302,11 @@ SUBCOMMANDS = {
         add_install_arguments,
         run_install,
         "record the progressive controller's code as installed (its self-check compares it at start)",
+    ),
+    "progressive-ledger-import": (
+        add_import_arguments,
+        run_import,
+        "copy the floor's SQLite progressive ledger into an empty one on PostgreSQL (once, on moving there)",
     ),
     "progressive": (add_service_arguments, run_service, "the linked progressive's controller (the meters' writer)"),
     "meter": (add_meter_arguments, run_meter, "each progressive meter, its state and its return to player"),

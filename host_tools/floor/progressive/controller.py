@@ -18,8 +18,7 @@ erased board's new journal, numbered from 1 again, is a new set of records.
 import sys
 import time
 
-from host_tools.floor.progressive import messages
-from host_tools.floor.progressive.ledger import Ledger
+from host_tools.floor.progressive import ledgers, messages
 from host_tools.floor.progressive.meter import LOCKED, Refused
 
 ALERT_PREFIX = "prog-"  # a hit's id on the page and in acknowledgements: prog-MEA-3
@@ -62,23 +61,30 @@ def _void_line(meter, body):
 
 
 class Controller:
-    def __init__(self, ledger_path, initial_params, publish=None, clock=time.time):
-        self.ledger = Ledger(ledger_path)
+    def __init__(self, ledger_path, initial_params, publish=None, clock=time.time, fence=None):
+        """`ledger_path`: a SQLite file or a postgresql:// URL (ledgers.py); `fence`: the lease
+        the ledger's writes are checked against (service.py, on PostgreSQL)."""
+        self.ledger = ledgers.open_ledger(ledger_path, fence=fence)
         self.clock = clock
         self.publish = publish or (lambda game, view: None)
-        params = self.ledger.params()
-        if not params:  # the first start: the floor's parameters go into the ledger, recorded
-            for game, p in sorted(initial_params.items()):
-                self.ledger.commit(
-                    clock(), "params", game, {"params": p.to_dict(), "by": []}, "applied", params={game: p}
-                )
+        # read under the ledger's write lock: a writer before this one has committed, or never will
+        with self.ledger.lock, self.ledger.transaction():
             params = self.ledger.params()
-        elif initial_params and initial_params != params:
-            log("the parameters file differs from the ledger's: the ledger's are in force (floor progressive-params)")
-        self.meters = self.ledger.meters(params)
-        self.tables = self.ledger.tables()  # table -> the progressive paytables its board plays
+            if not params:  # the first start: the floor's parameters go into the ledger, recorded
+                for game, p in sorted(initial_params.items()):
+                    self.ledger.commit(
+                        clock(), "params", game, {"params": p.to_dict(), "by": []}, "applied", params={game: p}
+                    )
+                params = self.ledger.params()
+            elif initial_params and initial_params != params:
+                log(
+                    "the parameters file differs from the ledger's:"
+                    " the ledger's are in force (floor progressive-params)"
+                )
+            self.meters = self.ledger.meters(params)
+            self.tables = self.ledger.tables()  # table -> the progressive paytables its board plays
+            self.epochs = self.ledger.epochs()  # table -> its newest board-erased step known
         self.version = self.ledger.data_version()
-        self.epochs = self.ledger.epochs()  # table -> its newest board-erased step known
         self.refusals = 0
         for m in self.meters.values():
             if m.state == LOCKED:  # killed between a hit's lock and its pay: pay it now, the same way
@@ -213,8 +219,7 @@ class Controller:
             return "applied"
 
     def _next_arrival(self):
-        row = self.ledger.db.execute("select max(n) from log").fetchone()
-        return (row[0] or 0) + 1
+        return self.ledger.last_n() + 1
 
     def _settle(self, meter):
         paid = meter.settle()

@@ -5,9 +5,12 @@
   bus): a SHA-256 per file and one over the sorted list. The installation
   step (`floor progressive-install`, and `floor init`) writes that record to
   DIR/progressive.code.json; at start the controller computes it again and
-  compares. A missing record or any file that differs is a refusal, naming
+  compares. The record is the machine's, never the ledger's: each machine
+  installs its own code, in its own floor directory, while two machines'
+  controllers may share one ledger on PostgreSQL. A missing record or any file that differs is a refusal, naming
   the files.
-- **Its ledger.** SQLite's own integrity check, then `ledger.replay` of the
+- **Its ledger.** SQLite's own integrity check (on PostgreSQL: the schema's
+  version; the server keeps its pages whole), then `ledger.replay` of the
   whole log compared with every stored meter (amount, reserve, overflow,
   house, paid, each fraction of a cent, every hit) and the parameters in
   force. A log that cannot be folded (a row that does not parse, a step its
@@ -23,6 +26,7 @@ import json
 import os
 import sqlite3
 
+from host_tools import HostToolError
 from host_tools.floor.base import floordir
 
 CODE_RECORD = "progressive.code.json"
@@ -89,7 +93,7 @@ def check_ledger(ledger):
 
     out = {"ok": False, "rows": 0}
     try:
-        verdict = ledger.db.execute("pragma integrity_check").fetchone()[0]
+        verdict = ledger.integrity()
         if verdict != "ok":
             out["reason"] = "the ledger's SQLite integrity check says: %s" % verdict
             return out
@@ -98,7 +102,7 @@ def check_ledger(ledger):
         params = ledger.params()
         stored = ledger.meters(params)
         replayed = lg.replay(rows)
-    except (sqlite3.DatabaseError, ValueError, KeyError, TypeError, IndexError, StopIteration) as e:
+    except (ledger.Error, ValueError, KeyError, TypeError, IndexError, StopIteration) as e:
         out["reason"] = "the ledger cannot be read or replayed: %s" % (str(e).splitlines() or [type(e).__name__])[0]
         return out
     for game in sorted(set(stored) | set(replayed)):
@@ -124,22 +128,26 @@ def check_ledger(ledger):
 
 def check(directory, ledger_path, root=_ROOT):
     """The whole self-check, before the controller opens its ledger to write:
-    {"ok", "code", "ledger", "reason"}. No ledger yet (the first start) is a clean one."""
-    from host_tools.floor.progressive.ledger import Ledger
+    {"ok", "code", "ledger", "reason"}. `directory`: this machine's floor directory, which
+    holds the install record; `ledger_path`: a SQLite file or a postgresql:// URL
+    (ledgers.py). No ledger yet (the first start) is a clean one."""
+    from host_tools.floor.progressive import ledgers
 
     code = check_code(directory, root)
-    if not os.path.exists(ledger_path):
+    if not ledgers.is_url(ledger_path) and not os.path.exists(ledger_path):
         book = {"ok": True, "rows": 0, "reason": "no ledger yet: the first start"}
     else:
         try:
-            ledger = Ledger(ledger_path, readonly=True)
-        except sqlite3.Error as e:
+            ledger = ledgers.open_ledger(ledger_path, readonly=True)
+        except (sqlite3.Error, HostToolError) as e:
             book = {"ok": False, "rows": 0, "reason": "the ledger cannot be opened: %s" % e}
         else:
             try:
                 book = check_ledger(ledger)
             finally:
                 ledger.close()
+            if book["ok"] and book["rows"] == 0:  # a migrated database the controller has not written
+                book["reason"] = "no ledger yet: the first start"
     reasons = [r["reason"] for r in (code, book) if not r["ok"]]
     ok = not reasons
     return {

@@ -1,4 +1,6 @@
-"""The controller's durable record: SQLite in WAL mode with synchronous=FULL.
+"""The controller's durable record: SQLite in WAL mode with synchronous=FULL
+(`Ledger`, the default), or the floor's PostgreSQL (ledger_pg.py, the same
+`Book`: the shape below in the schema `progressive`).
 
     params(game, body)          the parameters in force (JSON)
     meters(game, body)          each meter as Meter.dump() after the last change
@@ -12,9 +14,10 @@
 
 One transaction per change: the log row, the record's identity and the meter
 after it commit together, and the controller publishes only after the commit
-returns (synchronous=FULL: the WAL is synced on every commit), so a meter the
-floor has seen is one the ledger holds, and after a SIGKILL the controller
-comes back to it. `replay` folds the log again from the first parameters: the
+returns (synchronous=FULL: the WAL is synced on every commit; on PostgreSQL,
+synchronous_commit=on: the server's WAL is flushed before the commit returns),
+so a meter the floor has seen is one the ledger holds, and after a SIGKILL the
+controller comes back to it. `replay` folds the log again from the first parameters: the
 proof that the stored meters are the log's.
 """
 
@@ -38,7 +41,86 @@ create table if not exists log (n integer primary key autoincrement, at real not
 """
 
 
-class Ledger:
+class Book:
+    """What the ledger is on either store: a subclass gives the connection's five
+    primitives (_all, _one, _exec, _put, _append) and `transaction()`; SQL here is
+    written with `?` placeholders and each store's own table names."""
+
+    Error = Exception  # what the store raises when its data cannot be read
+    Missing = ()  # what it raises for a table an older ledger lacks (read-only)
+
+    # ---- reading -----------------------------------------------------------------
+
+    def params(self):
+        """{game: Params} in force, {} before the first start."""
+        rows = self._all("select game, body from params")
+        return {g: pm.check_game(g, json.loads(b)) for g, b in rows}
+
+    def meters(self, params):
+        """{game: Meter}: each stored meter, a fresh one (at its base amount) for a game without."""
+        stored = dict(self._all("select game, body from meters"))
+        return {g: Meter.load(p, json.loads(stored[g])) if g in stored else Meter(p) for g, p in params.items()}
+
+    def tables(self):
+        """{table: {"paytables": {game: id}, "board", "journal", "seq"}} as the boards last said."""
+        try:
+            rows = self._all("select tbl, body from tables")
+        except self.Missing:  # a ledger made before tables were kept (read-only)
+            return {}
+        return {t: json.loads(b) for t, b in rows}
+
+    def seen(self, key):
+        """Whether the record (table, board, journal, seq[, epoch]) was taken."""
+        return self._one(
+            "select 1 from seen where tbl=? and board=? and journal=? and seq=? and epoch=?", _with_epoch(key)
+        )
+
+    def epochs(self):
+        """{table: its newest board-erased step the controller knows}."""
+        try:
+            return dict(self._all("select tbl, epoch from epochs"))
+        except self.Missing:  # a ledger made before steps were kept (read-only)
+            return {}
+
+    def set_epoch(self, table, epoch):
+        with self.lock, self.transaction():
+            self._put("epochs", "tbl", (table, epoch))
+
+    def log_rows(self):
+        return self._all("select n, at, what, game, body, outcome from log order by n")
+
+    def last_n(self):
+        """The log's last row number (0 when empty)."""
+        return self._one("select max(n) from log")[0] or 0
+
+    # ---- one change ----------------------------------------------------------------
+
+    def commit(self, at, what, game, body, outcome, meters=(), key=None, params=None, table=None):
+        """One change, durable when this returns: a log row, the table record's
+        identity `key` (if any), the meters after it and new parameters (if any).
+        Returns the log row's number."""
+        with self.lock, self.transaction():
+            n = self._append((at, what, game, json.dumps(body, sort_keys=True), outcome))
+            if key is not None:
+                self._exec(
+                    "insert into seen (tbl, board, journal, seq, epoch, n) values (?,?,?,?,?,?)",
+                    _with_epoch(key) + (n,),
+                )
+            for p in (params or {}).values():
+                self._put("params", "game", (p.game, json.dumps(p.to_dict())))
+            for m in meters:
+                self._put("meters", "game", (m.params.game, json.dumps(m.dump())))
+            if table is not None:
+                self._put("tables", "tbl", (table[0], json.dumps(table[1])))
+        return n
+
+
+class Ledger(Book):
+    """The ledger in a SQLite file (the default: DIR/progressive.sqlite)."""
+
+    Error = sqlite3.DatabaseError
+    Missing = sqlite3.OperationalError
+
     def __init__(self, path, readonly=False):
         uri = "file:%s%s" % (path, "?mode=ro" if readonly else "")
         self.db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
@@ -69,70 +151,20 @@ class Ledger:
     def close(self):
         self.db.close()
 
-    # ---- reading -----------------------------------------------------------------
+    def _all(self, sql, args=()):
+        return self.db.execute(sql, args).fetchall()
 
-    def params(self):
-        """{game: Params} in force, {} before the first start."""
-        rows = self.db.execute("select game, body from params").fetchall()
-        return {g: pm.check_game(g, json.loads(b)) for g, b in rows}
+    def _one(self, sql, args=()):
+        return self.db.execute(sql, args).fetchone()
 
-    def meters(self, params):
-        """{game: Meter}: each stored meter, a fresh one (at its base amount) for a game without."""
-        stored = dict(self.db.execute("select game, body from meters").fetchall())
-        return {g: Meter.load(p, json.loads(stored[g])) if g in stored else Meter(p) for g, p in params.items()}
+    def _exec(self, sql, args=()):
+        self.db.execute(sql, args)
 
-    def tables(self):
-        """{table: {"paytables": {game: id}, "board", "journal", "seq"}} as the boards last said."""
-        try:
-            rows = self.db.execute("select tbl, body from tables").fetchall()
-        except sqlite3.OperationalError:  # a ledger made before tables were kept (read-only)
-            return {}
-        return {t: json.loads(b) for t, b in rows}
+    def _put(self, table, key, row):
+        self.db.execute("insert or replace into %s values (%s)" % (table, ",".join("?" * len(row))), row)
 
-    def seen(self, key):
-        """Whether the record (table, board, journal, seq[, epoch]) was taken."""
-        return self.db.execute(
-            "select 1 from seen where tbl=? and board=? and journal=? and seq=? and epoch=?", _with_epoch(key)
-        ).fetchone()
-
-    def epochs(self):
-        """{table: its newest board-erased step the controller knows}."""
-        try:
-            return dict(self.db.execute("select tbl, epoch from epochs").fetchall())
-        except sqlite3.OperationalError:  # a ledger made before steps were kept (read-only)
-            return {}
-
-    def set_epoch(self, table, epoch):
-        with self.lock, self.transaction():
-            self.db.execute("insert or replace into epochs values (?, ?)", (table, epoch))
-
-    def log_rows(self):
-        return self.db.execute("select n, at, what, game, body, outcome from log order by n").fetchall()
-
-    # ---- one change ----------------------------------------------------------------
-
-    def commit(self, at, what, game, body, outcome, meters=(), key=None, params=None, table=None):
-        """One change, durable when this returns: a log row, the table record's
-        identity `key` (if any), the meters after it and new parameters (if any).
-        Returns the log row's number."""
-        with self.lock, self.transaction():
-            cur = self.db.execute(
-                "insert into log (at, what, game, body, outcome) values (?, ?, ?, ?, ?)",
-                (at, what, game, json.dumps(body, sort_keys=True), outcome),
-            )
-            n = cur.lastrowid
-            if key is not None:
-                self.db.execute(
-                    "insert into seen (tbl, board, journal, seq, epoch, n) values (?,?,?,?,?,?)",
-                    _with_epoch(key) + (n,),
-                )
-            for p in (params or {}).values():
-                self.db.execute("insert or replace into params values (?, ?)", (p.game, json.dumps(p.to_dict())))
-            for m in meters:
-                self.db.execute("insert or replace into meters values (?, ?)", (m.params.game, json.dumps(m.dump())))
-            if table is not None:
-                self.db.execute("insert or replace into tables values (?, ?)", (table[0], json.dumps(table[1])))
-        return n
+    def _append(self, row):
+        return self.db.execute("insert into log (at, what, game, body, outcome) values (?, ?, ?, ?, ?)", row).lastrowid
 
     @contextlib.contextmanager
     def transaction(self):
@@ -160,6 +192,10 @@ class Ledger:
     def data_version(self):
         """Changes when another connection (the maintenance command) commits."""
         return self.db.execute("pragma data_version").fetchone()[0]
+
+    def integrity(self):
+        """SQLite's own integrity check: "ok" or what it found."""
+        return self.db.execute("pragma integrity_check").fetchone()[0]
 
 
 def _with_epoch(key):

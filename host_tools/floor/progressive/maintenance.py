@@ -15,14 +15,13 @@ refusal.
 """
 
 import getpass
-import os
 import sys
 
 from host_tools import EXIT_FAILED, EXIT_USAGE, HostToolError
 from host_tools.floor.base import floordir, topics
 from host_tools.floor.bus import retained
 from host_tools.floor.people import accounts as people
-from host_tools.floor.progressive import integrity, params
+from host_tools.floor.progressive import integrity, ledgers, params
 
 
 def read_passwords(technician, manager, stdin=None):
@@ -76,27 +75,29 @@ def new_params(current, settings):
     return params.check_game(current.game, entry)
 
 
-def checked_change(directory, game, settings):
-    """The new Params for `game`, the ledger checked against its replay and every field
-    against the parameters in force, before anyone is asked for anything; HostToolError
-    (one line) otherwise."""
-    from host_tools.floor.progressive.ledger import Ledger
+def checked_change(directory, game, settings, ledger=None):
+    """The new Params for `game`, the ledger (`ledger`: its location, ledgers.py; the
+    floor's SQLite by default) checked against its replay and every field against the
+    parameters in force, before anyone is asked for anything; HostToolError (one line)
+    otherwise."""
 
     if game not in params.GAMES:
         raise HostToolError("unknown game %r: the linked games are %s" % (game, ", ".join(params.GAMES)), EXIT_USAGE)
     if not settings:
         raise HostToolError("nothing to change: give --set FIELD=VALUE", EXIT_USAGE)
-    path = params.ledger_path(directory)
-    if not os.path.exists(path):
-        raise HostToolError("no progressive ledger at %s: start the controller once first" % path, EXIT_USAGE)
+    path = ledgers.where(directory, ledger)
+    if not ledgers.started(path):
+        raise HostToolError(
+            "no progressive ledger at %s: start the controller once first" % ledgers.shown(path), EXIT_USAGE
+        )
     ledger_check = integrity.check(directory, path)["ledger"]
     if not ledger_check["ok"]:  # a change is never written onto a ledger that is not its own replay
         raise HostToolError("%s; nothing changed" % ledger_check["reason"], EXIT_FAILED)
-    ledger = Ledger(path, readonly=True)
+    book = ledgers.open_ledger(path, readonly=True)
     try:
-        current = ledger.params().get(game)
+        current = book.params().get(game)
     finally:
-        ledger.close()
+        book.close()
     if current is None:
         raise HostToolError("%s is not linked on this floor" % game, EXIT_FAILED)
     try:
@@ -105,13 +106,13 @@ def checked_change(directory, game, settings):
         raise HostToolError(str(e) + "; nothing changed", EXIT_USAGE)
 
 
-def change(directory, game, settings, technician, manager, passwords, broker_url=None):
+def change(directory, game, settings, technician, manager, passwords, broker_url=None, ledger=None):
     """Apply the change; returns the line to print. HostToolError (one line) on any refusal.
     Order: every field checked, then the two people, then whether any table is live."""
     from host_tools.floor.progressive.controller import Controller
 
     floor = floordir.read_floor(directory)
-    new = checked_change(directory, game, settings)
+    new = checked_change(directory, game, settings, ledger)
     if people.verify(directory, technician, passwords[0]) != "technician":
         raise HostToolError(
             "%s is not a technician of this floor, or the password is wrong; nothing changed" % technician, EXIT_FAILED
@@ -126,7 +127,7 @@ def change(directory, game, settings, technician, manager, passwords, broker_url
             "tables %s are live: parameters change only while no table is; nothing changed" % ", ".join(live),
             EXIT_FAILED,
         )
-    controller = Controller(params.ledger_path(directory), {})
+    controller = Controller(ledgers.where(directory, ledger), {})
     try:
         if controller.ledger.params().get(game) is None:
             raise HostToolError("%s is not linked on this floor" % game, EXIT_FAILED)

@@ -55,20 +55,26 @@ class Service:
         keepalive=KEEPALIVE_S,
         recorder_path=None,
         keys_dir=None,
+        directory=None,
+        fence=None,
     ):
+        """`ledger_path`: the ledger's SQLite file or postgresql:// URL; `directory`: this
+        machine's floor directory, holding the record of its installed code (the SQLite
+        ledger's folder when not given); `fence`: the lease the ledger's writes check."""
         self.floor = floor
         self.keys = floorkeys.JournalKeys(keys_dir)  # each table's journal key: a record must carry the board's MAC
         self.client = None
-        self.recorder_path = recorder_path
         self.catch_up_at = 0.0  # monotonic time of the next look at the recorder's copy
         # (table, board, journal) -> its lowest record from the bus that waits for the recorder's
         # copy: the records after it wait too, so a journal's records are taken in its order
         # (a void never before its hit, a wager never before the hit it paid into)
         self.waiting = {}
-        self.check = integrity.check(os.path.dirname(os.path.abspath(ledger_path)), ledger_path)
+        self.directory = directory or os.path.dirname(os.path.abspath(ledger_path))
+        self.check = integrity.check(self.directory, ledger_path)
         self.controller = None
+        self.copy = floor_copy.Copy(recorder_path) if recorder_path else None
         if self.check["ok"]:
-            self.controller = Controller(ledger_path, initial_params, publish=self._publish_meter)
+            self.controller = Controller(ledger_path, initial_params, publish=self._publish_meter, fence=fence)
             log("self-check: %s" % self.check["reason"])
         else:
             log("REFUSED to open: %s; every table's progressive stays closed" % self.check["reason"])
@@ -116,9 +122,26 @@ class Service:
         return {g: [v["amount"], v["state"]] for g, v in self.controller.views().items()}
 
     def handle(self, topic, payload, retained=False):
-        """One message from the broker (paho's thread, one at a time)."""
+        """One message from the broker (paho's thread, one at a time). A write the ledger
+        refuses (the lease lost, the database gone) ends the process before the message is
+        acknowledged (_fail), so the broker keeps the record in the controller's session for
+        the next writer."""
         if self.controller is None:  # refused (a session's old subscriptions may still deliver)
             return None
+        try:
+            return self._handle(topic, payload)
+        except (HostToolError, self.controller.ledger.Error) as e:
+            self._fail(e)
+
+    def _fail(self, e):
+        """The ledger refused a write: the process ends at once, from whichever thread, with one
+        line and no goodbye: nothing uncommitted is acknowledged to the broker, and the last
+        will says offline (every table closes its progressive). Exit 1; a supervisor starts
+        it again (a standby, with --lease)."""
+        log("the ledger refused a write (%s): stopped" % _first_line(e))
+        os._exit(EXIT_FAILED)
+
+    def _handle(self, topic, payload):
         root = topics.floor_root(self.floor)
         where = topics.parse_table_topic(self.floor, topic)
         if where is not None and where[1] == "event":
@@ -156,7 +179,7 @@ class Service:
     def _judge(self, rec):
         """Whether `rec`, from the bus, is taken now; it gets its table's epoch. Without the
         recorder's copy (none given, none yet) the epoch is the one `recorded` said."""
-        found = floor_copy.verdict(self.recorder_path, rec) if self.recorder_path else None
+        found = floor_copy.verdict(self.copy, rec, self.controller.ledger.seen) if self.copy else None
         if found is None:
             rec.epoch = self.controller.epoch(rec.table)
             return True
@@ -188,7 +211,7 @@ class Service:
     def take_missed(self):
         """Take the progressive records the recorder holds and the controller missed."""
         with self.controller.ledger.lock:
-            found = catch_up.missed(self.recorder_path, self.controller.ledger.seen)
+            found = catch_up.missed(self.copy, self.controller.ledger.seen)
             for inp in found:
                 self.controller.learn_epoch(inp.table, inp.epoch)
                 self.controller.take(inp)
@@ -208,27 +231,43 @@ class Service:
                 if self.controller is None:  # refused: stays up, closed, saying why
                     time.sleep(0.05)
                     continue
-                if now - last >= HEARTBEAT_S and self.client.connected.is_set():
-                    with self.controller.ledger.lock:
-                        self.controller.fresh()  # a maintenance committed new parameters
-                        self.controller.publish_all()
-                    last = now
-                if self.recorder_path and now >= self.catch_up_at and self.client.connected.is_set():
-                    self.take_missed()
-                    self.catch_up_at = now + catch_up.CATCH_UP_S
+                try:
+                    if now - last >= HEARTBEAT_S and self.client.connected.is_set():
+                        with self.controller.ledger.lock:
+                            self.controller.fresh()  # a maintenance committed new parameters
+                            self.controller.publish_all()
+                        last = now
+                    if self.copy and now >= self.catch_up_at and self.client.connected.is_set():
+                        self.take_missed()
+                        self.catch_up_at = now + catch_up.CATCH_UP_S
+                except (HostToolError, self.controller.ledger.Error) as e:
+                    self._fail(e)
                 time.sleep(0.05)
         finally:
             self.client.stop(last=(messages.presence_topic(self.floor), topics.OFFLINE.encode()))
             if self.controller is not None:
                 self.controller.close()
+            if self.copy is not None:
+                self.copy.close()
 
 
 def serve(
-    floor, url, password, ledger_path, initial_params, recorder_path=None, keys_dir=None, metrics_port=0, lease_url=None
+    floor,
+    url,
+    password,
+    ledger_path,
+    initial_params,
+    recorder_path=None,
+    keys_dir=None,
+    metrics_port=0,
+    lease_url=None,
+    directory=None,
 ):
     """Run until SIGTERM or Ctrl-C; its figures on 127.0.0.1:metrics_port (progressive/metrics.py).
     With `lease_url` (postgresql://…), a standby until it holds the floor's progressive lease
-    (pg/lease.py), and the writer only while it holds it: the lease lost is exit 1."""
+    (pg/lease.py), and the writer only while it holds it: the lease lost is exit 1. A ledger
+    on PostgreSQL then refuses any write once the lease's session is gone (ledger_pg.py)."""
+    fence = None
     stopping = []
     signal.signal(signal.SIGTERM, lambda *a: stopping.append(1))
     stop = lambda: bool(stopping)  # noqa: E731
@@ -241,9 +280,18 @@ def serve(
             return
         log("took the lease: the meters' writer")
         stop = lambda: bool(stopping) or not lease.held()  # noqa: E731
+        fence = (lease.conn.info.backend_pid, lease.key)
     try:
         service = Service(
-            floor, url, password, ledger_path, initial_params, recorder_path=recorder_path, keys_dir=keys_dir
+            floor,
+            url,
+            password,
+            ledger_path,
+            initial_params,
+            recorder_path=recorder_path,
+            keys_dir=keys_dir,
+            directory=directory,
+            fence=fence,
         )
     except ValueError as e:
         raise HostToolError(str(e), EXIT_USAGE)
@@ -254,3 +302,8 @@ def serve(
         pass
     if lease_url and not stopping:
         raise HostToolError("lost the progressive lease (the database is out of reach): stopped writing", EXIT_FAILED)
+
+
+def _first_line(e):
+    text = str(e).strip().splitlines()
+    return text[0] if text else type(e).__name__
