@@ -1,6 +1,6 @@
 """The recorder stores the messages that arrived together in one
-transaction and acknowledges them only once it is committed: on a real
-PostgreSQL (its own cluster, bench/floor/pgserver.py), with real mosquitto
+transaction and acknowledges them only once it is committed: on SQLite and
+on a real PostgreSQL (its own cluster, bench/floor/pgserver.py), with real mosquitto
 and recorder processes (tests/recorder_faults.py) for the deaths around the
 commit. A record the database or the checks refuse costs the others of its
 batch nothing; a recorder that dies after the commit gets the batch again
@@ -24,9 +24,10 @@ from host_tools.floor.pg import schema
 from host_tools.floor.pg.store import PgStore
 from host_tools.floor.recorder import inbox
 from host_tools.floor.recorder import service as rec
+from host_tools.floor.recorder.store import Store
 from sim.paths import ROOT
 
-pytestmark = pytest.mark.skipif(pgserver.why_not() is not None, reason=pgserver.why_not() or "")
+needs_postgresql = pytest.mark.skipif(pgserver.why_not() is not None, reason=pgserver.why_not() or "")
 
 _databases = iter(range(1, 1000))
 
@@ -49,26 +50,37 @@ def event(table, payload):
     return (topics.table("main", table, "event"), payload, False)
 
 
-def test_a_bad_message_in_a_batch_costs_the_others_nothing_and_its_alerts_are_said_once_committed(url):
-    store = PgStore(url)
+@pytest.fixture(params=["sqlite", "postgresql"])
+def any_store(request, tmp_path):
+    if request.param == "sqlite":
+        store = Store(str(tmp_path / "r.sqlite"))
+    else:
+        if pgserver.why_not() is not None:
+            pytest.skip(pgserver.why_not())
+        store = PgStore(request.getfixturevalue("url"))
+    yield store
+    store.close()
+
+
+def test_a_bad_message_in_a_batch_costs_the_others_nothing_and_its_alerts_are_said_once_committed(any_store):
     said = []
     keys = floorkeys.JournalKeys(given={"T1": floorkeys.derive(feed_link_key("T1"), "journal")})
-    r = rec.Recorder(store, "main", publish=lambda topic, payload, retain: said.append(topic), keys=keys)
+    r = rec.Recorder(any_store, "main", publish=lambda topic, payload, retain: said.append(topic), keys=keys)
     good = record_feed.journal("T1", 4)
     refused = json.loads(good[1])
-    refused["journal"]["board"] += "\x00"  # checks pass; PostgreSQL's text takes no NUL
+    refused["journal"]["id"] = 2**70  # the checks pass (the MAC is the record's); no database column holds it
     forged = json.loads(good[2])
     forged["record"]["mac"] = "00" * 8
     batch = [good[0], json.dumps(refused).encode(), good[1], json.dumps(forged).encode(), good[2], good[3]]
     results = r.handle_batch([event("T1", p) for p in batch])
     assert results == ["stored", "rejected", "stored", "rejected", "stored", "stored"]
-    assert record_feed.check_store(store, "T1", 4) == []
-    kinds = [(a["kind"], "the database refused it" in a["text"]) for a in store.alerts()]
+    assert record_feed.check_store(any_store, "T1", 4) == []
+    kinds = [(a["kind"], "the database refused it" in a["text"]) for a in any_store.alerts()]
     assert sorted(kinds) == [("bad message", True), (rec.NOT_THE_BOARDS, False)]
     assert len(said) == 2  # each alert said once, though the batch ran twice (whole, then one by one)
-    store.close()
 
 
+@needs_postgresql
 def test_a_batch_is_one_transaction_and_a_record_after_it_one_more(url):
     store = PgStore(url)
     keys = floorkeys.JournalKeys(given={t: floorkeys.derive(feed_link_key(t), "journal") for t in ("T1", "T2")})
@@ -106,6 +118,7 @@ def _wait(predicate, what, timeout=30):
         time.sleep(0.02)
 
 
+@needs_postgresql
 @pytest.mark.skipif(not have_mosquitto(), reason="mosquitto is not installed (make test installs it as root)")
 @pytest.mark.parametrize("dies", ["after-commit", "before-commit"])
 def test_a_recorder_dying_around_its_commit_loses_nothing_and_doubles_nothing(url, tmp_path, dies):

@@ -42,7 +42,9 @@ class PgStore:
         # OperationalError holds TransactionRollback (a deadlock, a serialisation failure): done again too
         self._errors = psycopg.OperationalError, psycopg.InterfaceError
         self._rollback = psycopg.errors.TransactionRollback
-        self.refusals = (psycopg.Error,)  # what the server says of the data itself: done again it would fail again
+        # what the server says of a message's data itself (a NUL in a text, a journal number past
+        # an integer): done again it fails again, so the message is refused, not retried
+        self.refusals = (psycopg.DataError, psycopg.IntegrityError)
         self._in_batch = False
         self.db = _Compat(self)
 

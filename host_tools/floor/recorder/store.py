@@ -46,7 +46,9 @@ class Store:
         uri = "file:%s%s" % (path, "?mode=ro" if readonly else "")
         self.db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=10)
         self.lock = threading.RLock()
-        self.refusals = (sqlite3.Error,)  # the database refusing a write (a batch then goes one by one)
+        # a message's data refused (a journal number past 64 bits): done again it fails again; a
+        # locked or full database is not the message's fault and stops the recorder instead
+        self.refusals = (sqlite3.DataError, sqlite3.IntegrityError, sqlite3.InterfaceError, OverflowError)
         self._in_batch = False
         if not readonly:
             self.db.execute("pragma journal_mode=wal")
