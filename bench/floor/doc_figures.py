@@ -65,6 +65,10 @@ def _rates(data, key, verified):
     return "%s / %s" % (runs(sqlite, key), runs(pg, key) if pg else "not measured (%s)" % data.get("postgresql"))
 
 
+def _records(count):
+    return "one record" if count == 1 else "%d records" % count
+
+
 def _mean(items, key):
     return sum(i[key] for i in items) / len(items)
 
@@ -88,8 +92,8 @@ def rows(data):
     """[(figure, value, the bench/floor function that measured it, as module.function)]."""
     out = [
         (
-            "records one recorder stores per second of its own CPU, chain and MAC verified, 10 tables: "
-            "SQLite / PostgreSQL (two runs each)",
+            "records one recorder stores per second of its own CPU, chain and MAC verified, 10 tables, "
+            "%s a transaction: SQLite / PostgreSQL (two runs each)" % _records(data.get("store_batch", 1)),
             _rates(data, "per_cpu_second", True),
             "scale_bench.rates",
         ),
@@ -108,6 +112,19 @@ def rows(data):
                 "scale_bench.rates",
             )
         )
+    lone = data.get("store_rate_postgresql_lone_records")
+    if lone:
+        out.append(
+            (
+                "the same, one record a transaction (a lone record, as on a quiet floor): MAC verified / not",
+                "%s / %s"
+                % (
+                    runs(lone["mac_verified"], "per_cpu_second_with_server"),
+                    runs(lone["mac_not_verified"], "per_cpu_second_with_server"),
+                ),
+                "scale_bench.rates",
+            )
+        )
     spread = [mac_cost_us(data["store_rate_sqlite"])] + ([mac_cost_us(pg)] if pg else [])
     out += [
         (
@@ -117,7 +134,7 @@ def rows(data):
             "recorder_bench.mac_check_us",
         ),
         (
-            "per second of wall clock, MAC verified (SQLite commits each record with `synchronous=full`, "
+            "per second of wall clock, MAC verified (SQLite commits each transaction with `synchronous=full`, "
             "so the shared disk sets it; PostgreSQL's server works beside it): SQLite / PostgreSQL",
             _rates(data, "per_wall_second", True),
             "scale_bench.rates",
