@@ -42,6 +42,7 @@ from host_tools import keys, sync
 from host_tools.floor.base import erasure, floordir, floorkeys, metrics, presence, topics, words
 from host_tools.floor.bus.mqtt import Client
 from host_tools.floor.recorder.backends import open_store, tables_with_events
+from host_tools.floor.recorder.heads import Heads
 from host_tools.floor.recorder.inbox import Inbox
 from host_tools.floor.recorder.metrics import RecorderFigures
 
@@ -98,6 +99,7 @@ class Recorder:
         self.dirty = set()
         self.duplicates = 0
         self._unsaid = None  # inside a batch: the alerts to say once it is committed
+        self.heads = Heads()  # each table's newest journal as `recorded` says it, known without a query
         self.judge = presence.Judge()
         self.clock = time.monotonic  # the judge's clock
 
@@ -119,6 +121,7 @@ class Recorder:
         try:
             return self._batch(messages)
         except self.store.refusals as e:
+            self.heads.forget()  # the batch was undone: what it moved on is not held
             if len(messages) > 1:  # one message the database refuses must not cost the others theirs
                 return [self._handle_batch([m])[0] for m in messages]
             topic = messages[0][0]
@@ -131,10 +134,13 @@ class Recorder:
             return ["rejected"]
 
     def _batch(self, messages):
-        unsaid = []
+        unsaid, tries = [], []
 
         def work():
-            del unsaid[:]  # done again (the server lost): only the last attempt's alerts were committed
+            if tries:  # done again (the server lost): what the last try moved on was undone
+                self.heads.forget()
+            tries.append(1)
+            del unsaid[:]  # only the last try's alerts are committed
             self._unsaid = unsaid
             try:
                 return [self._take(*m) for m in messages]
@@ -215,7 +221,9 @@ class Recorder:
         placed, after = self.store.add_next(tbl, board, jid, record, digest, prev)
         if placed:  # the usual case: it continued the record before it, checked by the store as it inserted
             self.dirty.add(tbl)
+            self.heads.stored(tbl, board, jid, seq, digest.hex())
             return self._release(tbl, board, jid, seq, digest, after)
+        self.heads.forget(tbl)  # a copy, a hole, a journal's first record: the store says what is held
         near = self.store.around(tbl, board, jid, seq)
         held = near.get(seq)
         if held is not None:
@@ -258,6 +266,7 @@ class Recorder:
                 return "stored"
             digest = bytes.fromhex(w_hash)
             self.store.add_event(tbl, board, jid, w_record, digest, w_prev)
+            self.heads.stored(tbl, board, jid, seq, w_hash)
             nxt = self.store.waiting(tbl, board, jid, seq + 1)
         return "stored"
 
@@ -316,6 +325,7 @@ class Recorder:
             )
         jid = max(j[2] for j in held) if held else None
         top = self.store.contiguous(tbl, board, jid)[0] if held else 0
+        self.heads.forget(tbl)
         number = self.store.erase(tbl, board, step["by"].strip(), step["at"], step["nonce"], (jid, top))
         if number is None:
             return "duplicate"  # this step was taken already (by this recorder, or another on the database)
@@ -335,17 +345,20 @@ class Recorder:
 
     # ---- alerts, gaps and `recorded` ---------------------------------------------------
 
-    def receipt(self, tbl, board, jid, top):
+    def receipt(self, tbl, board, jid, top, digest=None):
         """{"hash", "receipt"} of the table's journal up to `top`: the chain hash after it and
         the recorder's receipt for it under the table's receipt key (docs/link.md, `journal_reset`);
-        {"hash"} alone when the floor holds no receipt key for the table."""
-        held = self.store.stored(tbl, board, jid, top)
-        if held is None:
-            return {}
-        out = {"hash": held[1]}
+        {"hash"} alone when the floor holds no receipt key for the table. `digest`: that chain
+        hash when known (a head), else read from the store."""
+        if digest is None:
+            held = self.store.stored(tbl, board, jid, top)
+            if held is None:
+                return {}
+            digest = held[1]
+        out = {"hash": digest}
         key = floorkeys.read_or_none(self.keys.directory, tbl, "receipt")
         if key is not None:
-            out["receipt"] = keys.receipt_tag(key, board, jid, top, held[1])
+            out["receipt"] = keys.receipt_tag(key, board, jid, top, digest)
         return out
 
     def alert(self, tbl, kind, text, key=None, extra=None):
@@ -401,19 +414,27 @@ class Recorder:
                 said = self.said.get(tbl)
                 if said and now - said[2] < RECORDED_EVERY_S:
                     continue  # said lately: the queries wait for the next tick after it
-                last = self.store.last_journal(tbl)
                 erased = self.store.last_erased(tbl)
-                if last is None and erased is None:
-                    continue
-                # Right after a board-erased step the floor holds none of the new journal yet: seq 0.
-                board, jid, _ = last if last is not None else (erased[1], 0, 0)
-                top, _ = self.store.contiguous(tbl, board, jid)
+                head = self.heads.get(tbl, erased[0] if erased else None)
+                if head is not None:
+                    board, jid, top, digest = head
+                else:
+                    last = self.store.last_journal(tbl)
+                    if last is None and erased is None:
+                        continue
+                    # Right after a board-erased step the floor holds none of the new journal yet: seq 0.
+                    board, jid, _ = last if last is not None else (erased[1], 0, 0)
+                    top, _ = self.store.contiguous(tbl, board, jid)
+                    held = self.store.stored(tbl, board, jid, top) if top else None
+                    digest = held[1] if held else None
+                    if digest is not None:
+                        self.heads.learn(tbl, board, jid, top, digest, erased[0] if erased else None)
                 if said and said[:2] == (jid, top):
                     self.dirty.discard(tbl)
                     continue
                 if self.publish:
                     body = {"table": tbl, "journal": {"board": board, "id": jid}, "seq": top}
-                    body.update(self.receipt(tbl, board, jid, top))
+                    body.update(self.receipt(tbl, board, jid, top, digest) if digest else {})
                     if erased is not None:
                         body["erased"] = erased[0]  # the newest step: a gateway or page behind it starts afresh
                     self.publish(topics.table(self.floor, tbl, "recorded"), topics.encode(body), True)
