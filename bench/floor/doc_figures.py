@@ -125,6 +125,23 @@ def rows(data):
                 "scale_bench.rates",
             )
         )
+    busy = data.get("busy_sqlite")
+    if busy:
+        b = busy[0]
+        pg_busy = data.get("busy_postgresql")
+        out.append(
+            (
+                "stored and said in `recorded`, on a busy floor: %d tables holding %s records each, one record a "
+                "table between two `recorded` (a busy table's pace), %s a transaction: SQLite, its CPU / "
+                "PostgreSQL, its and the server's CPU" % (b["tables"], n(b["held"]), _records(b["batch"])),
+                "%s / %s"
+                % (
+                    runs(busy, "per_cpu_second"),
+                    runs(pg_busy, "per_cpu_second_with_server") if pg_busy else "not measured",
+                ),
+                "scale_bench.busy_rate",
+            )
+        )
     spread = [mac_cost_us(data["store_rate_sqlite"])] + ([mac_cost_us(pg)] if pg else [])
     out += [
         (

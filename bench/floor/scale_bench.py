@@ -9,7 +9,9 @@ gateway account), so the figures are the floor's, not the boards'.
   PostgreSQL also with the server's CPU added), chain and MAC verification
   on, and with the MAC check alone taken out, on SQLite and on PostgreSQL:
   the recorder's handle_batch() fed directly, 10 tables, BATCH records a
-  transaction (on PostgreSQL also one, a lone record's cost);
+  transaction (on PostgreSQL also one, a lone record's cost); and on a busy
+  floor, each record also said in `recorded`, 100 tables holding 300
+  records each;
 - a record published -> stored at the recorder (p50/p99 ms, wall clock of
   this one machine: publish call to the row's `received`), 4 tables at a
   busy pace, on the floor's broker and through a pit's bridge;
@@ -113,6 +115,40 @@ def store_rate(store, verify=True, server=None, tables=10, per_table=300, batch=
     finally:
         rec.floorkeys.record_mac_ok = check
     out = {"records": n, "batch": batch, "per_cpu_second": round(n / cpu), "per_wall_second": round(n / wall)}
+    if server is not None:
+        out["per_cpu_second_with_server"] = round(n / (cpu + server_cpu))
+    return out
+
+
+def busy_rate(store, server=None, tables=100, held=300, rounds=20, batch=BATCH):
+    """Records/s one recorder stores and says `recorded` for, every check on, on a busy floor:
+    `tables` tables each holding `held` records already, then `rounds` rounds of one record a
+    table (`batch` a transaction), each round followed by the recorder's tick 0.4 s later (a busy
+    table's pace, so every record is said): per second of the recorder's own CPU and, on
+    PostgreSQL, of its CPU and the server's together."""
+    names = ["B%d" % i for i in range(tables)]
+    keys = floorkeys.JournalKeys(given={t: floorkeys.derive(feed_link_key(t), "journal") for t in names})
+    r = rec.Recorder(store, "bench", publish=lambda topic, payload, retain: None, keys=keys)
+    feeds = {t: record_feed.journal(t, held + rounds) for t in names}
+    topic = {t: "crapsfloor/v1/bench/table/%s/event" % t for t in names}
+
+    def round_of(i):
+        arrivals = [(topic[t], feeds[t][i], False) for t in names]
+        for at in range(0, len(arrivals), batch):
+            assert set(r.handle_batch(arrivals[at : at + batch])) == {"stored"}
+
+    for i in range(held):
+        round_of(i)
+    now = 0.0
+    r.tick(now)
+    cpu0, server0 = time.process_time(), _server_cpu(server)
+    for i in range(held, held + rounds):
+        round_of(i)
+        now += 0.4
+        r.tick(now)
+    cpu, server_cpu = time.process_time() - cpu0, _server_cpu(server) - server0
+    n = tables * rounds
+    out = {"records": n, "tables": tables, "held": held, "batch": batch, "per_cpu_second": round(n / cpu)}
     if server is not None:
         out["per_cpu_second_with_server"] = round(n / (cpu + server_cpu))
     return out
@@ -420,6 +456,7 @@ def main(argv=None):
         out["mac_check_us_per_record"] = round(recorder_bench.mac_check_us(recorder_bench.records(3000)), 2)
         out["store_batch"] = BATCH
         out["store_rate_sqlite"] = rates(lambda: Store(os.path.join(folder, "rate%d.sqlite" % next(names))))
+        out["busy_sqlite"] = [busy_rate(Store(os.path.join(folder, "busy%d.sqlite" % next(names)))) for _ in range(2)]
         why = pgserver.why_not()
         server = None if why else pgserver.Server(fsync=True).start()
         try:
@@ -432,6 +469,7 @@ def main(argv=None):
 
                 out["store_rate_postgresql"] = rates(pg_store, server)
                 out["store_rate_postgresql_lone_records"] = rates(pg_store, server, batch=1)
+                out["busy_postgresql"] = [busy_rate(pg_store(), server) for _ in range(2)]
                 out["two_recorders_one_killed"] = two_recorders(folder, server)
                 out["controller_killed_standby_online"] = takeover.controller_takeover(folder, server)
             else:
