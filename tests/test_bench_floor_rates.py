@@ -35,3 +35,13 @@ def test_a_recorder_without_the_tables_keys_stores_none_of_the_feed(tmp_path):
         assert r.handle("crapsfloor/v1/bench/table/B0/event", payload) == "rejected"
     finally:
         store.close()
+
+
+def test_the_busy_rate_stores_every_record_and_says_each_table(tmp_path):
+    store = Store(str(tmp_path / "busy.sqlite"))
+    try:
+        out = scale_bench.busy_rate(store, tables=3, held=2, rounds=2, batch=2)
+        assert (out["records"], out["batch"]) == (6, 2) and out["per_cpu_second"] > 0
+        assert [r[0] for r in store.db.execute("select count(*) from events group by tbl")] == [4, 4, 4]
+    finally:
+        store.close()

@@ -1,9 +1,11 @@
-"""What the recorder's checks cost: records per second through Recorder.handle
-(the broker left out: the recorder's own work per message), with every check
-as the floor runs it, and with the record MAC check alone taken out, on the
-same records and the same SQLite settings (WAL, synchronous=full).
+"""What the recorder's checks cost: records per second through
+Recorder.handle_batch (the broker left out: the recorder's own work per
+message), BATCH records a transaction as a recorder that is behind takes
+them, with every check as the floor runs it, and with the record MAC check
+alone taken out, on the same records and the same SQLite settings (WAL,
+synchronous=full).
 
-    python -m bench.floor.recorder_bench [--records N] [--repeat K]
+    python -m bench.floor.recorder_bench [--records N] [--repeat K] [--batch B]
 """
 
 import argparse
@@ -15,7 +17,7 @@ import time
 import host_tools  # noqa: F401  (firmware/lib on the path)
 from crapsboard.journal import journal_record as jr
 from host_tools.floor.base import floorkeys, topics
-from host_tools.floor.recorder import service
+from host_tools.floor.recorder import inbox, service
 from host_tools.floor.recorder.store import Store
 
 BOARD = "240ac4000001"
@@ -37,7 +39,7 @@ def records(n):
     return out
 
 
-def rate(payloads, verify):
+def rate(payloads, verify, batch=inbox.BROKER_WINDOW):
     folder = tempfile.mkdtemp(prefix="recorder-bench-")
     store = Store(os.path.join(folder, "r.sqlite"))
     keys = floorkeys.JournalKeys(given={"T1": floorkeys.derive(LINK_KEY, "journal")})
@@ -48,7 +50,9 @@ def rate(payloads, verify):
         service.floorkeys.record_mac_ok = lambda mac, record, digest: True
     try:
         start = time.perf_counter()
-        results = [recorder.handle(topic, p) for p in payloads]
+        results = []
+        for at in range(0, len(payloads), batch):
+            results += recorder.handle_batch([(topic, p, False) for p in payloads[at : at + batch]])
         elapsed = time.perf_counter() - start
     finally:
         service.floorkeys.record_mac_ok = check
@@ -74,12 +78,15 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--batch", type=int, default=inbox.BROKER_WINDOW, help="records a transaction")
     args = parser.parse_args(argv)
+    if args.batch < 1:
+        parser.error("--batch: at least 1")
     payloads = records(args.records)
-    out = {"records": args.records, "with_mac_check": [], "without_mac_check": []}
+    out = {"records": args.records, "batch": args.batch, "with_mac_check": [], "without_mac_check": []}
     for _ in range(args.repeat):
-        out["with_mac_check"].append(round(rate(payloads, True), 1))
-        out["without_mac_check"].append(round(rate(payloads, False), 1))
+        out["with_mac_check"].append(round(rate(payloads, True, args.batch), 1))
+        out["without_mac_check"].append(round(rate(payloads, False, args.batch), 1))
     out["mac_check_us_per_record"] = round(mac_check_us(payloads), 2)
     for k in ("with_mac_check", "without_mac_check"):
         out[k + "_best"] = max(out[k])

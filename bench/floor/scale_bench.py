@@ -8,7 +8,10 @@ gateway account), so the figures are the floor's, not the boards'.
 - records per second one recorder stores per core (its own CPU time; on
   PostgreSQL also with the server's CPU added), chain and MAC verification
   on, and with the MAC check alone taken out, on SQLite and on PostgreSQL:
-  the recorder's handle() fed directly, 10 tables;
+  the recorder's handle_batch() fed directly, 10 tables, BATCH records a
+  transaction (on PostgreSQL also one, a lone record's cost); and on a busy
+  floor, each record also said in `recorded`, 100 tables holding 300
+  records each;
 - a record published -> stored at the recorder (p50/p99 ms, wall clock of
   this one machine: publish call to the row's `received`), 4 tables at a
   busy pace, on the floor's broker and through a pit's bridge;
@@ -43,11 +46,15 @@ from host_tools.floor.base import floorkeys
 from host_tools.floor.bus import bridge, broker, pits
 from host_tools.floor.pg import schema
 from host_tools.floor.pg.store import PgStore
+from host_tools.floor.recorder import inbox
 from host_tools.floor.recorder import service as rec
 from host_tools.floor.recorder.store import Store
 from sim.paths import ROOT
 
 TICK = os.sysconf("SC_CLK_TCK")
+# Records a transaction in the store rates: a recorder behind takes what is waiting, and the broker
+# sends a session at most its in-flight window unacknowledged (recorder/inbox.py).
+BATCH = inbox.BROKER_WINDOW
 
 
 def pct(values, q):
@@ -82,10 +89,11 @@ def _server_cpu(server):
     return total
 
 
-def store_rate(store, verify=True, server=None, tables=10, per_table=300):
+def store_rate(store, verify=True, server=None, tables=10, per_table=300, batch=BATCH):
     """Records/s one recorder stores, chain verified, MAC verified or not (`verify`), tables x
-    per_table records through Recorder.handle (the broker left out): per second of the recorder's
-    own CPU, of its CPU and the database server's together (PostgreSQL), and of the wall clock."""
+    per_table records through Recorder.handle_batch (the broker left out), `batch` records a
+    transaction: per second of the recorder's own CPU, of its CPU and the database server's
+    together (PostgreSQL), and of the wall clock."""
     names = ["B%d" % i for i in range(tables)]
     keys = floorkeys.JournalKeys(given={t: floorkeys.derive(feed_link_key(t), "journal") for t in names})
     r = rec.Recorder(store, "bench", keys=keys)
@@ -96,16 +104,51 @@ def store_rate(store, verify=True, server=None, tables=10, per_table=300):
         rec.floorkeys.record_mac_ok = lambda mac, record, digest: True
     try:
         cpu0, wall0, server0 = time.process_time(), time.perf_counter(), _server_cpu(server)
+        arrivals = [(topic[t], payloads[i], False) for i in range(per_table) for t, payloads in feeds.items()]
         n = 0
-        for i in range(per_table):
-            for t, payloads in feeds.items():
-                assert r.handle(topic[t], payloads[i]) == "stored"
-                n += 1
+        for at in range(0, len(arrivals), batch):
+            results = r.handle_batch(arrivals[at : at + batch])
+            assert results == ["stored"] * len(results), set(results)
+            n += len(results)
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
         server_cpu = _server_cpu(server) - server0
     finally:
         rec.floorkeys.record_mac_ok = check
-    out = {"records": n, "per_cpu_second": round(n / cpu), "per_wall_second": round(n / wall)}
+    out = {"records": n, "batch": batch, "per_cpu_second": round(n / cpu), "per_wall_second": round(n / wall)}
+    if server is not None:
+        out["per_cpu_second_with_server"] = round(n / (cpu + server_cpu))
+    return out
+
+
+def busy_rate(store, server=None, tables=100, held=300, rounds=20, batch=BATCH):
+    """Records/s one recorder stores and says `recorded` for, every check on, on a busy floor:
+    `tables` tables each holding `held` records already, then `rounds` rounds of one record a
+    table (`batch` a transaction), each round followed by the recorder's tick 0.4 s later (a busy
+    table's pace, so every record is said): per second of the recorder's own CPU and, on
+    PostgreSQL, of its CPU and the server's together."""
+    names = ["B%d" % i for i in range(tables)]
+    keys = floorkeys.JournalKeys(given={t: floorkeys.derive(feed_link_key(t), "journal") for t in names})
+    r = rec.Recorder(store, "bench", publish=lambda topic, payload, retain: None, keys=keys)
+    feeds = {t: record_feed.journal(t, held + rounds) for t in names}
+    topic = {t: "crapsfloor/v1/bench/table/%s/event" % t for t in names}
+
+    def round_of(i):
+        arrivals = [(topic[t], feeds[t][i], False) for t in names]
+        for at in range(0, len(arrivals), batch):
+            assert set(r.handle_batch(arrivals[at : at + batch])) == {"stored"}
+
+    for i in range(held):
+        round_of(i)
+    now = 0.0
+    r.tick(now)
+    cpu0, server0 = time.process_time(), _server_cpu(server)
+    for i in range(held, held + rounds):
+        round_of(i)
+        now += 0.4
+        r.tick(now)
+    cpu, server_cpu = time.process_time() - cpu0, _server_cpu(server) - server0
+    n = tables * rounds
+    out = {"records": n, "tables": tables, "held": held, "batch": batch, "per_cpu_second": round(n / cpu)}
     if server is not None:
         out["per_cpu_second_with_server"] = round(n / (cpu + server_cpu))
     return out
@@ -370,7 +413,7 @@ def pty_boards(folder, tables, window):
     }
 
 
-def rates(open_store, server=None, rounds=2, tables=10, per_table=300):
+def rates(open_store, server=None, rounds=2, tables=10, per_table=300, batch=BATCH):
     """store_rate with the MAC check and without, alternating `rounds` times on fresh stores
     (the machine's load moves: each pair is measured side by side); every run kept."""
     out = {"mac_verified": [], "mac_not_verified": []}
@@ -378,7 +421,7 @@ def rates(open_store, server=None, rounds=2, tables=10, per_table=300):
         for verify, key in ((True, "mac_verified"), (False, "mac_not_verified")):
             store = open_store()
             try:
-                out[key].append(store_rate(store, verify, server, tables, per_table))
+                out[key].append(store_rate(store, verify, server, tables, per_table, batch))
             finally:
                 store.close()
     return out
@@ -411,7 +454,9 @@ def main(argv=None):
     with tempfile.TemporaryDirectory(prefix="crapsfloor-scale-") as folder:
         names = itertools.count()
         out["mac_check_us_per_record"] = round(recorder_bench.mac_check_us(recorder_bench.records(3000)), 2)
+        out["store_batch"] = BATCH
         out["store_rate_sqlite"] = rates(lambda: Store(os.path.join(folder, "rate%d.sqlite" % next(names))))
+        out["busy_sqlite"] = [busy_rate(Store(os.path.join(folder, "busy%d.sqlite" % next(names)))) for _ in range(2)]
         why = pgserver.why_not()
         server = None if why else pgserver.Server(fsync=True).start()
         try:
@@ -423,6 +468,8 @@ def main(argv=None):
                     return PgStore(url)
 
                 out["store_rate_postgresql"] = rates(pg_store, server)
+                out["store_rate_postgresql_lone_records"] = rates(pg_store, server, batch=1)
+                out["busy_postgresql"] = [busy_rate(pg_store(), server) for _ in range(2)]
                 out["two_recorders_one_killed"] = two_recorders(folder, server)
                 out["controller_killed_standby_online"] = takeover.controller_takeover(folder, server)
             else:

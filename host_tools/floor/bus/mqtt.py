@@ -107,8 +107,12 @@ class Client:
         on_message=None,
         on_connect=None,
         tls=None,
+        manual_ack=False,
     ):
-        """`tls`: an ssl.SSLContext from tls_context() for an mqtts:// URL."""
+        """`tls`: an ssl.SSLContext from tls_context() for an mqtts:// URL. `manual_ack`:
+        on_message gets a fourth argument, a call that acknowledges the message (QoS 1's
+        PUBACK); until it is made the broker holds the message for the session and sends
+        it again after a reconnect (the recorder acknowledges once it has committed)."""
         import paho.mqtt.client as mqtt
 
         self.host, self.port = parse_url(url)
@@ -119,8 +123,13 @@ class Client:
         self.connected = threading.Event()
         self._on_message = on_message
         self._on_connect = on_connect
+        self._manual_ack = manual_ack
         self.client = mqtt.Client(
-            mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=clean, protocol=mqtt.MQTTv311
+            mqtt.CallbackAPIVersion.VERSION2,
+            client_id=client_id,
+            clean_session=clean,
+            protocol=mqtt.MQTTv311,
+            manual_ack=manual_ack,
         )
         if user is not None:
             self.client.username_pw_set(user, password)
@@ -196,8 +205,20 @@ class Client:
         self.connected.clear()
 
     def _message(self, client, userdata, message):
-        if self._on_message:
+        if not self._on_message:
+            return
+        if not self._manual_ack:
             self._on_message(message.topic, message.payload, bool(message.retain))
+            return
+        mid, qos, connection = message.mid, message.qos, self.connections
+
+        def ack():
+            # After a reconnect the session sends the message again if it kept it, and if it did
+            # not, this id may name another message: the new copy is acknowledged, never this one.
+            if self.connections == connection:
+                client.ack(mid, qos)
+
+        self._on_message(message.topic, message.payload, bool(message.retain), ack)
 
     def check_refused(self):
         if self.refused:

@@ -5,14 +5,19 @@ The exactly-once key (table, board, journal, seq) is the events table's
 primary key, so recorders on several machines can run against one database:
 each checks a record's chain against what is stored, and whichever inserts
 it first stores it; the other's insert does nothing (`on conflict do
-nothing`). Every write is one statement, committed before the recorder
-acknowledges the message to the broker.
+nothing`). The recorder's messages that arrived together are one
+transaction (`batch`), committed before it acknowledges any of them to the
+broker; a record that continues the one stored before it is checked and
+inserted in one statement (`add_next`), so a batch costs one commit and
+about one round trip a record.
 
 The server going away is waited out, not fatal: a statement that fails on a
 lost connection is tried again on a new one every half second (each write is
-idempotent), while the broker keeps the unacknowledged messages. The newest
-journal of a table is the one whose record was inserted last (the `n`
-column), not the one with the latest clock, since recorders' clocks differ.
+idempotent), and a batch is done again whole, while the broker keeps the
+unacknowledged messages. A batch that loses a deadlock to another recorder's
+is done again at once. The newest journal of a table is the one whose record
+was inserted last (the `n` column), not the one with the latest clock, since
+recorders' clocks differ.
 """
 
 import json
@@ -33,7 +38,14 @@ class PgStore:
         self.lock = threading.RLock()
         self.conn = schema.connect(url)
         schema.check(self.conn, url)
-        self._errors = schema.driver().OperationalError, schema.driver().InterfaceError
+        psycopg = schema.driver()
+        # OperationalError holds TransactionRollback (a deadlock, a serialisation failure): done again too
+        self._errors = psycopg.OperationalError, psycopg.InterfaceError
+        self._rollback = psycopg.errors.TransactionRollback
+        # what the server says of a message's data itself (a NUL in a text, a journal number past
+        # an integer): done again it fails again, so the message is refused, not retried
+        self.refusals = (psycopg.DataError, psycopg.IntegrityError)
+        self._in_batch = False
         self.db = _Compat(self)
 
     def close(self):
@@ -42,28 +54,58 @@ class PgStore:
     def _run(self, sql, args=(), fetch=None):
         """One statement; fetch "one", "all" or None (the row count). On a
         lost server a writer waits and tries again on a new connection."""
+        if self._in_batch:  # a statement of a batch is not done again alone: batch() does the whole again
+            return self._fetch(self.conn.execute(sql, args), fetch)
         said = False
         while True:
             try:
                 if self.conn.closed:
                     self.conn = schema.connect(self.url)
-                cur = self.conn.execute(sql, args)
-                if fetch == "one":
-                    return cur.fetchone()
-                if fetch == "all":
-                    return cur.fetchall()
-                return cur.rowcount
+                return self._fetch(self.conn.execute(sql, args), fetch)
             except self._errors + (HostToolError,) as e:
-                if not self.retry:
-                    raise
-                if not said:
-                    schema.log("lost %s (%s): trying again" % (schema.redacted(self.url), str(e).strip()[:160]))
-                    said = True
-                try:
-                    self.conn.close()
-                except Exception:
-                    pass
-                time.sleep(RETRY_S)
+                said = self._lost(e, said)
+
+    @staticmethod
+    def _fetch(cur, fetch):
+        if fetch == "one":
+            return cur.fetchone()
+        if fetch == "all":
+            return cur.fetchall()
+        return cur.rowcount
+
+    def _lost(self, e, said):
+        """After a lost server: raise for a reader; else say so once, drop the connection, wait. True: said."""
+        if not self.retry:
+            raise e
+        if not said:
+            schema.log("lost %s (%s): trying again" % (schema.redacted(self.url), str(e).strip()[:160]))
+        try:
+            self.conn.close()
+        except Exception:
+            pass
+        time.sleep(RETRY_S)
+        return True
+
+    def batch(self, work):
+        """work()'s statements in one transaction, committed when it returns; its result. On a
+        lost server, or a deadlock lost to another recorder, the transaction is rolled back and
+        work() runs again whole (it must say nothing outside the database until this returns)."""
+        said = False
+        while True:
+            try:
+                if self.conn.closed:
+                    self.conn = schema.connect(self.url)
+                with self.conn.transaction():
+                    self._in_batch = True
+                    try:
+                        result = work()
+                    finally:
+                        self._in_batch = False
+                return result
+            except self._rollback:
+                continue  # the server chose this batch to undo; the other's holds its keys no longer
+            except self._errors + (HostToolError,) as e:
+                said = self._lost(e, said)
 
     # ---- events ---------------------------------------------------------------------
 
@@ -108,6 +150,39 @@ class PgStore:
                 ),
             )
         )
+
+    def add_next(self, tbl, board, journal, record, digest, prev):
+        """Store `record` if it continues the stored record before it (whose hash is `prev`)
+        and neither it nor the one after it is stored: the usual case, checked and inserted in
+        one round trip. (placed, the waiting record after it as waiting() gives it, or None);
+        not placed, the caller reads around() and judges."""
+        row = self._run(
+            "with ins as (insert into events (tbl, board, journal, seq, t, kind, link, hash, prev, record, received)"
+            " select %(tbl)s, %(board)s, %(journal)s, %(seq)s, %(t)s, %(kind)s, %(link)s, %(hash)s, %(prev)s,"
+            " %(record)s, %(received)s where exists (select 1 from events where tbl=%(tbl)s and board=%(board)s"
+            " and journal=%(journal)s and seq=%(seq)s - 1 and hash=%(prev)s) and not exists (select 1 from events"
+            " where tbl=%(tbl)s and board=%(board)s and journal=%(journal)s and seq=%(seq)s + 1)"
+            " on conflict on constraint events_once do nothing returning 1)"
+            " select (select count(*) from ins), w.record, w.hash, w.prev from (select 1) one left join waiting w"
+            " on w.tbl=%(tbl)s and w.board=%(board)s and w.journal=%(journal)s and w.seq=%(seq)s + 1",
+            {
+                "tbl": tbl,
+                "board": board,
+                "journal": journal,
+                "seq": record["seq"],
+                "t": record.get("t"),
+                "kind": str(record.get("kind")),
+                "link": record["link"],
+                "hash": digest.hex(),
+                "prev": prev,
+                "record": json.dumps(record, sort_keys=True),
+                "received": time.time(),
+            },
+            "one",
+        )
+        if not row[0]:
+            return False, None
+        return True, None if row[1] is None else (json.loads(row[1]), row[2], row[3])
 
     def add_waiting(self, tbl, board, journal, record, digest, prev):
         """A record whose MAC is the board's, held until the record before it is stored."""

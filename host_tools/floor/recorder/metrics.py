@@ -3,8 +3,9 @@ what it took from the broker and what became of it, per table what it
 stored, how far the floor's copy is behind the table's gateway, and its
 verdict on the table; its broker connection.
 
-Counted by wrapping the recorder's handle() and alert() (the service's code
-is unchanged); the rest is read from the recorder at scrape time.
+Counted by wrapping the recorder's handle_batch() and announce() (the
+service's code is unchanged): an alert counts once it is committed and
+said; the rest is read from the recorder at scrape time.
 """
 
 import threading
@@ -26,37 +27,39 @@ class RecorderFigures:
         self.handle_s = 0.0
 
     def watch(self):
-        """Wrap the recorder's handle() and alert(); returns the handle to give the broker client."""
-        handle, alert = self.recorder.handle, self.recorder.alert
+        """Wrap the recorder's handle_batch() and announce(); returns the handle_batch to feed."""
+        handle_batch, announce = self.recorder.handle_batch, self.recorder.announce
 
-        def counted(topic, payload, retained=False):
+        def counted(messages):
             t0 = time.perf_counter()
-            result = handle(topic, payload, retained)
+            results = handle_batch(messages)
             spent = time.perf_counter() - t0
-            where = topics.parse_table_topic(self.recorder.floor, topic)
             with self.lock:
-                self.results[result] += 1
                 self.handle_s += spent
-                if result == "stored" and where:
-                    self.stored[where[0]] += 1
-                if result == "state" and where:
-                    try:
-                        j = topics.decode(payload)["journal"]
-                        self.read_seq[where[0]] = (int(j["id"]), int(j["seq"]))
-                    except (ValueError, KeyError, TypeError):
-                        pass
-            return result
+                for (topic, payload, _), result in zip(messages, results):
+                    self._count(topic, payload, result)
+            return results
 
-        def raised(tbl, kind, text, key=None, extra=None):
-            aid = alert(tbl, kind, text, key, extra)
-            if aid is not None:
-                with self.lock:
-                    self.alerts[kind] += 1
-            return aid
+        def said(aid, tbl, kind, text, extra=None):
+            announce(aid, tbl, kind, text, extra)
+            with self.lock:
+                self.alerts[kind] += 1
 
-        self.recorder.handle = counted
-        self.recorder.alert = raised
+        self.recorder.handle_batch = counted
+        self.recorder.announce = said
         return counted
+
+    def _count(self, topic, payload, result):
+        where = topics.parse_table_topic(self.recorder.floor, topic)
+        self.results[result] += 1
+        if result == "stored" and where:
+            self.stored[where[0]] += 1
+        if result == "state" and where:
+            try:
+                j = topics.decode(payload)["journal"]
+                self.read_seq[where[0]] = (int(j["id"]), int(j["seq"]))
+            except (ValueError, KeyError, TypeError):
+                pass
 
     def read(self, f):
         r = self.recorder

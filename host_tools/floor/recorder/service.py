@@ -2,8 +2,14 @@
 table's hash chain verified, alerts raised (docs/floor.md, Recorder).
 
 Subscribed to every table of the floor with a persistent session (the broker
-queues what comes while it is away). Each message is checked before anything
-is stored: the topic's table, the payload's version and fields, the record's
+queues what comes while it is away). The messages waiting when the recorder
+turns to them are taken together (inbox.py): checked and stored in order in
+one transaction, committed, and only then each acknowledged to the broker,
+so a recorder that dies before the commit gets them all again and one that
+dies after it gets again only copies, which the exactly-once key drops. A
+message the database refuses costs the others nothing: the batch is done
+again one message at a time. Each message is checked before anything is
+stored: the topic's table, the payload's version and fields, the record's
 own chain link, and that it continues the floor's copy of the chain. What it
 records it says back, retained, on `…/table/<table>/recorded`, so a gateway
 reconnecting publishes again what the floor lacks.
@@ -36,6 +42,8 @@ from host_tools import keys, sync
 from host_tools.floor.base import erasure, floordir, floorkeys, metrics, presence, topics, words
 from host_tools.floor.bus.mqtt import Client
 from host_tools.floor.recorder.backends import open_store, tables_with_events
+from host_tools.floor.recorder.heads import Heads
+from host_tools.floor.recorder.inbox import Inbox
 from host_tools.floor.recorder.metrics import RecorderFigures
 
 NOT_THE_BOARDS = "record not written by the board"  # the alert of a record whose MAC fails
@@ -43,6 +51,7 @@ GAP_GRACE_S = (
     10.0  # a hole this old, its table online all along, is a gap: a republish after a reconnect fills one sooner
 )
 RECORDED_EVERY_S = 0.2  # say `recorded` at most this often per table
+TICK_S = 0.05  # gaps, presence and `recorded` looked at this often
 
 
 class Rejected(Exception):
@@ -89,6 +98,8 @@ class Recorder:
         self.said = {}  # tbl -> (journal, seq, when) last `recorded`
         self.dirty = set()
         self.duplicates = 0
+        self._unsaid = None  # inside a batch: the alerts to say once it is committed
+        self.heads = Heads()  # each table's newest journal as `recorded` says it, known without a query
         self.judge = presence.Judge()
         self.clock = time.monotonic  # the judge's clock
 
@@ -98,37 +109,81 @@ class Recorder:
         """Take one message (`retained`: sent from the broker's store on
         subscribing, possibly older than what the floor holds); returns "stored", "duplicate", "state", "presence",
         "heartbeat", "ignored" or "rejected" (an alert raised, nothing stored)."""
-        where = topics.parse_table_topic(self.floor, topic)
+        return self.handle_batch([(topic, payload, retained)])[0]
+
+    def handle_batch(self, messages):
+        """Take [(topic, payload, retained)] in order, in one transaction; their results, as
+        handle()'s. Committed when this returns: then, and not before, they may be acknowledged."""
         with self.store.lock:
+            return self._handle_batch(messages)
+
+    def _handle_batch(self, messages):
+        try:
+            return self._batch(messages)
+        except self.store.refusals as e:
+            self.heads.forget()  # the batch was undone: what it moved on is not held
+            if len(messages) > 1:  # one message the database refuses must not cost the others theirs
+                return [self._handle_batch([m])[0] for m in messages]
+            topic = messages[0][0]
+            where = topics.parse_table_topic(self.floor, topic)
+            text = "%s: the database refused it: %s" % (
+                topic,
+                (str(e).strip() or type(e).__name__).splitlines()[0][:200],
+            )
+            self.alert(where[0] if where else None, "bad message", text)
+            return ["rejected"]
+
+    def _batch(self, messages):
+        unsaid, tries = [], []
+
+        def work():
+            if tries:  # done again (the server lost): what the last try moved on was undone
+                self.heads.forget()
+            tries.append(1)
+            del unsaid[:]  # only the last try's alerts are committed
+            self._unsaid = unsaid
             try:
-                if where is None:
-                    raise Rejected("bad message", "not a table topic of floor %s" % self.floor)
-                tbl, leaf = where
-                if leaf == "event":
-                    return self._event(tbl, payload)
-                if leaf == "presence":
-                    text = payload.decode("ascii", "replace")
-                    if text not in (topics.ONLINE, topics.OFFLINE):
-                        raise Rejected("bad message", "presence %r" % text[:40])
-                    # a retained one may be old news: it counts only for a table not heard since
-                    if not retained or self.judge.deadline(tbl) is None:
-                        self.judge.heard(tbl, self.clock(), text == topics.ONLINE)
-                    return "presence"
-                if leaf == "heartbeat":
-                    try:
-                        online, keepalive = topics.parse_heartbeat(tbl, payload)
-                    except ValueError as e:
-                        raise Rejected("bad message", str(e))
-                    self.judge.heard(tbl, self.clock(), online, keepalive)
-                    return "heartbeat"
-                if leaf == "state":
-                    return self._state(tbl, payload)
-                if leaf == "erased":
-                    return self._erased(tbl, payload)
-                return "ignored"
-            except Rejected as e:
-                self.alert(where[0] if where else None, e.kind, "%s: %s" % (topic, e), extra=e.extra)
-                return "rejected"
+                return [self._take(*m) for m in messages]
+            finally:
+                self._unsaid = None
+
+        results = self.store.batch(work)
+        for said in unsaid:
+            self.announce(*said)
+        self.duplicates += results.count("duplicate")
+        return results
+
+    def _take(self, topic, payload, retained=False):
+        where = topics.parse_table_topic(self.floor, topic)
+        try:
+            if where is None:
+                raise Rejected("bad message", "not a table topic of floor %s" % self.floor)
+            tbl, leaf = where
+            if leaf == "event":
+                return self._event(tbl, payload)
+            if leaf == "presence":
+                text = payload.decode("ascii", "replace")
+                if text not in (topics.ONLINE, topics.OFFLINE):
+                    raise Rejected("bad message", "presence %r" % text[:40])
+                # a retained one may be old news: it counts only for a table not heard since
+                if not retained or self.judge.deadline(tbl) is None:
+                    self.judge.heard(tbl, self.clock(), text == topics.ONLINE)
+                return "presence"
+            if leaf == "heartbeat":
+                try:
+                    online, keepalive = topics.parse_heartbeat(tbl, payload)
+                except ValueError as e:
+                    raise Rejected("bad message", str(e))
+                self.judge.heard(tbl, self.clock(), online, keepalive)
+                return "heartbeat"
+            if leaf == "state":
+                return self._state(tbl, payload)
+            if leaf == "erased":
+                return self._erased(tbl, payload)
+            return "ignored"
+        except Rejected as e:
+            self.alert(where[0] if where else None, e.kind, "%s: %s" % (topic, e), extra=e.extra)
+            return "rejected"
 
     def _event(self, tbl, payload):
         try:
@@ -163,11 +218,16 @@ class Recorder:
         """Store a record whose MAC is the board's when it continues the floor's
         chain; hold it while the record before it is missing (a gap)."""
         seq = record["seq"]
+        placed, after = self.store.add_next(tbl, board, jid, record, digest, prev)
+        if placed:  # the usual case: it continued the record before it, checked by the store as it inserted
+            self.dirty.add(tbl)
+            self.heads.stored(tbl, board, jid, seq, digest.hex())
+            return self._release(tbl, board, jid, seq, digest, after)
+        self.heads.forget(tbl)  # a copy, a hole, a journal's first record: the store says what is held
         near = self.store.around(tbl, board, jid, seq)
         held = near.get(seq)
         if held is not None:
             if held[0] == record["link"] and held[2] == prev:
-                self.duplicates += 1
                 return "duplicate"
             raise Rejected(
                 "journal differs from the floor's copy",
@@ -188,12 +248,13 @@ class Recorder:
             return "waiting"
         self.store.add_event(tbl, board, jid, record, digest, prev)
         self.dirty.add(tbl)
-        # the records that waited for this one
-        while True:
+        return self._release(tbl, board, jid, seq, digest, self.store.waiting(tbl, board, jid, seq + 1))
+
+    def _release(self, tbl, board, jid, seq, digest, nxt):
+        """Record `seq` (hash `digest`) stored: the records that waited for it, `nxt` the first
+        ((record, hash, prev) or None), stored in turn while each continues the one before."""
+        while nxt is not None:
             seq += 1
-            nxt = self.store.waiting(tbl, board, jid, seq)
-            if nxt is None:
-                return "stored"
             w_record, w_hash, w_prev = nxt
             self.store.drop_waiting(tbl, board, jid, seq)
             if w_prev != digest.hex():
@@ -205,6 +266,9 @@ class Recorder:
                 return "stored"
             digest = bytes.fromhex(w_hash)
             self.store.add_event(tbl, board, jid, w_record, digest, w_prev)
+            self.heads.stored(tbl, board, jid, seq, w_hash)
+            nxt = self.store.waiting(tbl, board, jid, seq + 1)
+        return "stored"
 
     def _state(self, tbl, payload):
         try:
@@ -261,6 +325,7 @@ class Recorder:
             )
         jid = max(j[2] for j in held) if held else None
         top = self.store.contiguous(tbl, board, jid)[0] if held else 0
+        self.heads.forget(tbl)
         number = self.store.erase(tbl, board, step["by"].strip(), step["at"], step["nonce"], (jid, top))
         if number is None:
             return "duplicate"  # this step was taken already (by this recorder, or another on the database)
@@ -280,28 +345,40 @@ class Recorder:
 
     # ---- alerts, gaps and `recorded` ---------------------------------------------------
 
-    def receipt(self, tbl, board, jid, top):
+    def receipt(self, tbl, board, jid, top, digest=None):
         """{"hash", "receipt"} of the table's journal up to `top`: the chain hash after it and
         the recorder's receipt for it under the table's receipt key (docs/link.md, `journal_reset`);
-        {"hash"} alone when the floor holds no receipt key for the table."""
-        held = self.store.stored(tbl, board, jid, top)
-        if held is None:
-            return {}
-        out = {"hash": held[1]}
+        {"hash"} alone when the floor holds no receipt key for the table. `digest`: that chain
+        hash when known (a head), else read from the store."""
+        if digest is None:
+            held = self.store.stored(tbl, board, jid, top)
+            if held is None:
+                return {}
+            digest = held[1]
+        out = {"hash": digest}
         key = floorkeys.read_or_none(self.keys.directory, tbl, "receipt")
         if key is not None:
-            out["receipt"] = keys.receipt_tag(key, board, jid, top, held[1])
+            out["receipt"] = keys.receipt_tag(key, board, jid, top, digest)
         return out
 
     def alert(self, tbl, kind, text, key=None, extra=None):
+        """Store an alert and say it (inside a batch: once the batch is committed); its id,
+        or None when one with `key` was raised already."""
         aid = self.store.add_alert(tbl, kind, text, key)
         if aid is None:
             return None
+        if self._unsaid is not None:
+            self._unsaid.append((aid, tbl, kind, text, extra))
+        else:
+            self.announce(aid, tbl, kind, text, extra)
+        return aid
+
+    def announce(self, aid, tbl, kind, text, extra=None):
+        """A stored alert in the log and, retained, on the broker."""
         log("alert %d: %s: %s" % (aid, kind, text))
         if self.publish:
             body = dict(extra or {}, id=aid, table=tbl, kind=kind, text=text, at=int(time.time()))
             self.publish(topics.alert(self.floor, "a%d" % aid), topics.encode(body), True)
-        return aid
 
     def judge_presence(self):
         """Each table whose verdict changed: into the store, and retained on its `availability`."""
@@ -334,22 +411,30 @@ class Recorder:
                         key="gap:%s:%s:%d:%d" % (tbl, board, jid, a),
                     )
             for tbl in sorted(self.dirty):
-                last = self.store.last_journal(tbl)
-                erased = self.store.last_erased(tbl)
-                if last is None and erased is None:
-                    continue
-                # Right after a board-erased step the floor holds none of the new journal yet: seq 0.
-                board, jid, _ = last if last is not None else (erased[1], 0, 0)
-                top, _ = self.store.contiguous(tbl, board, jid)
                 said = self.said.get(tbl)
+                if said and now - said[2] < RECORDED_EVERY_S:
+                    continue  # said lately: the queries wait for the next tick after it
+                erased = self.store.last_erased(tbl)
+                head = self.heads.get(tbl, erased[0] if erased else None)
+                if head is not None:
+                    board, jid, top, digest = head
+                else:
+                    last = self.store.last_journal(tbl)
+                    if last is None and erased is None:
+                        continue
+                    # Right after a board-erased step the floor holds none of the new journal yet: seq 0.
+                    board, jid, _ = last if last is not None else (erased[1], 0, 0)
+                    top, _ = self.store.contiguous(tbl, board, jid)
+                    held = self.store.stored(tbl, board, jid, top) if top else None
+                    digest = held[1] if held else None
+                    if digest is not None:
+                        self.heads.learn(tbl, board, jid, top, digest, erased[0] if erased else None)
                 if said and said[:2] == (jid, top):
                     self.dirty.discard(tbl)
                     continue
-                if said and now - said[2] < RECORDED_EVERY_S:
-                    continue
                 if self.publish:
                     body = {"table": tbl, "journal": {"board": board, "id": jid}, "seq": top}
-                    body.update(self.receipt(tbl, board, jid, top))
+                    body.update(self.receipt(tbl, board, jid, top, digest) if digest else {})
                     if erased is not None:
                         body["erased"] = erased[0]  # the newest step: a gateway or page behind it starts afresh
                     self.publish(topics.table(self.floor, tbl, "recorded"), topics.encode(body), True)
@@ -385,7 +470,8 @@ def serve(
     client = None
     recorder = Recorder(store, floor, keys=floorkeys.JournalKeys(keys_dir))
     figures = RecorderFigures(recorder)  # Prometheus's figures (recorder/metrics.py), on --metrics-port
-    on_message = figures.watch()
+    handle_batch = figures.watch()
+    inbox = Inbox()
 
     def on_connect():
         recorder.said.clear()  # the broker may have lost the retained `recorded`: say it again
@@ -406,19 +492,28 @@ def serve(
         "recorder-" + floor + ("-" + instance if instance else ""),
         keepalive,
         clean=False,
-        on_message=on_message,
+        on_message=inbox.put,
         on_connect=on_connect,
         tls=tls,
+        manual_ack=True,
     )
     figures.client = client
     metrics.expose(metrics_port, figures.read)
     recorder.publish = lambda topic, payload, retain: client.publish(topic, payload, retain=retain)
     client.start()
+    next_tick = 0.0
     try:
         while stop is None or not stop():
             client.check_refused()
-            recorder.tick()
-            time.sleep(0.05)
+            # whatever is waiting, at once: a record is never held back to fill a batch
+            batch = inbox.take(max(0.0, next_tick - time.monotonic()))
+            if batch:
+                handle_batch([m[:3] for m in batch])
+                for m in batch:
+                    m[3]()  # committed: now the broker may forget it
+            if time.monotonic() >= next_tick:
+                recorder.tick()
+                next_tick = time.monotonic() + TICK_S
     finally:
         client.stop()
         store.close()

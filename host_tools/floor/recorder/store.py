@@ -12,8 +12,13 @@ A board whose flash was erased starts its journals again; the technician's
 `board-erased` step (base/erasure.py) moves the table's records of that board
 into `archived_events` under the step's number, kept and exportable, and the
 step itself is a row of `erased` (who, when, what the floor held).
+
+Each write is its own transaction, except inside `batch`: the recorder's
+messages that arrived together, one transaction, one commit (one sync of
+the file with `synchronous=full`) before any of them is acknowledged.
 """
 
+import contextlib
 import json
 import sqlite3
 import threading
@@ -41,6 +46,10 @@ class Store:
         uri = "file:%s%s" % (path, "?mode=ro" if readonly else "")
         self.db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=10)
         self.lock = threading.RLock()
+        # a message's data refused (a journal number past 64 bits): done again it fails again; a
+        # locked or full database is not the message's fault and stops the recorder instead
+        self.refusals = (sqlite3.DataError, sqlite3.IntegrityError, sqlite3.InterfaceError, OverflowError)
+        self._in_batch = False
         if not readonly:
             self.db.execute("pragma journal_mode=wal")
             self.db.execute("pragma synchronous=full")
@@ -48,6 +57,27 @@ class Store:
 
     def close(self):
         self.db.close()
+
+    @contextlib.contextmanager
+    def _write(self):
+        """One write's transaction, or none inside a batch (the batch's is the one)."""
+        if self._in_batch:
+            yield
+            return
+        with self.db:
+            self.db.execute("begin")
+            yield
+
+    def batch(self, work):
+        """work()'s writes in one transaction, committed when it returns; its result.
+        On an error nothing of it is kept."""
+        with self.db:
+            self.db.execute("begin")
+            self._in_batch = True
+            try:
+                return work()
+            finally:
+                self._in_batch = False
 
     # ---- events ---------------------------------------------------------------------
 
@@ -68,8 +98,7 @@ class Store:
         return {r[0]: tuple(r[1:]) for r in rows}
 
     def add_event(self, tbl, board, journal, record, digest, prev):
-        with self.db:
-            self.db.execute("begin")
+        with self._write():
             self.db.execute(
                 "insert into events values (?,?,?,?,?,?,?,?,?,?,?)",
                 (
@@ -87,10 +116,21 @@ class Store:
                 ),
             )
 
+    def add_next(self, tbl, board, journal, record, digest, prev):
+        """As the PostgreSQL store's: store `record` if it continues the stored record before
+        it (whose hash is `prev`) and neither it nor the one after it is stored. (placed, the
+        waiting record after it or None). In-process reads cost little: the checks are around()'s."""
+        seq = record["seq"]
+        near = self.around(tbl, board, journal, seq)
+        before = near.get(seq - 1)
+        if seq in near or seq + 1 in near or before is None or before[1] != prev:
+            return False, None
+        self.add_event(tbl, board, journal, record, digest, prev)
+        return True, self.waiting(tbl, board, journal, seq + 1)
+
     def add_waiting(self, tbl, board, journal, record, digest, prev):
         """A record whose MAC is the board's, held until the record before it is stored."""
-        with self.db:
-            self.db.execute("begin")
+        with self._write():
             self.db.execute(
                 "insert or replace into waiting values (?,?,?,?,?,?,?,?)",
                 (
@@ -114,8 +154,7 @@ class Store:
         return None if row is None else (json.loads(row[0]), row[1], row[2])
 
     def drop_waiting(self, tbl, board, journal, seq):
-        with self.db:
-            self.db.execute("begin")
+        with self._write():
             self.db.execute(
                 "delete from waiting where tbl=? and board=? and journal=? and seq=?", (tbl, board, journal, seq)
             )
@@ -126,8 +165,7 @@ class Store:
         for tbl, board, journal in self.db.execute("select distinct tbl, board, journal from waiting").fetchall():
             top, _ = self.contiguous(tbl, board, journal)
             where = "from waiting where tbl=? and board=? and journal=? and seq"
-            with self.db:  # stored meanwhile (the record came again): no longer waiting
-                self.db.execute("begin")
+            with self._write():  # stored meanwhile (the record came again): no longer waiting
                 self.db.execute("delete " + where + "<=?", (tbl, board, journal, top))
             low = self.db.execute("select min(seq) " + where + ">?", (tbl, board, journal, top)).fetchone()[0]
             if low is not None:
@@ -188,8 +226,7 @@ class Store:
         to `archived_events` under it, in one transaction. `held` (journal, seq): what
         the floor had received of the board's newest journal. The step's number, or
         None when a step with this nonce was taken already."""
-        with self.db:
-            self.db.execute("begin")
+        with self._write():
             cur = self.db.execute(
                 "insert or ignore into erased (at, tbl, board, technician, signed_at, nonce, journal, seq, archived)"
                 " values (?,?,?,?,?,?,?,?,0)",
@@ -228,8 +265,7 @@ class Store:
     # ---- tables and alerts ----------------------------------------------------------
 
     def set_table(self, tbl, presence=None, state=None):
-        with self.db:
-            self.db.execute("begin")
+        with self._write():
             self.db.execute("insert or ignore into tables values (?, null, null, ?)", (tbl, time.time()))
             if presence is not None:
                 self.db.execute("update tables set presence=?, updated=? where tbl=?", (presence, time.time(), tbl))
@@ -247,8 +283,7 @@ class Store:
 
     def add_alert(self, tbl, kind, text, key=None):
         """The new alert's row id, or None when one with `key` was raised already."""
-        with self.db:
-            self.db.execute("begin")
+        with self._write():
             cur = self.db.execute(
                 "insert or ignore into alerts (at, tbl, kind, text, key) values (?,?,?,?,?)",
                 (time.time(), tbl, kind, text, key),
