@@ -53,8 +53,12 @@ class Floor:
         self.floor = floordir.read_floor(self.dir)
         self.broker = broker.Broker(self.dir).start()
         self.stopping = False
+        self.recorder_ready = threading.Event()
         self.recorder = threading.Thread(target=self._record, daemon=True)
         self.recorder.start()
+        # what a test publishes next reaches the recorder: the broker has its subscriptions
+        if not self.recorder_ready.wait(30):
+            raise RuntimeError("the recorder did not subscribe within 30 s")
         self.tables = tables
         self.escalate_after = escalate_after
         self.gateways = {}
@@ -90,7 +94,16 @@ class Floor:
         url = "mqtt://127.0.0.1:%d" % self.floor["port"]
         password = floordir.password(self.dir, "recorder")
         store = os.path.join(self.dir, "recorder.sqlite")
-        recorder.serve(store, "main", url, "recorder", password, stop=lambda: self.stopping, keys_dir=self.dir)
+        recorder.serve(
+            store,
+            "main",
+            url,
+            "recorder",
+            password,
+            stop=lambda: self.stopping,
+            keys_dir=self.dir,
+            ready=self.recorder_ready,
+        )
 
     def publish(self, table, journal, records=None, board="0b0a0d", journal_id=1):
         """`records` of Journal `journal` (default all) on the table's event topic, as its gateway would.

@@ -5,6 +5,7 @@ on a real directory under CPython (the mutants of journal_restore.py
 and Journal.maintain)."""
 
 import os
+import shutil
 import struct
 
 import pytest
@@ -275,8 +276,42 @@ def test_a_journal_directory_whose_head_file_is_gone_is_corrupt_not_a_first_use(
         again.mount(Table())
     assert (str(e.value), e.value.fault) == ("corrupt: journal directory without a head file", jn.CORRUPT)
     assert sizes(journal.dir) == before
-    import shutil
-
     shutil.rmtree(journal.dir)
     os.mkdir(journal.dir)
     assert jn.Journal(str(tmp_path), b"BOARD1", key=KEY).mount(Table()) == jn.NONE  # empty: never written
+
+
+def test_a_head_file_that_does_not_decode_is_corrupt_unless_the_start_was_cut_before_writing_it(tmp_path):
+    """docs/journal.md, Restoring, step 1: a start cut between creating the head
+    file and writing it leaves an empty head alone (no journal: NONE); any other
+    head that does not decode is the fault corrupt naming why, nothing written."""
+    journal = started(tmp_path)
+    head = os.path.join(journal.dir, "head")
+    good = open(head, "rb").read()
+    open(head, "wb").write(b"\x07" + good[1:])  # an unknown format byte, the segments still there
+    with pytest.raises(jn.JournalError) as e:
+        opened(tmp_path)
+    assert e.value.fault == jn.CORRUPT and str(e.value).startswith("corrupt: ")
+    shutil.rmtree(journal.dir)
+    os.mkdir(journal.dir)
+    open(head, "wb").write(good[:5])  # alone, but not empty: cut short inside it
+    with pytest.raises(jn.JournalError) as e:
+        opened(tmp_path)
+    assert e.value.fault == jn.CORRUPT
+    assert os.listdir(journal.dir) == ["head"]
+    open(head, "wb").close()  # alone and empty: the start's cut before its first byte
+    assert jn.Journal(str(tmp_path), b"BOARD1", key=KEY).mount(Table()) == jn.NONE
+
+
+def test_a_journal_whose_records_hold_no_table_state_is_corrupt_at_its_last_record(tmp_path):
+    """Every journal starts with the table state (JOURNAL_START) and each segment
+    after a rotation with a snapshot: records that leave the restore no state to
+    start from are the fault corrupt, here a roll re-signed as record 1."""
+    journal = started(tmp_path)
+    head = open(os.path.join(journal.dir, "head"), "rb").read()
+    record, _ = jr.encode(jr.genesis(head), 1, 5, jr.ROLL, 3 << 3 | 4, b"", b"", journal.mac)
+    with open(os.path.join(journal.dir, jr.slot_name(0)), "wb") as f:
+        f.write(record)
+    with pytest.raises(jn.JournalError) as e:
+        opened(tmp_path)
+    assert (str(e.value), e.value.fault, e.value.seq) == ("corrupt: no table state in the journal", jn.CORRUPT, 1)

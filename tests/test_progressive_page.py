@@ -42,10 +42,13 @@ def floor(tmp_path):
     floordir.write_json(params.params_path(f.dir), PARAMS)
     integrity.install(f.dir)  # the installation step: the controller's code recorded
     log = open(os.path.join(f.dir, "logs", "progressive.log"), "ab")
+    presence = f.watch(messages.presence_topic("main"))
     f.controller = subprocess.Popen(
         [sys.executable, "-m", "host_tools", "floor", "progressive", "--dir", f.dir], cwd=ROOT, stdout=log, stderr=log
     )
     log.close()
+    # it says "online" after its SUBSCRIBEs on the same connection: the broker has them
+    assert f.wait(lambda v: (messages.presence_topic("main"), b"online") in presence, timeout=30)
     yield f
     f.controller.send_signal(signal.SIGTERM)
     f.controller.wait(15)

@@ -121,6 +121,11 @@ class Client:
         self.connections = 0
         self.refused = None
         self.connected = threading.Event()
+        # Set once the broker has acknowledged (SUBACK) every subscription of this
+        # connection: from then on it delivers what anyone publishes to them.
+        self.subscribed = threading.Event()
+        self._subscribing = set()  # the ids of the SUBSCRIBEs not acknowledged yet
+        self._subscribe_lock = threading.Lock()
         self._on_message = on_message
         self._on_connect = on_connect
         self._manual_ack = manual_ack
@@ -146,6 +151,7 @@ class Client:
         self.client.on_connect = self._connected
         self.client.on_disconnect = self._disconnected
         self.client.on_message = self._message
+        self.client.on_subscribe = self._subacked
         self.keepalive = keepalive
 
     def start(self):
@@ -203,6 +209,15 @@ class Client:
 
     def _disconnected(self, client, userdata, flags, reason, properties):
         self.connected.clear()
+        with self._subscribe_lock:
+            self._subscribing.clear()
+            self.subscribed.clear()
+
+    def _subacked(self, client, userdata, mid, reason_codes, properties):
+        with self._subscribe_lock:
+            self._subscribing.discard(mid)
+            if not self._subscribing:
+                self.subscribed.set()
 
     def _message(self, client, userdata, message):
         if not self._on_message:
@@ -237,7 +252,11 @@ class Client:
         return self.client.publish(topic, payload, qos=qos, retain=retain)
 
     def subscribe(self, topic, qos=1):
-        self.client.subscribe(topic, qos=qos)
+        with self._subscribe_lock:  # its SUBACK may come on paho's thread before this returns
+            self.subscribed.clear()
+            result, mid = self.client.subscribe(topic, qos=qos)
+            if result == 0:
+                self._subscribing.add(mid)
 
     def stop(self, last=None):
         """Publish `last` (topic, payload, retained) if connected, then disconnect cleanly."""

@@ -462,10 +462,12 @@ def serve(
     keys_dir=None,
     instance=None,
     metrics_port=0,
+    ready=None,
 ):
     """Run the recorder until `stop()` is true or SIGINT/SIGTERM; `store_path` a SQLite
     path or a postgresql:// URL; `instance` names one of several recorders (its own session);
-    `keys_dir`: the floor's directory whose keys/TABLE.journal verify each table's records."""
+    `keys_dir`: the floor's directory whose keys/TABLE.journal verify each table's records;
+    `ready`: a threading.Event set once the broker has acknowledged its subscriptions."""
     store = open_store(store_path)
     client = None
     recorder = Recorder(store, floor, keys=floorkeys.JournalKeys(keys_dir))
@@ -514,6 +516,8 @@ def serve(
             if time.monotonic() >= next_tick:
                 recorder.tick()
                 next_tick = time.monotonic() + TICK_S
+            if ready is not None and client.subscribed.is_set():
+                ready.set()
     finally:
         client.stop()
         store.close()

@@ -38,7 +38,6 @@ def open_table_journal(table, journal, reset_cause, now_ms, new_journal=False):
     except jn.JournalError:
         if not new_journal:
             raise
-        found = jn.NONE
         table.reset()  # the old journal could not be trusted: a fresh table
     if new_journal:
         journal.start_new(table, now_ms, journal.journal_id + 1, START_SUPERVISOR)
