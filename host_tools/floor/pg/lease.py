@@ -38,17 +38,7 @@ class Lease:
         while not stop():
             try:
                 if self.conn is None or self.conn.closed:
-                    # this side gives up on a silent server within ~2 s (tcp_user_timeout, keepalives)
-                    self.conn = schema.driver().connect(
-                        self.url,
-                        autocommit=True,
-                        connect_timeout=5,
-                        tcp_user_timeout=1000,
-                        keepalives=1,
-                        keepalives_idle=1,
-                        keepalives_interval=1,
-                        keepalives_count=2,
-                    )
+                    self.conn = schema.connect_watchful(self.url)
                     # a dead standby or holder is found by the server within ~10 s, not the OS's 2 hours
                     self.conn.execute("set tcp_keepalives_idle = 5")
                     self.conn.execute("set tcp_keepalives_interval = 1")

@@ -119,6 +119,22 @@ def connect(url, timeout=5):
         raise HostToolError("cannot reach the database %s: %s" % (redacted(url), _first_line(e)), EXIT_USAGE)
 
 
+def connect_watchful(url):
+    """A driver connection (psycopg.Error when it cannot be made) that gives up on a
+    silent server within ~2 s (tcp_user_timeout and keepalives) instead of waiting
+    for the OS's hours: a lease holder or a ledger writer must know it lost the server."""
+    return driver().connect(
+        url,
+        autocommit=True,
+        connect_timeout=5,
+        tcp_user_timeout=1000,
+        keepalives=1,
+        keepalives_idle=1,
+        keepalives_interval=1,
+        keepalives_count=2,
+    )
+
+
 def _first_line(e):
     text = str(e).strip().splitlines()
     return text[0] if text else type(e).__name__

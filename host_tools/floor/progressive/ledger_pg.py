@@ -52,16 +52,7 @@ class PgLedger(Book):
         self.url = url
         try:
             # a commit on a server gone silent fails within ~2 s instead of hanging the broker's thread
-            self.conn = psycopg.connect(
-                url,
-                autocommit=True,
-                connect_timeout=5,
-                tcp_user_timeout=1000,
-                keepalives=1,
-                keepalives_idle=1,
-                keepalives_interval=1,
-                keepalives_count=2,
-            )
+            self.conn = schema.connect_watchful(url)
         except psycopg.Error as e:
             raise HostToolError(
                 "cannot reach the ledger's database %s: %s" % (schema.redacted(url), _first_line(e)), EXIT_USAGE
