@@ -40,17 +40,11 @@ _polled_at = [None]  # ticks_ms of the last look at the pipe
 # clock, as a dealer's finger would be: the keypad's debounce sees every press.
 # A VM that keeps up gets each word as it comes, short presses included.
 CATCH_UP_HOLD_MS = 50
-# A look at the pipe this long after the last one comes after a stall (the
-# keypad scans every 10 ms): if no look since the word held now was applied has
-# shown it, it is shown once more before the next word (the debounce then sees
-# a press held across the stall, not only its first instant).
-STALL_MS = 25
 _QUEUE_WORDS = 256  # far more changes than a stall of seconds makes
 _queue = bytearray(4 * _QUEUE_WORDS)  # a ring of words: made once, nothing allocated per scan
 _queue_at = [0, 0]  # ring: first word, count
 _applied_at = [0]  # ticks_ms the word held now was applied
 _held_waiting = [False]  # the word held now came with others still queued behind it
-_shown_again = [False]  # a look after the one that applied the word held now has returned it
 
 
 def setup(channel, cause, uid, keys, keys_fd, soft_reboot):
@@ -89,12 +83,9 @@ def _held():
     several wait. Allocates nothing (it runs in every keypad scan)."""
     source = _keys_in[0]
     now = time.ticks_ms()
-    before = _polled_at[0]
-    if source is None or now == before:
+    if source is None or now == _polled_at[0]:
         return _held_now[0]
     _polled_at[0] = now
-    # the keypad has seen the word held now: just before, or since it was applied
-    seen = before is not None and time.ticks_diff(now, before) < STALL_MS or _shown_again[0]
     buf = _keys_buf
     queue = _queue
     while True:
@@ -114,22 +105,15 @@ def _held():
         if n < len(buf):
             break
     first, count = _queue_at
-    if (
-        count
-        and seen
-        and (count == 1 and not _held_waiting[0] or time.ticks_diff(now, _applied_at[0]) >= CATCH_UP_HOLD_MS)
-    ):
+    if count and (count == 1 and not _held_waiting[0] or time.ticks_diff(now, _applied_at[0]) >= CATCH_UP_HOLD_MS):
         at = 4 * first
         _held_now[0] = queue[at] | queue[at + 1] << 8 | queue[at + 2] << 16 | queue[at + 3] << 24
         _applied_at[0] = now
-        _shown_again[0] = False
         _queue_at[0] = (first + 1) % _QUEUE_WORDS
         _queue_at[1] = count - 1
         _held_waiting[0] = count > 1  # later words came with it: they are held in turn
-    else:
-        _shown_again[0] = True
-        if not count:
-            _held_waiting[0] = False
+    elif not count:
+        _held_waiting[0] = False
     return _held_now[0]
 
 
