@@ -41,9 +41,16 @@ else:
     boot()
 
 sys.path.pop(0)  # this folder, first on the path: the report comes compiled from the flash folder
-# A start-up that ran out of memory leaves its modules and garbage in the heap:
-# the firmware's modules go and the garbage is collected before the report loads.
-for name in [n for n in sys.modules if n.startswith("crapsboard")]:
-    del sys.modules[name]
-__import__("gc").collect()
+if "asyncio" not in sys.modules:
+    # The start-up failed before the app (out of memory, say): its modules are
+    # garbage the report may need the room of, so they go first, one at a time
+    # (a list of their names might not fit). After a run the report drops them.
+    while True:
+        for name in sys.modules:
+            if name.startswith("crapsboard"):
+                break
+        else:
+            break
+        del sys.modules[name]
+    __import__("gc").collect()
 import boot_report  # noqa: E402, F401  (reports on import)
