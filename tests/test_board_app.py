@@ -66,3 +66,27 @@ def test_two_keys_at_once_on_the_matrix():
     clock.press("3", "4")
     assert app.seq == 1 and app.event(1)[:2] == (en.ACT_ERROR, en.ERR_TWO_KEYS)
     assert app.table.rolls == 0
+
+
+def test_a_single_contact_keyswitch_open_is_the_key_off_not_a_fault():
+    # docs/board.md: only a changeover keyswitch (an NC contact, layout's nc_pin) can
+    # show the fault "neither contact closed"; a single contact open is simply off
+    import json
+
+    from sim import devlayout
+
+    data = json.loads(devlayout.compact_text(open(os.path.join(ROOT, "hardware", "board.json")).read()))
+    data["buttons"]["supervisor_key"] = {"pin": 27, "active": "low", "pull": "up"}
+    layout = lay.Layout(data)
+    board = SimBoard(layout)
+    board.down = 0  # nothing held: the key off, its one contact open
+    app = App(board, layout)
+    for t in range(10, 3000, 10):
+        board.now = t
+        app.step(t)
+    assert not app.keyswitch_fault and not app.entry.key_on
+    changeover = App(SimBoard(LAYOUT), LAYOUT)  # the shipped changeover with neither contact closed
+    for t in range(10, 3000, 10):
+        changeover.board.now = t
+        changeover.step(t)
+    assert changeover.keyswitch_fault

@@ -23,3 +23,69 @@ def test_a_blinking_lamp_with_an_alt_colour_names_it_first():
         link_info.lamp_json(0xFF0000, 1, 0x0000FF)
         == '{"alt": "#0000ff", "blink": true, "color": "#ff0000", "on": true}'
     )
+
+
+def _status(heard=(None, None), count=(0, 0)):
+    import os
+    import types
+
+    from conftest import ROOT
+
+    from crapsboard.table import layout as lay
+    from crapsboard.table.app import KEYSWITCH_NC_BIT, App
+    from sim.portable.simboard import SimBoard
+
+    layout = lay.load(os.path.join(ROOT, "hardware", "board.json"))
+    board = SimBoard(layout)
+    board.down = KEYSWITCH_NC_BIT
+    app = App(board, layout)
+    for game in (0, 1):
+        if heard[game] is not None:
+            app.progressive.told(game, 1, 5000, heard[game])
+        app.progressive.count[game] = count[game]
+    handlers = types.SimpleNamespace(app=app, now=lambda: 1000)
+    return link_info.status(handlers, {})
+
+
+@pytest.mark.parametrize(
+    "heard, count, shown",
+    [
+        ((None, None), (0, 0), False),  # no floor and no wagers: the reply as before the progressive
+        ((900, None), (0, 0), True),  # MEA's meter heard
+        ((None, 900), (0, 0), True),  # FUP's
+        ((None, None), (4, 0), True),  # MEA wagers restored after a power cut, no floor heard yet
+        ((None, None), (0, 3), True),
+    ],
+)
+def test_status_states_the_progressive_once_a_floor_or_a_wager_is_there(heard, count, shown):
+    # docs/progressive.md: the board's `status` gains "progressive" with the floor's meters
+    assert ("progressive" in _status(heard, count)) is shown
+
+
+def test_hello_states_the_firmware_hash_measured_at_power_up(tmp_path, monkeypatch):
+    # docs/link.md, hello: `firmware_hash` is what main.py measured (startup.measured), null when
+    # this boot did not measure; `firmware` and `firmware_declared` come from firmware.json
+    import types
+
+    from crapsboard.boot import startup
+
+    (tmp_path / "firmware.json").write_text('{"version": "1.4", "hash": "d" }')
+    handlers = types.SimpleNamespace(
+        path=lambda name: str(tmp_path / name),
+        diag={"cause": 1, "boots": 3},
+        board_id="240ac4000001",
+        now=lambda: 1234,
+        journal_state=lambda: "none",
+        clock=lambda: None,
+        app=types.SimpleNamespace(journal=None),
+    )
+    for hash_ in ("ab" * 32, None):
+        monkeypatch.setattr(startup, "measured", hash_)
+        reply = link_info.hello(handlers, {})
+        assert (reply["firmware"], reply["firmware_hash"], reply["firmware_declared"]) == ("1.4", hash_, "d")
+        assert (reply["board"], reply["uptime_ms"], reply["reset_cause"], reply["boot_count"]) == (
+            "240ac4000001",
+            1234,
+            1,
+            3,
+        )

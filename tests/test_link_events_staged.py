@@ -1,0 +1,28 @@
+"""The link's `events` reply (docs/link.md) from a journal whose records are
+all still staged (no segment written yet: a fresh journal's first batch):
+`first` is the journal's first record, 1, and every record is read back."""
+
+import json
+import types
+
+from crapsboard.journal import journal as jn
+from crapsboard.journal import journal_record as jr
+from crapsboard.link import link_events, link_json
+from crapsboard.rules.engine import Table
+
+
+def test_a_journal_of_staged_records_only_pages_from_record_1(tmp_path):
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
+    journal.mount(Table())
+    journal.start_new(Table(), 0, 1, 0)
+    table = Table()
+    for t, (d1, d2) in enumerate([(3, 4), (2, 2), (6, 5)]):
+        table.roll(d1, d2)
+        journal.append(jr.ROLL, d1 * 8 + d2, 10 * (t + 1), table)
+    assert journal.segments() == [] and journal.staged == 4
+    handlers = types.SimpleNamespace(app=types.SimpleNamespace(journal=journal), cursor=None)
+    reply = link_events.page(handlers, 0, 8)
+    assert (reply["journal"], reply["seq"], reply["first"]) == (1, 4, 1)
+    records = [json.loads(link_json.encode(r)) for r in reply["events"]]
+    assert [r["seq"] for r in records] == [1, 2, 3, 4]
+    assert [r["kind"] for r in records] == ["journal_start", "roll", "roll", "roll"]
