@@ -336,6 +336,7 @@ MODULE_TESTS.update(
         "table/app.py": (
             [
                 "tests/test_board_app.py",
+                "tests/test_progressive_power_cut_once.py",
                 "tests/test_board_scripts.py",
                 "tests/test_timing_pinned.py",
                 "tests/test_vocabularies.py",
