@@ -205,3 +205,18 @@ def test_a_new_journal_carries_the_days_backward_clock_sets_onto_its_own_clock(t
     journal.start_new(table, 0, 2, 0)
     assert journal.backs == [(2**32 - 1_000, 30)]
     assert within_day(journal.backs, 0) == journal.backs
+
+
+def test_a_backward_clock_set_counts_for_less_than_a_day_of_the_journal_clock():
+    # docs/journal.md: the clock may go back 60 s in all over a day of the journal clock;
+    # a set exactly a day (86,400,000 ms) old counts no more, across the 32-bit wrap too
+    from crapsboard.journal.journal_codes import within_day
+
+    day = 86_400_000
+    backs = [(1000, 30), (5000, 20)]
+    assert within_day(backs, 1000 + day - 1) == backs
+    assert within_day(backs, 1000 + day) == [(5000, 20)]
+    assert within_day(backs, 5000 + day) == []
+    wrapped = [(0xFFFFFF00, 10)]
+    assert within_day(wrapped, (0xFFFFFF00 + day - 1) & 0xFFFFFFFF) == wrapped
+    assert within_day(wrapped, (0xFFFFFF00 + day) & 0xFFFFFFFF) == []

@@ -26,3 +26,23 @@ def test_a_journal_of_staged_records_only_pages_from_record_1(tmp_path):
     records = [json.loads(link_json.encode(r)) for r in reply["events"]]
     assert [r["seq"] for r in records] == [1, 2, 3, 4]
     assert [r["kind"] for r in records] == ["journal_start", "roll", "roll", "roll"]
+
+
+def test_a_page_takes_1_to_8_records(tmp_path):
+    # docs/link.md, events: `limit` 1 to 8 (PAGE_MAX); outside it, one line naming the bounds
+    import pytest
+
+    from crapsboard.link.link import LinkError
+
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
+    journal.mount(Table())
+    journal.start_new(Table(), 0, 1, 0)
+    table = Table()
+    for t in range(9):
+        table.roll(2, 2)
+        journal.append(jr.ROLL, 2 * 8 + 2, 10 * (t + 1), table)
+    handlers = types.SimpleNamespace(app=types.SimpleNamespace(journal=journal), cursor=None)
+    assert [len(link_events.page(handlers, 0, n)["events"]) for n in (1, 8)] == [1, 8]
+    for limit in (0, 9):
+        with pytest.raises(LinkError, match="^limit must be 1 to 8$"):
+            link_events.page(handlers, 0, limit)

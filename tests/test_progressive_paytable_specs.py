@@ -76,3 +76,22 @@ def test_each_fired_up_table_is_the_docs_sequences_pays_and_envy(ident):
     assert table.sequences == tuple(tuple(int(c, 16) for c in seq) for seq in sequences)
     # One matching roll on FUP-01 and FUP-02 is the stake back: a push.
     assert table.outcome(1) == (pt.OUT_PUSH if pays[1] == 1 else pt.OUT_WIN)
+
+
+# docs/rules.md, "Fire Bet paytables" (seed 000, Exhibit 2): id -> (unit, pays for 3, 4, 5, 6 points)
+FIRE = {
+    "1": ("for 1", (0, 25, 250, 1000)),
+    "2": ("to 1", (0, 24, 249, 999)),
+    "3": ("for 1", (7, 30, 150, 300)),
+    "4": ("to 1", (6, 29, 149, 299)),
+    "5": ("for 1", (0, 40, 200, 500)),
+    "6": ("to 1", (0, 39, 199, 499)),
+}
+
+
+@pytest.mark.parametrize("ident", sorted(FIRE))
+def test_each_fire_bet_table_is_the_docs(ident):
+    unit, pays = FIRE[ident]
+    table = paytables.find(pt.FIRE, ident)
+    assert pt.UNIT_NAMES[table.unit] == unit
+    assert [report.pay_value(table.pays[n]) for n in range(7)] == [0, 0, 0] + list(pays)

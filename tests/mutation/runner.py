@@ -337,6 +337,7 @@ MODULE_TESTS.update(
             [
                 "tests/test_board_app.py",
                 "tests/test_progressive_power_cut_once.py",
+                "tests/test_progressive_power_cut.py::test_without_a_journal_an_undo_still_shows_the_voids",
                 "tests/test_board_scripts.py",
                 "tests/test_timing_pinned.py",
                 "tests/test_vocabularies.py",
