@@ -90,3 +90,32 @@ def test_a_single_contact_keyswitch_open_is_the_key_off_not_a_fault():
         changeover.board.now = t
         changeover.step(t)
     assert changeover.keyswitch_fault
+
+
+def test_a_progressive_count_the_journal_cannot_take_is_no_event(tmp_path):
+    # docs/progressive.md: a count is journalled (kind 23) before it shows; a stopped
+    # journal takes none, so the count is not taken and no prog_wager event is logged
+    from crapsboard.journal import journal as jn
+    from crapsboard.rules.engine import Table
+    from crapsboard.table import progressive as pg
+
+    app, clock = make()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
+    journal.mount(Table())
+    journal.start_new(app.table, 0, 1, 0)
+    app.journal = journal
+    seen = []
+    app.on_event = lambda a, kind, arg, t: seen.append((kind, arg))
+    app.progressive.told(pg.MEA, pg.S_OPEN, 100000, 0)
+    clock.press("#")
+    clock.press("1")
+    clock.press("5")
+    clock.press("#")
+    assert seen == [(en.ACT_PROG_WAGER, pg.MEA << 8 | 5)] and app.progressive.count[pg.MEA] == 5
+    seen.clear()
+    app.journal_error = OSError(28, "no space")
+    app.progressive.told(pg.MEA, pg.S_OPEN, 100000, clock.t)
+    for label in ("#", "1", "3", "#"):
+        clock.press(label)
+    assert [kind for kind, _ in seen if kind == en.ACT_PROG_WAGER] == []
+    assert app.progressive.count[pg.MEA] == 5
