@@ -119,3 +119,35 @@ def test_a_progressive_count_the_journal_cannot_take_is_no_event(tmp_path):
         clock.press(label)
     assert [kind for kind, _ in seen if kind == en.ACT_PROG_WAGER] == []
     assert app.progressive.count[pg.MEA] == 5
+
+
+class _Flag:
+    def __init__(self):
+        self.level = 1  # the eFuse's open-drain FAULT, pulled up: high while the feed is on
+
+    def value(self):
+        return self.level
+
+
+def test_a_feed_fault_flag_shows_after_the_keys_debounce_of_30_ms_and_not_before():
+    # docs/lamps.md: a feed's FAULT flag counts once it has held as long as a key's
+    # debounce (30 ms, the layout's debounce_ms), so a glitch shows nothing
+    board = SimBoard(LAYOUT)
+    board.down = IDLE
+    board.feed_faults = [_Flag(), _Flag(), _Flag()]
+    app = App(board, LAYOUT)
+    clock = Clock(app, board)
+    clock.run(200)
+    board.feed_faults[1].level = 0  # F2 latched off from here
+    seen = []
+    for _ in range(6):
+        clock.run(10)
+        seen.append((clock.t, app.lamps.feed_fault))
+    first = seen[0][0]  # the first look at the flag low
+    assert [f for t, f in seen if t < first + 30] == [0, 0, 0]
+    assert [f for t, f in seen if t >= first + 30] == [2, 2, 2]
+    board.feed_faults[1].level = 1
+    clock.run(20)
+    assert app.lamps.feed_fault == 2  # back on for 20 ms: not yet
+    clock.run(20)
+    assert app.lamps.feed_fault == 0
