@@ -14,6 +14,7 @@ from test_journal_staging import sizes
 
 from crapsboard.journal import journal as jn
 from crapsboard.journal import journal_record as jr
+from crapsboard.rules import paytable as pt
 from crapsboard.rules.engine import Table
 
 PROG_WAGER, PROG_HIT, PROG_VOID = 23, 24, 25  # docs/progressive.md, Messages
@@ -243,3 +244,23 @@ def test_counts_keyed_again_before_the_same_roll_add_up_after_a_restore(tmp_path
     play.roll(3, 4)
     play.record(jr.PROG_WAGER, 5, b'{"game": "MEA", "roll": 1}')
     assert opened(tmp_path).prog == [(5, 1), (2, 0)]
+
+
+def test_the_hold_of_the_last_roll_is_the_same_with_a_state_record_after_it(tmp_path):
+    """docs/journal.md, Restoring: the last roll's HOLD (crapsboard/rules/hold.py)
+    is rebuilt from the table before it; a snapshot after the roll (a state
+    record with no roll after it) must not lose it."""
+    ten = [(1, 1), (1, 2), (2, 2), (2, 3), (3, 3), (4, 4), (4, 5), (5, 5), (5, 6), (6, 6)]
+    holds = []
+    for with_snapshot in (False, True):
+        directory = tmp_path / str(with_snapshot)
+        directory.mkdir()
+        play = Play(directory)
+        for d1, d2 in ten:
+            last = play.roll(d1, d2)
+        if with_snapshot:
+            play.record(jr.SNAPSHOT, 0)
+        hold = opened(directory).hold
+        assert hold[0] == last and hold[1] & (1 << pt.MEA_PROGRESSIVE)  # the top award held for surveillance
+        holds.append(hold)
+    assert holds[0] == holds[1]
