@@ -100,31 +100,17 @@ def rows(data):
         ("the same with the MAC check alone taken out", _rates(data, "per_cpu_second", False), "scale_bench.rates"),
     ]
     pg = data.get("store_rate_postgresql")
-    if pg:
-        out.append(
-            (
-                "PostgreSQL, per second of the recorder's and the server's CPU together: MAC verified / not",
-                "%s / %s"
-                % (
-                    runs(pg["mac_verified"], "per_cpu_second_with_server"),
-                    runs(pg["mac_not_verified"], "per_cpu_second_with_server"),
-                ),
-                "scale_bench.rates",
-            )
-        )
-    lone = data.get("store_rate_postgresql_lone_records")
-    if lone:
-        out.append(
-            (
-                "the same, one record a transaction (a lone record, as on a quiet floor): MAC verified / not",
-                "%s / %s"
-                % (
-                    runs(lone["mac_verified"], "per_cpu_second_with_server"),
-                    runs(lone["mac_not_verified"], "per_cpu_second_with_server"),
-                ),
-                "scale_bench.rates",
-            )
-        )
+    for key, label in (
+        ("store_rate_postgresql", "PostgreSQL, per second of the recorder's and the server's CPU together"),
+        (
+            "store_rate_postgresql_lone_records",
+            "the same, one record a transaction (a lone record, as on a quiet floor)",
+        ),
+    ):
+        rates = data.get(key)
+        if rates:
+            both = [runs(rates[k], "per_cpu_second_with_server") for k in ("mac_verified", "mac_not_verified")]
+            out.append((label + ": MAC verified / not", "%s / %s" % tuple(both), "scale_bench.rates"))
     busy = data.get("busy_sqlite")
     if busy:
         b = busy[0]
