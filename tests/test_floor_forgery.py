@@ -115,8 +115,8 @@ def test_a_forged_hit_wager_and_roll_move_nothing_and_the_genuine_records_take_t
     while recorded(floor, "T1") != [(1, "23"), (2, "23")] and time.monotonic() < end:
         time.sleep(0.1)
     assert recorded(floor, "T1") == [(1, "23"), (2, "23")]
-    log = floor.controller_log()
-    assert log.count("not written by table T1's board") == 2 and "from gateway-T1, moved no meter" in log
+    assert floor.wait(lambda: floor.controller_log().count("not written by table T1's board") == 2)
+    assert "from gateway-T1, moved no meter" in floor.controller_log()
 
 
 def test_a_forged_void_leaves_a_pending_hit_pending(floor):
@@ -130,7 +130,8 @@ def test_a_forged_void_leaves_a_pending_hit_pending(floor):
     floor.send("T2", WAGER, 5)  # the genuine record 3 after the forged one: counted
     assert floor.wait(lambda: floor.meters["MEA"]["amount"] == paid + 50)
     assert floor.meters["MEA"]["pending"] == [1]
-    assert "not written by table T2's board" in floor.controller_log()
+    # the meter may have moved by the recorder's copy before the bus brought the forgery to the controller
+    assert floor.wait(lambda: "not written by table T2's board" in floor.controller_log())
 
 
 def _link_key(table):
