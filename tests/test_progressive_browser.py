@@ -40,7 +40,8 @@ def test_pending_acknowledged_by_the_shift_manager_in_a_browser(tmp_path):
         floor.send("T2", messages.PROG_WAGER, 3)
         floor.send("T2", messages.PROG_HIT, 1)
         box = '.alerts section[data-kind="progressive_pending"][id="alert-prog-MEA-1"]'
-        assert wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, box), timeout=20), "no PENDING without a reload"
+        # a bound, not a wait: the page shows it as soon as the controller has taken the hit
+        assert wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, box), timeout=60), "no PENDING without a reload"
         for _ in range(5):  # a live update may replace the alert between finding and using it
             assert wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, box), timeout=10)
             try:
