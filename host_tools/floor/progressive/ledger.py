@@ -43,11 +43,31 @@ create table if not exists log (n integer primary key autoincrement, at real not
 
 class Book:
     """What the ledger is on either store: a subclass gives the connection's five
-    primitives (_all, _one, _exec, _put, _append) and `transaction()`; SQL here is
-    written with `?` placeholders and each store's own table names."""
+    primitives (_all, _one, _exec, _put, _append), `lock`, and `_outermost()`, the
+    store's own write transaction; SQL here is written with `?` placeholders and
+    each store's own table names."""
 
     Error = Exception  # what the store raises when its data cannot be read
     Missing = ()  # what it raises for a table an older ledger lacks (read-only)
+    depth = 0  # transactions open: nested calls join the outermost
+
+    @contextlib.contextmanager
+    def transaction(self):
+        """The store's write transaction (`_outermost`); nested calls join the outer one."""
+        with self.lock:
+            if self.depth:
+                self.depth += 1
+                try:
+                    yield
+                finally:
+                    self.depth -= 1
+                return
+            with self._outermost():
+                self.depth = 1
+                try:
+                    yield
+                finally:
+                    self.depth = 0
 
     # ---- reading -----------------------------------------------------------------
 
@@ -167,27 +187,16 @@ class Ledger(Book):
         return self.db.execute("insert into log (at, what, game, body, outcome) values (?, ?, ?, ?, ?)", row).lastrowid
 
     @contextlib.contextmanager
-    def transaction(self):
+    def _outermost(self):
         """BEGIN IMMEDIATE … COMMIT (the write lock from the start: another process's
-        read-modify-write waits); nested calls join the outer transaction."""
-        with self.lock:
-            if self.depth:
-                self.depth += 1
-                try:
-                    yield
-                finally:
-                    self.depth -= 1
-                return
-            self.db.execute("begin immediate")
-            self.depth = 1
-            try:
-                yield
-                self.db.execute("commit")
-            except BaseException:
-                self.db.execute("rollback")
-                raise
-            finally:
-                self.depth = 0
+        read-modify-write waits)."""
+        self.db.execute("begin immediate")
+        try:
+            yield
+            self.db.execute("commit")
+        except BaseException:
+            self.db.execute("rollback")
+            raise
 
     def data_version(self):
         """Changes when another connection (the maintenance command) commits."""

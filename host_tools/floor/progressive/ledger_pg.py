@@ -99,24 +99,12 @@ class PgLedger(Book):
         return n
 
     @contextlib.contextmanager
-    def transaction(self):
-        """BEGIN, the ledger's write lock, the lease checked … COMMIT; nested calls join the outer one."""
-        with self.lock:
-            if self.depth:
-                self.depth += 1
-                try:
-                    yield
-                finally:
-                    self.depth -= 1
-                return
-            with self.conn.transaction():
-                self.conn.execute("select pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-                self._check_fence()
-                self.depth = 1
-                try:
-                    yield
-                finally:
-                    self.depth = 0
+    def _outermost(self):
+        """BEGIN, the ledger's write lock, the lease checked … COMMIT."""
+        with self.conn.transaction():
+            self.conn.execute("select pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+            self._check_fence()
+            yield
 
     def _check_fence(self):
         if self.fence is None:
