@@ -51,6 +51,7 @@ CTRL_C = 3
 READ_CTRL_C_S = 0.25
 SIGINT_GAP_S = 0.05  # a second SIGINT before the VM took the first would kill it: one per gap
 AGAIN_S = 0.02  # a Ctrl-C that landed in a flash operation is delivered again this much later
+KEY_WRITE = 512  # POSIX's least PIPE_BUF, a multiple of keyfeed.WORD's 8 bytes
 OUTPUT_KEPT = 64 * 1024  # output nobody reads is dropped beyond this, oldest first (a UART would lose it)
 QUICK_DEATHS = 3  # the VM ending this many times in a row within START_S of starting: give up
 START_S = 2.0
@@ -98,7 +99,6 @@ class Device:
         self.config_text = config_text
         self.hands = hands or keyfeed.Hands(layout)  # what is held down: written to the VM as it changes
         self.keys_fd = None  # the pipe the held inputs go down to this VM
-        self.keys_unsent = False  # a change the pipe had no room for yet
         self.heapsize = heapsize
         self.log = log or (lambda line: None)
         self.master = self.slave = None
@@ -141,7 +141,7 @@ class Device:
         keys_read, self.keys_fd = os.pipe()
         os.set_blocking(keys_read, False)  # the board polls it while it scans the keypad
         os.set_blocking(self.keys_fd, False)
-        self._send_keys()  # what is held as the chip comes up
+        self._keys_at_power_up()
         settings = {
             "channel": control_write,
             "keys": keys_read,
@@ -271,16 +271,25 @@ class Device:
         del self.to_host[:n]
 
     def _send_keys(self):
-        """The held inputs to the VM: one word per change, the last one counts."""
-        if self.keys_fd is None:
-            return
-        try:
-            os.write(self.keys_fd, self.hands.word())
-            self.keys_unsent = False
-        except BlockingIOError:  # the board has not read for a long while: send it when it has room
-            self.keys_unsent = True
-        except BrokenPipeError:  # the VM is going: the next one gets the word at power-up
-            self.keys_unsent = False
+        """Every change of the held inputs to the VM, in order, one word each."""
+        unsent = self.hands.unsent
+        while unsent and self.keys_fd is not None:
+            try:
+                # At most KEY_WRITE bytes a write: a pipe takes those whole or not at all,
+                # so a word is never split.
+                n = os.write(self.keys_fd, unsent[:KEY_WRITE])
+            except BlockingIOError:  # the board has not read for a long while: sent when it has room
+                return
+            except BrokenPipeError:  # the VM is going: the next one gets what is held at power-up
+                break
+            del unsent[:n]
+        del unsent[:]
+
+    def _keys_at_power_up(self):
+        """What is held as the chip comes up (changes meant for the VM before are gone with it)."""
+        del self.hands.unsent[:]
+        self.hands.unsent += self.hands.word()
+        self._send_keys()
 
     # ---- the control channel --------------------------------------------------
 
@@ -389,7 +398,7 @@ class Device:
         self._flush_to_vm()
         self._flush_to_host()
         now = time.monotonic()
-        if self.hands.advance(now) or self.keys_unsent:
+        if self.hands.advance(now) or self.hands.unsent:
             self._send_keys()
         if self.sigint_at is not None and now >= self.sigint_at:
             self._send_sigint(now)

@@ -6,7 +6,7 @@ feed (`--key-feed FILE`), a file in the key-script format of docs/keys.md that
 may be appended to while the board runs. Lines appended later are pressed when
 they arrive (after whatever was still being pressed). Nothing of it lives on
 the firmware's MicroPython heap: sim/device.py writes each change of the held
-inputs to the VM as one 4-byte word, which the board's machine.Pin stand-in
+inputs to the VM as one 8-byte word, which the board's machine.Pin stand-in
 reads (sim/portable/vboard_machine.py), so a script of any length leaves the
 firmware the same heap.
 
@@ -32,7 +32,11 @@ from crapsboard.table.app import KEYSWITCH_BIT, KEYSWITCH_NC_BIT
 from sim.portable import keyscript
 
 _CONTACTS = KEYSWITCH_BIT | KEYSWITCH_NC_BIT
-WORD = struct.Struct("<I")  # one change of the held inputs on the pipe to the VM (atomic: < PIPE_BUF)
+# One change of the held inputs on the pipe to the VM (atomic: < PIPE_BUF): the inputs held
+# from now on, and how many ms after the change before it the dealer made it (the VM holds a
+# press that was meant to last it that long: sim/portable/vboard_machine.py).
+WORD = struct.Struct("<II")
+MAX_AFTER_MS = 0x3FFFFFFF  # a MicroPython small int: reading it allocates nothing
 FEED_POLL_S = 0.05  # how often the feed file is looked at for appended lines
 LINE_PRESSED = "line pressed"  # a step after a feed line's last key: logged once the hands are free of it
 
@@ -70,6 +74,11 @@ class Hands:
         self.log = log or (lambda line: None)
         self.base = idle_inputs(layout)  # held with no key pressed (the keyswitch's contacts)
         self.held = self.base
+        # Every change of the held inputs, as words, until the device has sent them: a device
+        # held up past a press and its release still sends both (the VM holds each in turn),
+        # never only the last.
+        self.unsent = bytearray()
+        self.changed_at = None  # when the held inputs last changed (the dealer's time)
         self.steps = collections.deque((None, step) for step in steps)  # (arrival or None, step)
         self.changes = collections.deque()  # (time, held bitmap), in time order
         self.free_at = None  # when the hands are free for the next step
@@ -187,17 +196,22 @@ class Hands:
             return False
         if self.feed_path is not None and now >= self.feed_next_poll:
             self._read_feed(now)
-        before = self.held
+        changed = False
         while True:
             if self.changes and self.changes[0][0] <= now:
-                self.held = self.changes.popleft()[1]
+                at, held = self.changes.popleft()
+                if held != self.held:
+                    after = 0 if self.changed_at is None else round((at - self.changed_at) * 1000)
+                    self.held, self.changed_at = held, at
+                    self.unsent += WORD.pack(held, min(max(after, 0), MAX_AFTER_MS))
+                    changed = True
             elif not self.changes and self.steps:
                 self._schedule(*self.steps.popleft())
             else:
                 break
         while self.lines_pressed and self.lines_pressed[0][0] <= now:
             self.log("keys: %s line %d pressed" % (self.feed_path, self.lines_pressed.popleft()[1]))
-        return self.held != before
+        return changed
 
     def next_change(self):
         """When advance() next has something to do (monotonic seconds), or None."""
@@ -213,5 +227,5 @@ class Hands:
         return min(times) if times else None
 
     def word(self):
-        """The held inputs as the VM reads them."""
-        return WORD.pack(self.held)
+        """The held inputs now, as the VM reads them (what a VM powering up is given)."""
+        return WORD.pack(self.held, 0)

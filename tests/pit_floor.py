@@ -67,10 +67,13 @@ class PitFloor:
         finally:
             s.close()
 
-    def roll(self, table, dice, timeout=6.0, tries=3, where="recorder"):
+    def roll(self, table, dice, timeout=30.0, tries=3, where="recorder"):
         """Key the rolls in `dice` ("2 2 3 1 …") one at a time, each until the recorder holds it.
-        On this shared machine the board can miss a key press: then `*` drops the half roll
-        and the roll is keyed again. The time the last roll's second die was handed over."""
+        Should the board have missed a key press (none is known since the virtual board sends
+        every change, however late), `*` drops the half roll and the roll is keyed again: only
+        after `timeout`, far longer than a loaded machine takes to record a roll, since keying
+        again a roll that was only slow would add a roll to the hand.
+        The time the last roll's second die was handed over."""
         values = dice.split()
         pairs = list(zip(values[0::2], values[1::2]))
         last = 0.0

@@ -139,6 +139,26 @@ def test_a_feed_line_is_logged_pressed_once_its_last_key_is_released(tmp_path):
     assert releases[1] < line1 < releases[2] < line2  # each after its line's last release, before the next line's
 
 
+def test_presses_whose_times_passed_while_the_device_was_held_up_are_each_sent(tmp_path):
+    """The device's own process held up (a loaded machine) past three presses and
+    their releases: all six changes go to the VM in order, one word each, not
+    only the last state (which is the idle one: the presses would be lost)."""
+    from sim import keyfeed
+
+    with open(BOARD_JSON, encoding="utf-8") as f:
+        layout = lay.Layout(json.load(f))
+    hands = keyfeed.Hands(layout, steps=keyfeed.script_steps("1 2 1", layout))
+    hands.start(0.0)
+    assert hands.advance(10.0) is True  # every press and release is long past
+    words = [keyfeed.WORD.unpack_from(hands.unsent, at) for at in range(0, len(hands.unsent), keyfeed.WORD.size)]
+    key1 = hands.base | 1 << layout.key_index("1")
+    key2 = hands.base | 1 << layout.key_index("2")
+    # Each with the ms after the change before, as the dealer made it (keys.md: 80 ms down, 120 ms up).
+    assert words == [(key1, 0), (hands.base, 80), (key2, 120), (hands.base, 80), (key1, 120), (hands.base, 80)]
+    assert hands.held == hands.base
+    assert hands.advance(11.0) is False  # nothing new: nothing more to send
+
+
 def test_presses_made_while_the_vm_was_held_up_are_each_seen(started, tmp_path):
     """A VM held up (here SIGSTOP, as a loaded machine does for longer than a
     press) gets the changes it missed one at a time, each held long enough
@@ -161,3 +181,114 @@ def test_presses_made_while_the_vm_was_held_up_are_each_seen(started, tmp_path):
             os.kill(vm, signal.SIGCONT)
         got = [read_until(port, b"\n").strip() for _ in range(3)]
     assert got == [b"press key 1", b"press key 2", b"press key 3"]
+
+
+class _Clock:
+    """time.ticks_* for vboard_machine under CPython: a VM clock the test moves."""
+
+    def __init__(self):
+        self.ms = 1000
+
+    def ticks_ms(self):
+        return self.ms
+
+    def ticks_diff(self, a, b):
+        return a - b
+
+
+class _Pipe:
+    """The key pipe's reading end: what the CPython side wrote and the VM has not read."""
+
+    def __init__(self):
+        self.data = bytearray()
+
+    def readinto(self, buf):
+        n = min(len(buf), len(self.data))
+        if not n:
+            return None
+        buf[:n] = self.data[:n]
+        del self.data[:n]
+        return n
+
+
+@pytest.fixture
+def vm_keys():
+    """sim/portable/vboard_machine.py's key reading, on a clock and pipe the test drives."""
+    import importlib.util
+
+    from sim import keyfeed
+    from sim.paths import ROOT
+
+    path = os.path.join(ROOT, "sim", "portable", "vboard_machine.py")
+    spec = importlib.util.spec_from_file_location("vboard_machine_under_test", path)
+    machine = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(machine)
+    clock, pipe = _Clock(), _Pipe()
+    machine.time = clock
+    machine._keys_in[0] = pipe
+
+    def write(held, after_ms):
+        pipe.data += keyfeed.WORD.pack(held, after_ms)
+
+    def look_at(ms):
+        clock.ms = ms
+        return machine._held()
+
+    return write, look_at
+
+
+def changes(look_at, start, end, every=1):
+    """[(ms, held)] at each change the VM's looks saw, looking every `every` ms of [start, end)."""
+    found, before = [], None
+    for ms in range(start, end, every):
+        held = look_at(ms)
+        if held != before:
+            found.append((ms, held))
+        before = held
+    return found
+
+
+def test_a_press_whose_release_came_while_the_vm_was_held_up_is_still_seen(vm_keys):
+    """The press is shown at once; the VM is then held up past its release: the
+    first look after the stall shows the press once more (at an age the keypad's
+    30 ms debounce takes), and the release comes 5 ms later, so the press counts."""
+    write, look_at = vm_keys
+    write(0, 0)
+    assert changes(look_at, 1000, 2000, every=10) == [(1000, 0)]  # idle, the keypad scanned every 10 ms
+    write(1, 3000)
+    assert look_at(2000) == 1  # as it comes
+    write(0, 80)  # released 80 ms later, but the VM looks again only 200 ms later
+    assert changes(look_at, 2200, 2300) == [(2200, 1), (2205, 0)]  # shown once more, for the rest of that scan
+
+
+def test_presses_that_reach_a_held_up_vm_together_are_each_held_50_ms(vm_keys):
+    write, look_at = vm_keys
+    write(0, 0)
+    changes(look_at, 1000, 2000, every=10)
+    for _ in range(2):
+        write(1, 120)
+        write(0, 80)
+    # A look every ms from the end of the stall: each word is shown 50 ms, then 5 ms more.
+    assert changes(look_at, 2000, 2300) == [(2000, 1), (2055, 0), (2110, 1), (2165, 0)]
+
+
+def test_a_contact_bounce_that_reaches_a_held_up_vm_stays_short(vm_keys):
+    """A change the dealer made sooner than 50 ms after the one before is applied
+    as it comes: a bounce of 20 ms is not stretched into a press."""
+    write, look_at = vm_keys
+    write(0, 0)
+    changes(look_at, 1000, 2000, every=10)
+    write(1, 500)
+    write(0, 20)
+    assert changes(look_at, 2000, 2100) == [(2000, 1), (2001, 0)]
+
+
+def test_a_vm_that_keeps_up_gets_each_change_as_it_comes(vm_keys):
+    write, look_at = vm_keys
+    write(0, 0)
+    changes(look_at, 1000, 2000, every=10)
+    write(1, 1000)
+    assert look_at(2000) == 1
+    assert changes(look_at, 2001, 2080) == [(2001, 1)]
+    write(0, 80)
+    assert look_at(2080) == 0  # 80 ms down, as the dealer held it

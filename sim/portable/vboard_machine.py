@@ -9,7 +9,7 @@
 #
 # Pins: the keypad and buttons of the board description (the `pins` settings
 # CPython wrote from hardware/board.json). What is held down comes from the
-# CPython side (sim/keyfeed.py: --keys, --key-feed), one 4-byte word per change
+# CPython side (sim/keyfeed.py: --keys, --key-feed), one 8-byte word per change
 # on a pipe this module polls at most once a millisecond into a buffer made
 # once: the key timeline never lives on the firmware's heap, and reading it
 # allocates nothing. Every other input reads its pull; outputs remember their
@@ -32,19 +32,26 @@ _cause = [PWRON_RESET]
 _uid = [b"\x24\x0a\xc4\x00\x00\x01"]
 _keys = {"rows": [], "cols": [], "buttons": []}
 _keys_in = [None]  # the pipe of held-input words (non-blocking)
-_keys_buf = bytearray(64)  # a multiple of the 4-byte word: every read ends on a word
+# A word: the inputs held from then on, and how many ms after the change before it the
+# dealer made it (both little-endian 32-bit; sim/keyfeed.py's WORD).
+WORD_BYTES = 8
+_keys_buf = bytearray(64)  # a multiple of the word: every read ends on a word
 _held_now = [0]
 _polled_at = [None]  # ticks_ms of the last look at the pipe
-# Words that arrived together (the VM was held up past a press and its release)
-# are applied one at a time, each held at least CATCH_UP_HOLD_MS of the VM's
-# clock, as a dealer's finger would be: the keypad's debounce sees every press.
-# A VM that keeps up gets each word as it comes, short presses included.
+# A VM held up by a loaded machine must still see each press its keypad's
+# debounce would have seen: a word the dealer held at least CATCH_UP_HOLD_MS is
+# replaced only after a look has shown it at that age, and SCAN_SPAN_MS later
+# (so every read of that keypad scan showed it too), however late the next word
+# came. A change the dealer made sooner (a contact bounce) is applied as it
+# comes, so it stays as short as the stall lets it be. A VM that keeps up gets
+# each word as it comes.
 CATCH_UP_HOLD_MS = 50
-_QUEUE_WORDS = 256  # far more changes than a stall of seconds makes
-_queue = bytearray(4 * _QUEUE_WORDS)  # a ring of words: made once, nothing allocated per scan
+SCAN_SPAN_MS = 5
+_QUEUE_WORDS = 128  # far more changes than a stall of seconds makes (10 a second at the dealer's pace)
+_queue = bytearray(WORD_BYTES * _QUEUE_WORDS)  # a ring of words: made once, nothing allocated per scan
 _queue_at = [0, 0]  # ring: first word, count
 _applied_at = [0]  # ticks_ms the word held now was applied
-_held_waiting = [False]  # the word held now came with others still queued behind it
+_shown_at = [None]  # ticks_ms a look first showed the word held now at CATCH_UP_HOLD_MS of age, or None
 
 
 def setup(channel, cause, uid, keys, keys_fd, soft_reboot):
@@ -77,10 +84,17 @@ def halt():
             pass
 
 
+def _word(at, k):
+    """The 32-bit field k (0: the held inputs, 1: ms after the change before) of the word at byte `at`."""
+    queue = _queue
+    at += 4 * k
+    return queue[at] | queue[at + 1] << 8 | queue[at + 2] << 16 | queue[at + 3] << 24
+
+
 def _held():
     """The input bitmap held down now (keypad.py's bit order): the words the
-    CPython side wrote, in order, each held at least CATCH_UP_HOLD_MS when
-    several wait. Allocates nothing (it runs in every keypad scan)."""
+    CPython side wrote, in order, each shown as long as the keypad needs to see
+    a press the dealer held (above). Allocates nothing (it runs in every keypad scan)."""
     source = _keys_in[0]
     now = time.ticks_ms()
     if source is None or now == _polled_at[0]:
@@ -92,28 +106,32 @@ def _held():
         n = source.readinto(buf)  # None: nothing new (EAGAIN)
         if not n:
             break
-        for i in range(0, n - n % 4, 4):
+        for i in range(0, n - n % WORD_BYTES, WORD_BYTES):
             first, count = _queue_at
             if count == _QUEUE_WORDS:  # more waiting than a stall makes: keep the newest
                 first = (first + 1) % _QUEUE_WORDS
                 count -= 1
-            at = 4 * ((first + count) % _QUEUE_WORDS)
-            for k in range(4):
+            at = WORD_BYTES * ((first + count) % _QUEUE_WORDS)
+            for k in range(WORD_BYTES):
                 queue[at + k] = buf[i + k]
             _queue_at[0] = first
             _queue_at[1] = count + 1
         if n < len(buf):
             break
     first, count = _queue_at
-    if count and (count == 1 and not _held_waiting[0] or time.ticks_diff(now, _applied_at[0]) >= CATCH_UP_HOLD_MS):
-        at = 4 * first
-        _held_now[0] = queue[at] | queue[at + 1] << 8 | queue[at + 2] << 16 | queue[at + 3] << 24
+    shown = _shown_at[0]
+    if count and (
+        _word(WORD_BYTES * first, 1) < CATCH_UP_HOLD_MS
+        or shown is not None
+        and time.ticks_diff(now, shown) >= SCAN_SPAN_MS
+    ):
+        _held_now[0] = _word(WORD_BYTES * first, 0)
         _applied_at[0] = now
+        _shown_at[0] = None
         _queue_at[0] = (first + 1) % _QUEUE_WORDS
         _queue_at[1] = count - 1
-        _held_waiting[0] = count > 1  # later words came with it: they are held in turn
-    elif not count:
-        _held_waiting[0] = False
+    elif shown is None and time.ticks_diff(now, _applied_at[0]) >= CATCH_UP_HOLD_MS:
+        _shown_at[0] = now
     return _held_now[0]
 
 
