@@ -26,7 +26,7 @@ from host_tools.floor.bus import broker
 from host_tools.floor.bus.mqtt import Client
 from host_tools.floor.gateway.outbox import Outbox
 from host_tools.floor.people import accounts as people
-from host_tools.floor.progressive import integrity, ledger, params
+from host_tools.floor.progressive import integrity, ledger, messages, params
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PEOPLE = {
@@ -96,6 +96,9 @@ class Floor:
     # ---- the controller -----------------------------------------------------------
 
     def start_controller(self):
+        """The controller, once it has said `online` (after its SUBSCRIBEs on the same
+        connection: a record published from then on reaches it) or `refused`, or has ended."""
+        words = len(self.presence_words())
         log = open(os.path.join(self.dir, "logs", "progressive.log"), "ab")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "host_tools", "floor", "progressive", "--dir", self.dir],
@@ -104,6 +107,10 @@ class Floor:
             stderr=log,
         )
         log.close()
+        said = (topics.ONLINE, messages.REFUSED)
+        assert self.wait(
+            lambda: any(w in said for w in self.presence_words()[words:]) or self.proc.poll() is not None, 60
+        ), "the controller said neither online nor refused in 60 s"
         return self.proc
 
     def kill_controller(self, sig=signal.SIGKILL):

@@ -81,6 +81,7 @@ def test_an_erased_board_is_refused_until_the_step_then_its_new_journal_is_store
 
         # The board's flash erased (a new image with the same chip id), deployed again with its key.
         rig.kill_board("T1")
+        assert not os.path.lexists(rig.port("T1"))  # its port gone with it: the gateway opens nobody else's
         new_image(rig.image("T1"), board)
         rig.start_board("T1")
         deployed = host_tools(
@@ -134,6 +135,13 @@ def test_an_erased_board_is_refused_until_the_step_then_its_new_journal_is_store
             % (old[-1][0], old[-1][1])
         )
         rig.wait_log("gateway-T1", "board-erased step 1: fetching the board's journal again from its first record")
+        # The gateway's retained status may still say "all recorded" of the old journal for a while:
+        # wait for the new journal's first record at the recorder before waiting for quiet.
+        floor_rig.wait_for(
+            lambda: any(seq == 1 and link != old[0][2] for _, seq, link in rig.recorded("T1")),
+            120,
+            "the new journal's first record at the recorder",
+        )
         rig.wait_quiet()
         rig.stop_gateways()
         new = rig.board_journal("T1")

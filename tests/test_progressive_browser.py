@@ -31,7 +31,7 @@ def test_pending_acknowledged_by_the_shift_manager_in_a_browser(tmp_path):
     floor = Floor(tmp_path / "floor", tables=("T1", "T2"))
     page = driver = None
     try:
-        floor.start_controller()
+        floor.start_controller()  # online: the hit published below reaches it (no recorder to catch up from)
         assert floor.wait(lambda: floor.meters.get("MEA", {}).get("amount") == 100_000)
         page = PageProcess(floor.dir, broker.free_port())
         driver = chrome()

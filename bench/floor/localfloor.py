@@ -182,8 +182,12 @@ class Rig:
         self.wait_log("board-" + t, "%s line %d pressed" % (self.key_feed(t), line), timeout)
 
     def kill_board(self, t):
-        """Unplugged and without power at once: the device and its VM die."""
+        """Unplugged and without power at once: the device and its VM die, and its port
+        is gone (as a USB board's is). The link it left would name a pseudo-terminal the
+        system may give the next device started anywhere on this machine: the gateway,
+        opening it again, would take another board's port."""
         _kill(self.boards[t])
+        forget_port(self.port(t))
 
     def gateway_argv(self, t, *extra):
         return [
@@ -349,6 +353,14 @@ def wait_for(predicate, timeout, what):
 def _check(ok, message):
     if not ok:
         raise RuntimeError(message)
+
+
+def forget_port(link):
+    """Remove the port link a device killed outright could not (sim device --link)."""
+    try:
+        os.remove(link)
+    except FileNotFoundError:
+        pass
 
 
 def _kill(proc):

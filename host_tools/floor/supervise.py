@@ -70,8 +70,11 @@ def _die_with_parent():
 class Service:
     """One supervised process."""
 
-    def __init__(self, name, argv, log_path):
+    def __init__(self, name, argv, log_path, leaves=()):
         self.name, self.argv, self.log_path = name, argv, log_path
+        # Paths the process removes as it stops, which stay when it is killed outright: a
+        # board's port link would name a pseudo-terminal the system may give another device.
+        self.leaves = leaves
         self.proc = None
         self.started = 0.0
         self.restarts = 0
@@ -90,6 +93,13 @@ class Service:
         )
         log.close()
         self.started = time.monotonic()
+
+    def forget_leavings(self):
+        for path in self.leaves:
+            try:
+                os.remove(path)
+            except FileNotFoundError:
+                pass
 
     def stop(self, timeout=15.0):
         if self.proc is None or self.proc.poll() is not None:
@@ -211,7 +221,8 @@ def board_service(directory, table_id):
         link,
     ]
     argv += ["--key-feed", key_feed(directory, table_id)]
-    return Service("board " + table_id, argv, os.path.join(directory, "logs", "board-%s.log" % table_id)), link
+    log = os.path.join(directory, "logs", "board-%s.log" % table_id)
+    return Service("board " + table_id, argv, log, leaves=(link,)), link
 
 
 def page_port(floor):
@@ -389,6 +400,7 @@ def up(directory, tables, keys="", metrics_port=0, pits=0, db=None, standby=Fals
                 if code is None or now < s.due:
                     continue
                 if s.due == 0.0:
+                    s.forget_leavings()
                     lived = now - s.started
                     s.backoff = 0.0 if lived >= STABLE_S else min(BACKOFF_MAX_S, max(1.0, s.backoff * 2))
                     s.due = now + s.backoff
