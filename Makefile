@@ -74,7 +74,7 @@ sim: venv
 	$(PY) -m sim
 
 test: venv system-deps
-	$(PY) -m pytest -n $(JOBS) -q tests
+	$(PY) -m pytest -n $(JOBS) -q --durations=15 tests
 
 # Long proofs, beyond `make test`'s samples; .ci/run calls this after `make test`.
 # They run long by design: a test may take up to 30 min here (120 s in make test).
