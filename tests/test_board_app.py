@@ -6,7 +6,7 @@ from conftest import ROOT
 
 from crapsboard.table import entry as en
 from crapsboard.table import layout as lay
-from crapsboard.table.app import KEYSWITCH_NC_BIT, LOG_SIZE, App
+from crapsboard.table.app import KEYSWITCH_BIT, KEYSWITCH_NC_BIT, LOG_SIZE, App
 from sim.portable.simboard import SimBoard
 
 LAYOUT = lay.load(os.path.join(ROOT, "hardware", "board.json"))
@@ -16,6 +16,7 @@ IDLE = KEYSWITCH_NC_BIT  # the keyswitch off: its NC contact closed (neither clo
 class Clock:
     def __init__(self, app, board):
         self.app, self.board, self.t = app, board, 0
+        self.idle = IDLE  # what is held between presses (the keyswitch's contacts)
 
     def run(self, ms):
         for _ in range(ms // 10):
@@ -24,9 +25,14 @@ class Clock:
             self.app.step(self.t)
 
     def press(self, *labels):
-        self.board.down = IDLE | sum(1 << LAYOUT.key_index(label) for label in labels)
+        self.board.down = self.idle | sum(1 << LAYOUT.key_index(label) for label in labels)
         self.run(100)
-        self.board.down = IDLE
+        self.board.down = self.idle
+        self.run(100)
+
+    def keyswitch(self, on):
+        self.idle = KEYSWITCH_BIT if on else IDLE
+        self.board.down = self.idle
         self.run(100)
 
 
@@ -151,3 +157,45 @@ def test_a_feed_fault_flag_shows_after_the_keys_debounce_of_30_ms_and_not_before
     assert app.lamps.feed_fault == 2  # back on for 20 ms: not yet
     clock.run(20)
     assert app.lamps.feed_fault == 0
+
+
+def test_an_undo_names_the_seq_of_the_table_event_it_took_back():
+    # docs/link.md, the undo event's `undid`: the event taken back, by its seq; events
+    # that are no table event (an error, the keyswitch) are skipped over.
+    app, clock = make()
+    clock.press("2")
+    clock.press("3")  # seq 1: a roll
+    clock.press("9")  # seq 2: not a die
+    clock.press("4")
+    clock.press("4")  # seq 3: a roll
+    clock.keyswitch(True)  # seq 4: a supervisor
+    assert [app.event(s)[0] for s in (1, 2, 3, 4)] == [en.ACT_ROLL, en.ACT_ERROR, en.ACT_ROLL, en.ACT_AUTH_ON]
+    clock.press("A")  # seq 5
+    assert app.event(5)[0] == en.ACT_UNDO and app.undone_seq == 3
+    clock.press("A")  # seq 6
+    assert app.event(6)[0] == en.ACT_UNDO and app.undone_seq == 1
+    clock.press("5")
+    clock.press("5")  # seq 7: a roll again
+    clock.press("A")
+    assert app.undone_seq == 7
+
+
+def test_with_the_journal_stopped_no_table_key_is_taken_not_even_a_refused_undo(tmp_path):
+    # docs/board.md: a write the journal cannot make stops it (a journal fault) and no table event is taken after
+    # it, so an undo with nothing to take back is no `nothing_to_undo` event either.
+    from crapsboard.journal import journal as jn
+    from crapsboard.rules.engine import Table
+
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
+    journal.mount(Table())
+    journal.start_new(Table(), 0, 1, 0)
+    app, clock = make()
+    app.journal = journal
+    app.journal_error = OSError(28, "No space left on device")  # as _append records a failed write
+    clock.keyswitch(True)
+    after = app.seq
+    clock.press("A")  # undo, with nothing to undo
+    clock.press("B")  # end hand
+    clock.press("2")
+    clock.press("3")  # a roll
+    assert app.seq == after and app.table.rolls == 0

@@ -234,3 +234,12 @@ def test_undo_end_hand_or_the_pin_key_inside_a_progressive_count_is_unexpected(k
     assert keys(e, [en.K_ENTER, 1, 5]) == [en.ACT_NONE] * 3
     assert e.press(key, 1000) == en.ACT_ERROR and e.error == en.ERR_UNEXPECTED_KEY
     assert e.press(en.K_ENTER, 1200) == en.ACT_NONE  # `#` ends the dropped digits; no count taken
+
+
+def test_each_progressive_count_has_its_own_two_digits():
+    # docs/keys.md: COUNT is one or two digits, each count afresh: a two-digit
+    # count keyed after another is taken whole, not refused at its first digit.
+    e = fresh()
+    assert keys(e, [en.K_ENTER, 1, 1, 2, en.K_ENTER]) == [en.ACT_NONE] * 4 + [en.ACT_PROG_WAGER]
+    assert keys(e, [en.K_ENTER, 2, 3, 4, en.K_ENTER], 2000) == [en.ACT_NONE] * 4 + [en.ACT_PROG_WAGER]
+    assert (e.prog_game, e.prog_count) == (1, 34)

@@ -268,3 +268,19 @@ def test_a_segment_too_short_for_its_header_is_the_fault_corrupt_naming_it(tmp_p
         assert (str(e), e.fault, e.seq) == ("corrupt: segment g3 has no header", jn.CORRUPT, 3)
     else:
         raise AssertionError("mounted a journal whose segment g3 lost its header")
+
+
+def test_the_journal_as_the_board_makes_it_has_the_documented_production_settings(tmp_path):
+    # docs/journal.md, "Figures": "the production settings (batch 32, 32 KiB segments,
+    # 24 segments)", which its figures (29,700 rolls kept) are worked from. The board
+    # makes its journal with the defaults (crapsboard/boot/power_up.py).
+    import re
+
+    from conftest import ROOT
+
+    with open(os.path.join(ROOT, "docs", "journal.md"), encoding="utf-8") as f:
+        said = re.search(r"production settings \(batch (\d+), (\d+) KiB segments, (\d+) segments\)", f.read())
+    assert said, "docs/journal.md no longer states the production settings"
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
+    assert (journal.batch, journal.segment_bytes // 1024, journal.max_segments) == tuple(map(int, said.groups()))
+    assert tuple(map(int, said.groups())) == (32, 32, 24)

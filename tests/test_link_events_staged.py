@@ -3,6 +3,7 @@ all still staged (no segment written yet: a fresh journal's first batch):
 `first` is the journal's first record, 1, and every record is read back."""
 
 import json
+import os
 import types
 
 from crapsboard.journal import journal as jn
@@ -46,3 +47,22 @@ def test_a_page_takes_1_to_8_records(tmp_path):
     for limit in (0, 9):
         with pytest.raises(LinkError, match="^limit must be 1 to 8$"):
             link_events.page(handlers, 0, limit)
+
+
+def test_a_record_file_gone_from_under_the_link_is_one_clear_error(tmp_path):
+    # A staged record's file missing (the flash failing, or removed at the REPL): the page is
+    # refused with one line naming the OSError's number, not a traceback.
+    import pytest
+
+    from crapsboard.link.link import LinkError
+
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
+    journal.mount(Table())
+    journal.start_new(Table(), 0, 1, 0)
+    table = Table()
+    table.roll(3, 4)
+    journal.append(jr.ROLL, 3 * 8 + 4, 10, table)
+    os.remove(os.path.join(journal.dir, jr.slot_name(1)))  # the roll's staged record
+    handlers = types.SimpleNamespace(app=types.SimpleNamespace(journal=journal), cursor=None)
+    with pytest.raises(LinkError, match=r"^journal unreadable \(OSError 2\)$"):
+        link_events.page(handlers, 0, 8)

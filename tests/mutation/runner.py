@@ -293,7 +293,7 @@ MODULE_TESTS.update(
         ),
         "link/link_progressive.py": ([], ["tests/test_link_progressive.py"]),
         "link/link_task.py": (
-            [],
+            ["tests/test_link_task_bytes.py"],
             ["tests/test_link_task.py", _MAIN_LINK + "test_a_half_sent_request_does_not_stop_the_keys"],
         ),
         "link/link_verified.py": ([], ["tests/test_link_verified.py"]),

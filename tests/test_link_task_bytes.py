@@ -1,0 +1,46 @@
+"""The link's task (crapsboard/link/link_task.py) under CPython on a pipe: what
+it does with 0x03 with the REPL open and shut, and with bytes when it was built
+with no link and no way to load one."""
+
+import asyncio
+import os
+
+from crapsboard.link.link_task import LinkTask
+
+
+def task_on(data, **kw):
+    """A task reading `data` then the end of its input from a pipe; what it wrote."""
+    r, w = os.pipe()
+    os.write(w, data)
+    os.close(w)
+    out = []
+    return LinkTask(stream=open(r, "rb", buffering=0), write=out.append, **kw), out
+
+
+def run(task):
+    """How the task's run ended: "break-in" (KeyboardInterrupt) or "ended" (its input did)."""
+    try:
+        asyncio.run(task.run())
+    except KeyboardInterrupt:
+        return "break-in"
+    return "ended" if task.ended else "stopped"
+
+
+def test_ctrl_c_breaks_in_only_with_the_repl_open():
+    # docs/link.md: on a board without a key the REPL stays open and 0x03 breaks in,
+    # as the ESP32's UART does; any other byte (0x04 here) is an ordinary byte.
+    for data, break_in, how in (
+        (b"\x04\x03", True, "break-in"),
+        (b"\x03", True, "break-in"),
+        (b"\x04\x04", True, "ended"),
+        (b"\x03", False, "ended"),  # the REPL shut (a board with a key): an ordinary byte
+    ):
+        task, out = task_on(data)
+        task.break_in = break_in
+        assert (run(task), out) == (how, []), (data, break_in)
+
+
+def test_a_task_with_no_link_and_no_way_to_load_one_says_nothing():
+    task, out = task_on(b'{"id": 1, "op": "hello"}\n')
+    assert run(task) == "ended"
+    assert out == [] and task.link is None and task.loads == 0
