@@ -199,3 +199,25 @@ def test_with_the_journal_stopped_no_table_key_is_taken_not_even_a_refused_undo(
     clock.press("2")
     clock.press("3")  # a roll
     assert app.seq == after and app.table.rolls == 0
+
+
+def test_an_undo_stops_the_celebration_of_the_win_it_took_back():
+    # docs/lamps.md, "A win": a win's lamps flash fast for 4 s, and undo ends it at once.
+    from crapsboard.table.lamps import BLINK_FAST
+
+    app, clock = make()
+
+    def flashing():
+        app.render(clock.t)  # the lamp frame the app's render task would draw now
+        return BLINK_FAST in app.lamps.blink
+
+    clock.keyswitch(True)
+    for d1, d2 in ((1, 1), (1, 2), (2, 2), (2, 3)):
+        clock.press(str(d1))
+        clock.press(str(d2))
+    assert not flashing()
+    clock.press("3")
+    clock.press("3")  # the 6: All Small wins
+    assert flashing()
+    clock.press("A")  # well within the 4 s
+    assert not flashing()

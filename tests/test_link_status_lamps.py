@@ -89,3 +89,19 @@ def test_hello_states_the_firmware_hash_measured_at_power_up(tmp_path, monkeypat
             1,
             3,
         )
+
+
+@pytest.mark.parametrize("dead, named", [(0b000, []), (0b001, ["F1"]), (0b010, ["F2"]), (0b101, ["F1", "F3"])])
+def test_status_names_each_lamp_feed_latched_off(dead, named):
+    # docs/link.md, status's `lamp_feeds`: "F1" is the chain's first feed; each dead one named.
+    import os
+
+    from conftest import ROOT
+
+    from crapsboard.table import layout as lay
+    from crapsboard.table.lamps import Lamps
+
+    lamps = Lamps(lay.load(os.path.join(ROOT, "hardware", "board.json")))
+    assert lamps.feed_count >= 3  # the board.json the docs describe
+    lamps.feed_fault = dead
+    assert link_info.lamp_feeds(lamps, [])["faulted"] == named

@@ -241,6 +241,17 @@ def test_without_a_journal_an_undo_still_shows_the_voids(runtime):
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
+def test_an_undo_voids_the_last_rolls_hits_not_an_earlier_rolls(runtime):
+    # Two rolls with hits in one session (MEA's 4 and Fired Up's 7 at THE_HIT, then MEA's 3
+    # at its next ten numbers): the undo takes back the later roll and voids its hit alone.
+    ten = "1 1 3 3 1 2 2 2 2 3 4 4 4 5 5 5 5 6 6 6"
+    with Session(runtime) as s:
+        state = s.send(BEFORE_THE_HIT + " " + THE_HIT + " " + OPEN + "# 1 3 # " + ten + " " + UNDO)
+    assert progressive_events(state, "prog_hit") == [("MEA", MEA_WAGERS), ("FUP", FUP_WAGERS), ("MEA", 3)]
+    assert progressive_events(state, "prog_void") == [("MEA", 3)]
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
 def test_a_restored_roll_whose_hits_are_all_journalled_journals_none_again(runtime, tmp_path):
     image = str(tmp_path / "board.img")
     boot(runtime, image, keys=BEFORE_THE_HIT + " " + THE_HIT)

@@ -180,7 +180,10 @@ MODULE_TESTS.update(
         # The signed board commands (time, maintenance, journal_reset) and the firmware's
         # measured identity: both run only on the VM (link_app's session, main.py's power-up).
         "link/link_admin.py": (
-            ["tests/test_journal_start.py::test_the_clock_a_signed_time_is_stamped_with_wraps_at_32_bits"],
+            [
+                "tests/test_journal_start.py::test_the_clock_a_signed_time_is_stamped_with_wraps_at_32_bits",
+                "tests/test_link_time_backs.py",
+            ],
             ["tests/test_link_app.py"],
         ),
         "boot/measure.py": ([], ["tests/test_board_main_link.py::test_the_link_answers_beside_the_running_app"]),
@@ -338,6 +341,7 @@ MODULE_TESTS.update(
                 "tests/test_board_app.py",
                 "tests/test_progressive_power_cut_once.py",
                 "tests/test_progressive_power_cut.py::test_without_a_journal_an_undo_still_shows_the_voids",
+                "tests/test_progressive_power_cut.py::test_an_undo_voids_the_last_rolls_hits_not_an_earlier_rolls",
                 "tests/test_board_scripts.py",
                 "tests/test_timing_pinned.py",
                 "tests/test_vocabularies.py",
@@ -359,6 +363,7 @@ MODULE_TESTS.update(
                 _MAIN + "test_main_builds_the_board_and_runs_the_app",
                 _MAIN + "test_the_fault_is_red_on_an_rgb_strip_too",
                 _MAIN + "test_a_failed_start_up_shows_the_fault_and_resets",
+                _MAIN + "test_safe_mode_needs_lamp_test_and_the_keyswitch",  # the buttons held at power-up
                 _MAIN_LINK + "test_the_link_maintenance_command_resets_into_maintenance",
             ],
         ),

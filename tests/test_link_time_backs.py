@@ -1,0 +1,54 @@
+"""The link's `time` on a board with a journal, under CPython (crapsboard/link/link_admin.py):
+what it keeps of the clock sets that went back is what mounting the journal again finds
+(docs/link.md, `time`: a day's 60 s back counts across restarts), and the marker of
+`maintenance` is not left behind when its reset cannot be scheduled."""
+
+import os
+
+import pytest
+from conftest import ROOT
+
+from crapsboard.journal import journal as jn
+from crapsboard.link import link_admin
+from crapsboard.link.link_app import Handlers
+from crapsboard.rules.engine import Table
+from crapsboard.table import layout as lay
+from crapsboard.table.app import KEYSWITCH_NC_BIT, App
+from sim.portable.simboard import SimBoard
+
+KEY = b"k" * 32
+JAN_2027 = 1_798_761_600
+
+
+def board_with_journal(folder):
+    journal = jn.Journal(folder, b"BOARD1", key=KEY)
+    journal.mount(Table())
+    journal.start_new(Table(), 0, 1, 0)
+    board = SimBoard(lay.load(os.path.join(ROOT, "hardware", "board.json")))
+    board.down = KEYSWITCH_NC_BIT
+    app = App(board, lay.load(os.path.join(ROOT, "hardware", "board.json")), journal=journal)
+    return Handlers(app, {}, "b", lambda: None, folder), board
+
+
+def mounted_again(folder):
+    journal = jn.Journal(folder, b"BOARD1", key=KEY)
+    journal.mount(Table())
+    return journal
+
+
+def test_the_backward_sets_kept_live_are_those_a_mount_finds_again(tmp_path):
+    handlers, board = board_with_journal(str(tmp_path))
+    sets = [JAN_2027, JAN_2027 + 100, JAN_2027 + 70, JAN_2027 + 200]  # first, forward, 30 s back, forward
+    for k, unix in enumerate(sets):
+        board.now = 1000 * (k + 1)
+        link_admin.set_time(handlers, {"unix": unix})
+        assert handlers.app.journal.backs == mounted_again(str(tmp_path)).backs, unix
+    assert [s for _, s in handlers.app.journal.backs] == [31]  # the clock ran 1 s between the sets
+
+
+@pytest.mark.filterwarnings("ignore:coroutine '_reset_later' was never awaited")
+def test_a_maintenance_reset_that_cannot_be_scheduled_leaves_no_marker(tmp_path):
+    handlers, _ = board_with_journal(str(tmp_path))
+    with pytest.raises(RuntimeError):  # no event loop runs here: the task cannot be made
+        link_admin.maintenance(handlers, {})
+    assert not os.path.exists(handlers.path(link_admin.MAINTENANCE_FILE))  # the next boot plays on
