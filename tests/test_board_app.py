@@ -221,3 +221,19 @@ def test_an_undo_stops_the_celebration_of_the_win_it_took_back():
     assert flashing()
     clock.press("A")  # well within the 4 s
     assert not flashing()
+
+
+def test_a_progressive_count_is_an_event_naming_its_game_and_count():
+    # docs/keys.md: `# GAME COUNT #` (1 MEA Progressive, 2 Fired Up); the app's event carries
+    # game << 8 | count, as table/events.py reads it, so each game's count stays its own.
+    from crapsboard.table import progressive as pg
+
+    app, clock = make()
+    for game in (pg.MEA, pg.FUP):
+        app.progressive.told(game, pg.S_OPEN, 100_000, clock.t)
+    for label in "#27#":
+        clock.press(label)
+    for label in "#112#":
+        clock.press(label)
+    assert [app.event(s)[:2] for s in (1, 2)] == [(en.ACT_PROG_WAGER, 1 << 8 | 7), (en.ACT_PROG_WAGER, 12)]
+    assert app.progressive.count == [12, 7]

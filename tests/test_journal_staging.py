@@ -284,3 +284,17 @@ def test_the_journal_as_the_board_makes_it_has_the_documented_production_setting
     journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
     assert (journal.batch, journal.segment_bytes // 1024, journal.max_segments) == tuple(map(int, said.groups()))
     assert tuple(map(int, said.groups())) == (32, 32, 24)
+
+
+def test_a_journal_start_records_why_it_started(tmp_path):
+    """docs/journal.md: a journal start's arg is its reason, 0 first use and 1 the
+    power-up gesture (2 is the link's journal_reset)."""
+    from crapsboard.journal import journal_boot
+
+    for new_journal, reason in ((False, 0), (True, 1)):
+        os.mkdir(tmp_path / str(reason))
+        journal = jn.Journal(str(tmp_path / str(reason)), b"BOARD1", key=b"k" * 32)
+        appended = []
+        journal.on_append = lambda record, prev, out=appended: out.append(record)
+        journal_boot.open_table_journal(Table(), journal, 1, 0, new_journal=new_journal)
+        assert [(r[10], r[11] | r[12] << 8) for r in appended] == [(jr.JOURNAL_START, reason)]

@@ -26,3 +26,47 @@ def test_no_pin_is_null_and_the_rest_round_trips():
     assert shown["supervisor_pin"] is None
     again = cfg.parse(shown)
     assert link_config.as_json(again) == link_config.as_json(config)
+
+
+def _board(folder):
+    """A board's app (no journal) and its link handlers, its files in `folder`."""
+    import os
+
+    from conftest import ROOT
+
+    from crapsboard.link.link_app import Handlers
+    from crapsboard.table import layout as lay
+    from crapsboard.table.app import KEYSWITCH_NC_BIT, App
+    from sim.portable.simboard import SimBoard
+
+    layout = lay.load(os.path.join(ROOT, "hardware", "board.json"))
+    board = SimBoard(layout)
+    board.down = KEYSWITCH_NC_BIT
+    return Handlers(App(board, layout), {}, "b", lambda: None, folder)
+
+
+def test_a_config_the_flash_cannot_take_is_one_line_and_changes_nothing(tmp_path):
+    # docs/link.md, config_set: written beside config.json first; if that fails, nothing
+    # changed; if putting it in place fails, the configuration applied is taken back.
+    import os
+
+    import pytest
+
+    from crapsboard.link.link import LinkError
+
+    handlers = _board(str(tmp_path))
+    before = link_config.as_json(handlers.app.table.config)
+    os.mkdir(tmp_path / "config.json.new")  # the file cannot be written there
+    with pytest.raises(LinkError, match=r"^config.json not written \(OSError 21\): nothing changed$"):
+        link_config.config_set(handlers, {"config": {"rebet_after_win": True}})
+    assert link_config.as_json(handlers.app.table.config) == before
+    os.rmdir(tmp_path / "config.json.new")
+    os.makedirs(tmp_path / "config.json" / "in the way")  # written, but not put in place
+    with pytest.raises(LinkError, match=r"^config.json not stored \(OSError \d+\): taken back$"):
+        link_config.config_set(handlers, {"config": {"rebet_after_win": True}})
+    assert link_config.as_json(handlers.app.table.config) == before
+    assert not os.path.exists(tmp_path / "config.json.new")
+    os.rmdir(tmp_path / "config.json" / "in the way")
+    os.rmdir(tmp_path / "config.json")
+    assert link_config.config_set(handlers, {"config": {"rebet_after_win": True}})["config"]["rebet_after_win"]
+    assert json.loads((tmp_path / "config.json").read_text()) == {"rebet_after_win": True}

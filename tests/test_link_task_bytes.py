@@ -44,3 +44,31 @@ def test_a_task_with_no_link_and_no_way_to_load_one_says_nothing():
     task, out = task_on(b'{"id": 1, "op": "hello"}\n')
     assert run(task) == "ended"
     assert out == [] and task.link is None and task.loads == 0
+
+
+def test_a_link_that_cannot_load_leaves_none_of_its_modules_behind():
+    # docs/board.md, memory: a link that cannot load (MemoryError) leaves the table playing,
+    # the host told, and the modules it had loaded so far dropped again.
+    import sys
+
+    from crapsboard.link import link_task
+
+    name = "crapsboard.link.link_received"
+    kept = sys.modules.pop(name, None)  # put back below: other tests hold this module
+    parent = sys.modules["crapsboard.link"]
+    bound = parent.__dict__.pop("link_received", None)
+
+    def load(task):
+        __import__(name)  # part of the link loaded...
+        raise MemoryError  # ...then the heap is full
+
+    try:
+        task, out = task_on(b"{}\n", load=load)
+        task.take(b"{")
+        assert name not in sys.modules and not hasattr(parent, "link_received")
+        assert out == [link_task._NOT_LOADED] and task.link is None
+    finally:
+        if kept is not None:
+            sys.modules[name] = kept
+        if bound is not None:
+            parent.link_received = bound
