@@ -237,3 +237,65 @@ def test_a_progressive_count_is_an_event_naming_its_game_and_count():
         clock.press(label)
     assert [app.event(s)[:2] for s in (1, 2)] == [(en.ACT_PROG_WAGER, 1 << 8 | 7), (en.ACT_PROG_WAGER, 12)]
     assert app.progressive.count == [12, 7]
+
+
+def test_a_restored_table_says_so_until_a_supervisor_has_seen_it():
+    # docs/board.md: after a restart the status lamp shows "restored" while the table is
+    # ready, until a supervisor turns the key; a half-entered roll shows as such meanwhile.
+    app, clock = make()
+    app.restored = True  # as power-up sets it after a journal restore
+    assert app.status(clock.t) == en.ST_RESTORED
+    clock.board.down = IDLE | 1 << LAYOUT.key_index("3")
+    clock.run(100)
+    assert app.status(clock.t) == en.ST_HALF
+    clock.board.down = IDLE
+    clock.run(100)
+    clock.press("*")  # the half roll dropped: ready, and still restored
+    assert app.status(clock.t) == en.ST_RESTORED
+    clock.keyswitch(True)
+    clock.keyswitch(False)
+    assert app.status(clock.t) == en.ST_READY
+
+
+def test_an_undo_the_journal_cannot_record_puts_the_table_back(tmp_path):
+    # docs/board.md: a write the journal cannot make stops it; the undo it could not
+    # record is not shown: the table is as it was before the undo.
+    from crapsboard.journal import journal as jn
+    from crapsboard.journal import journal_record as jr
+    from crapsboard.rules.engine import Table
+
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
+    journal.mount(Table())
+    journal.start_new(Table(), 0, 1, 0)
+    app, clock = make()
+    app.journal = journal
+    clock.press("2")
+    clock.press("2")  # a point of 4
+    clock.keyswitch(True)
+    os.symlink("/dev/full", os.path.join(journal.dir, jr.slot_name(journal.staged)))  # the next write fails
+    clock.press("A")
+    assert app.journal_error is not None
+    assert app.table.rolls == 1 and app.table.point == 4
+
+
+def test_the_journal_is_kept_within_its_segments_while_the_table_plays(tmp_path):
+    # docs/journal.md: after an event is shown the journal's slow part runs: staged records
+    # go into segments, a full segment is rotated, and beyond max_segments the oldest is
+    # dropped. Small settings here, so a few dozen rolls cross each step.
+    from crapsboard.journal import journal as jn
+    from crapsboard.rules.engine import Table
+
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=2, segment_bytes=512, max_segments=2)
+    journal.mount(Table())
+    journal.start_new(Table(), 0, 1, 0)
+    app, clock = make()
+    app.journal = journal
+    for _ in range(40):
+        for die in "23":  # a 5, then (as the point) made again and again
+            clock.press(die)
+            app.render(clock.t)  # the frame shown: the slow part may run at the next scan
+            clock.run(20)
+    assert app.seq == 40 and app.journal_error is None
+    segments = journal.segments()
+    assert len(segments) <= 2 and segments[0][0] > 1  # the oldest dropped
+    assert all(size < 512 + 2 * 200 for _, _, size in segments)  # each rotated once full

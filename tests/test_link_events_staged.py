@@ -66,3 +66,24 @@ def test_a_record_file_gone_from_under_the_link_is_one_clear_error(tmp_path):
     handlers = types.SimpleNamespace(app=types.SimpleNamespace(journal=journal), cursor=None)
     with pytest.raises(LinkError, match=r"^journal unreadable \(OSError 2\)$"):
         link_events.page(handlers, 0, 8)
+
+
+def test_a_page_after_a_new_journal_never_goes_on_from_the_old_journals_place(tmp_path):
+    # The link remembers where its last page ended in a segment file, to go on from there;
+    # a new journal (here id 2, its segment g1 too) is read from its own records.
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=2)
+    journal.mount(Table())
+    table = Table()
+    handlers = types.SimpleNamespace(app=types.SimpleNamespace(journal=journal), cursor=None)
+    pages = []
+    for journal_id in (1, 2):
+        journal.start_new(Table(), 0, journal_id, 0)
+        for t, (d1, d2) in enumerate([(3, 4), (2, 2), (6, 5), (1, 1), (5, 5)]):
+            table.roll(d1, d2)
+            journal.append(jr.ROLL, d1 * 8 + d2, 10 * (t + 1), table)
+            journal.maintain(table, 10 * (t + 1))
+        assert journal.segments() and journal.segments()[0][0] == 1
+        pages.append([json.loads(link_json.encode(r)) for r in link_events.page(handlers, 1, 8)["events"]])
+        link_events.page(handlers, 0, 1)  # the cursor: record 2 of this journal's g1 next
+    assert [[r["seq"] for r in page] for page in pages] == [[2, 3, 4, 5, 6]] * 2
+    assert [r["dice"] for r in pages[1][:2]] == [[3, 4], [2, 2]]

@@ -126,3 +126,10 @@ def test_only_a_dict_with_string_keys_is_a_frame():
     with pytest.raises(TypeError, match="json keys are strings"):
         lj.line('{"id": 1, "ok": true', {"a": 1, 2: 3})
     assert lj.line('{"id": 1, "ok": true', {}) == bytearray(b'{"id": 1, "ok": true}\n')
+
+
+def test_printable_ascii_is_written_as_itself_and_the_rest_escaped():
+    # docs/link.md: a reply is ASCII; space to ~ as themselves but " and \, the rest as escapes.
+    printable = "".join(chr(c) for c in range(0x20, 0x7F) if chr(c) not in '"\\')
+    assert lj.encode(printable) == '"' + printable + '"'
+    assert lj.encode('\x1f\x7f"\\') == '"\\u001f\\u007f\\"\\\\"'

@@ -205,3 +205,21 @@ def test_the_keyings_the_journal_restored_are_taken_with_their_roll():
     assert prog.wagers(table, pg.FUP) == 0  # its cycle ended with the 4 on the third roll
     prog.restore([None, None])  # nothing found: the keyings stay as they were
     assert (prog.count, prog.roll) == ([6, 9], [2, 1])
+
+
+@pytest.mark.parametrize(
+    "cents, said",
+    [
+        (0, "$0.00"),
+        (5, "$0.05"),
+        (100_030, "$1,000.30"),
+        (3_779_094, "$37,790.94"),
+        (123_456_789, "$1,234,567.89"),
+        (123_456_789_012, "$1,234,567,890.12"),  # four groups: each new one goes in front
+    ],
+)
+def test_an_amount_is_stated_in_dollars_grouped_by_thousands(cents, said):
+    # docs/progressive.md: the board states the meter as "$37,790.94" (link status, progressive).
+    from crapsboard.table import progressive as pg
+
+    assert pg.currency(cents) == said

@@ -299,7 +299,7 @@ MODULE_TESTS.update(
             ["tests/test_link_task_bytes.py"],
             ["tests/test_link_task.py", _MAIN_LINK + "test_a_half_sent_request_does_not_stop_the_keys"],
         ),
-        "link/link_verified.py": ([], ["tests/test_link_verified.py"]),
+        "link/link_verified.py": (["tests/test_link_verified_names.py"], ["tests/test_link_verified.py"]),
         "link/link_wait.py": (
             [],
             [
