@@ -43,6 +43,19 @@ def make():
     return app, Clock(app, board)
 
 
+def make_with_journal(folder, **settings):
+    """make(), the app keeping a fresh journal in `folder` (Journal's `settings`)."""
+    from crapsboard.journal import journal as jn
+    from crapsboard.rules.engine import Table
+
+    journal = jn.Journal(str(folder), b"BOARD1", key=b"k" * 32, **settings)
+    journal.mount(Table())
+    journal.start_new(Table(), 0, 1, 0)
+    app, clock = make()
+    app.journal = journal
+    return app, clock, journal
+
+
 def test_events_go_to_the_ring_and_the_hook_with_the_table_after_the_event():
     app, clock = make()
     seen = []
@@ -183,14 +196,7 @@ def test_an_undo_names_the_seq_of_the_table_event_it_took_back():
 def test_with_the_journal_stopped_no_table_key_is_taken_not_even_a_refused_undo(tmp_path):
     # docs/board.md: a write the journal cannot make stops it (a journal fault) and no table event is taken after
     # it, so an undo with nothing to take back is no `nothing_to_undo` event either.
-    from crapsboard.journal import journal as jn
-    from crapsboard.rules.engine import Table
-
-    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
-    journal.mount(Table())
-    journal.start_new(Table(), 0, 1, 0)
-    app, clock = make()
-    app.journal = journal
+    app, clock, _ = make_with_journal(tmp_path)
     app.journal_error = OSError(28, "No space left on device")  # as _append records a failed write
     clock.keyswitch(True)
     after = app.seq
@@ -260,15 +266,9 @@ def test_a_restored_table_says_so_until_a_supervisor_has_seen_it():
 def test_an_undo_the_journal_cannot_record_puts_the_table_back(tmp_path):
     # docs/board.md: a write the journal cannot make stops it; the undo it could not
     # record is not shown: the table is as it was before the undo.
-    from crapsboard.journal import journal as jn
     from crapsboard.journal import journal_record as jr
-    from crapsboard.rules.engine import Table
 
-    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
-    journal.mount(Table())
-    journal.start_new(Table(), 0, 1, 0)
-    app, clock = make()
-    app.journal = journal
+    app, clock, journal = make_with_journal(tmp_path)
     clock.press("2")
     clock.press("2")  # a point of 4
     clock.keyswitch(True)
@@ -282,14 +282,7 @@ def test_the_journal_is_kept_within_its_segments_while_the_table_plays(tmp_path)
     # docs/journal.md: after an event is shown the journal's slow part runs: staged records
     # go into segments, a full segment is rotated, and beyond max_segments the oldest is
     # dropped. Small settings here, so a few dozen rolls cross each step.
-    from crapsboard.journal import journal as jn
-    from crapsboard.rules.engine import Table
-
-    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=2, segment_bytes=512, max_segments=2)
-    journal.mount(Table())
-    journal.start_new(Table(), 0, 1, 0)
-    app, clock = make()
-    app.journal = journal
+    app, clock, journal = make_with_journal(tmp_path, batch=2, segment_bytes=512, max_segments=2)
     for _ in range(40):
         for die in "23":  # a 5, then (as the point) made again and again
             clock.press(die)
