@@ -72,3 +72,15 @@ def test_a_link_that_cannot_load_leaves_none_of_its_modules_behind():
             sys.modules[name] = kept
         if bound is not None:
             parent.link_received = bound
+
+
+def test_a_loaded_link_with_no_subscription_is_forgotten_in_the_silence():
+    # docs/link.md: the link's modules are dropped after a silence unless a line is half
+    # read or a subscription holds them; a link nothing holds is forgotten.
+    from crapsboard.link.link import Link
+
+    task, out = task_on(b"", load=lambda task: Link({}, None, None))
+    task.take(b"\n")  # a blank line: the link loads, answers nothing
+    assert task.link is not None and task.loads == 1
+    task.forget()
+    assert task.link is None

@@ -121,6 +121,7 @@ MODULE_TESTS.update(
         "link/link.py": (
             [
                 "tests/test_link_core.py",
+                "tests/test_link_task_bytes.py",
                 "tests/test_link_auth.py",
                 "tests/test_host_link.py",
                 "tests/test_link_out_of_memory.py::test_a_reply_too_large_to_build_is_refused_with_its_own_id_and_the_next_is_served",
@@ -365,6 +366,7 @@ MODULE_TESTS.update(
                 _MAIN + "test_the_fault_is_red_on_an_rgb_strip_too",
                 _MAIN + "test_a_failed_start_up_shows_the_fault_and_resets",
                 _MAIN + "test_safe_mode_needs_lamp_test_and_the_keyswitch",  # the buttons held at power-up
+                "tests/test_device.py::test_the_deployed_firmware_answers_hello_and_its_watchdog_resets_it_after_a_ctrl_c",
                 _MAIN_LINK + "test_the_link_maintenance_command_resets_into_maintenance",
             ],
         ),
