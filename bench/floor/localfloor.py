@@ -20,6 +20,7 @@ import sys
 import time
 
 from host_tools import keys, sync
+from host_tools.floor import supervise
 from host_tools.floor.base import floordir, floorkeys, topics
 from host_tools.floor.bus import broker
 from host_tools.floor.recorder.store import Store
@@ -187,7 +188,7 @@ class Rig:
         system may give the next device started anywhere on this machine: the gateway,
         opening it again, would take another board's port."""
         _kill(self.boards[t])
-        forget_port(self.port(t))
+        supervise.remove_leftover(self.port(t))  # the link sim device --link made
 
     def gateway_argv(self, t, *extra):
         return [
@@ -353,14 +354,6 @@ def wait_for(predicate, timeout, what):
 def _check(ok, message):
     if not ok:
         raise RuntimeError(message)
-
-
-def forget_port(link):
-    """Remove the port link a device killed outright could not (sim device --link)."""
-    try:
-        os.remove(link)
-    except FileNotFoundError:
-        pass
 
 
 def _kill(proc):

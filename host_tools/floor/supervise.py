@@ -67,6 +67,14 @@ def _die_with_parent():
         pass
 
 
+def remove_leftover(path):
+    """Remove what a process killed outright could not (a board's port link), if it is there."""
+    try:
+        os.remove(path)
+    except FileNotFoundError:
+        pass
+
+
 class Service:
     """One supervised process."""
 
@@ -96,10 +104,7 @@ class Service:
 
     def forget_leavings(self):
         for path in self.leaves:
-            try:
-                os.remove(path)
-            except FileNotFoundError:
-                pass
+            remove_leftover(path)
 
     def stop(self, timeout=15.0):
         if self.proc is None or self.proc.poll() is not None:
