@@ -101,6 +101,24 @@ def test_the_recorders_rules_hold_on_postgres(url):
     store.close()
 
 
+def test_a_record_below_the_first_one_held_waits_through_a_gap_check_on_postgres(url):
+    """As on SQLite (tests/test_floor_recorder.py): records 4-5 held, 2 waits for 1;
+    the gap check keeps it waiting and names record 1; record 1 then stores both."""
+    schema.migrate(url)
+    store = PgStore(url)
+    keys = floorkeys.JournalKeys(given={"T2": floorkeys.derive(feed_link_key("T2"), "journal")})
+    r = rec.Recorder(store, "main", publish=lambda *m: None, keys=keys)
+    payloads = record_feed.journal("T2", 5)
+    board = record_feed.board_id("T2")
+    results = [r.handle(topics.table("main", "T2", "event"), payloads[i]) for i in (3, 4, 1)]
+    assert results == ["stored", "stored", "waiting"]
+    assert [g for g in store.gaps() if g[0] == "T2"] == [("T2", board, 1, 1, 1)]
+    assert store.waiting("T2", board, 1, 2) is not None
+    assert r.handle(topics.table("main", "T2", "event"), payloads[0]) == "stored"
+    assert [row[3] for row in store.events("T2")] == [1, 2, 4, 5]
+    store.close()
+
+
 def _recorder(directory, url, instance, log):
     return subprocess.Popen(
         [sys.executable, "-m", "host_tools", "recorder", "--dir", directory, "--db", url, "--instance", instance],

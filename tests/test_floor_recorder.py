@@ -359,6 +359,44 @@ def test_a_board_erased_step_archives_the_old_journal_and_takes_the_new_one_from
     assert json.loads(recorder.sent[-1][1])["seq"] == 3
 
 
+def test_a_record_of_the_new_journal_published_before_the_gateway_heard_the_step_loses_no_record(recorder):
+    """The gateway read a record of the erased board's new journal just before the
+    step and publishes it after the recorder took the step; it then hears the step
+    and publishes the new journal from record 1. Every record is stored: the early
+    ones do not wait behind the one that came first, and none is dropped."""
+    import time
+
+    from host_tools.floor.base import erasure
+
+    for p, _ in chain(5):
+        event(recorder, p)
+    fresh = chain(4, head=jr.encode_head(bytes.fromhex(BOARD), 1, 99, jr.Mac(JOURNAL_KEY).key_id()))
+    assert step(recorder, erasure.sign(JOURNAL_KEY, "T1", BOARD, "T. Tech", time.time())) == "erased"
+    assert event(recorder, fresh[3][0]) == "stored"  # record 4, the floor holding none of this journal
+    assert [event(recorder, p) for p, _ in fresh] == ["stored", "stored", "stored", "duplicate"]
+    assert stored(recorder) == [1, 2, 3, 4]
+    recorder.tick(now=0.0)
+    recorder.tick(now=10 * rec.GAP_GRACE_S)
+    assert stored(recorder) == [1, 2, 3, 4]
+    assert recorder.store.db.execute("select count(*) from waiting").fetchone()[0] == 0
+    assert [a["kind"] for a in recorder.store.alerts()] == [erasure.KIND]
+    assert json.loads(recorder.sent[-1][1])["seq"] == 4
+
+
+def test_a_record_below_the_first_one_held_still_waits_after_a_gap_check(recorder):
+    """The floor holds records 4-5 of a journal (the first it heard); 2 comes and
+    waits for 1. Checking for gaps keeps it waiting (it is not stored), and 1
+    then stores both."""
+    records = chain(5)
+    for i in (3, 4):
+        event(recorder, records[i][0])
+    assert event(recorder, records[1][0]) == "waiting"
+    assert recorder.store.gaps() == [("T1", BOARD, 1, 1, 1)]  # record 1 missing before the one waiting
+    assert recorder.store.waiting("T1", BOARD, 1, 2) is not None
+    assert event(recorder, records[0][0]) == "stored"
+    assert stored(recorder) == [1, 2, 4, 5]
+
+
 def test_a_board_erased_step_not_under_the_journal_key_archives_nothing(recorder):
     import time
 

@@ -28,7 +28,11 @@ class ReceiptSide:
             j = obj["journal"]
             got = (j["board"], int(j["id"]), int(obj["seq"]), obj["hash"], obj["receipt"])
         except (KeyError, TypeError, ValueError):
-            return  # a `recorded` without a receipt (the recorder holds no receipt key)
+            # A `recorded` without a receipt: the recorder holds no receipt key, or none of the
+            # board's journal after a board-erased step. The last receipt is then the old
+            # journal's, whose number the new journal may reuse: never relayed again.
+            self.receipt = None
+            return
         if all(isinstance(v, str) for v in (got[0], got[3], got[4])):
             self.receipt = got
 

@@ -207,14 +207,26 @@ class PgStore:
     def gaps(self):
         """[(tbl, board, journal, from, to)]: the records missing before each journal's first waiting one."""
         out = []
-        for tbl, board, journal in self._run("select distinct tbl, board, journal from waiting", (), "all"):
-            top, _ = self.contiguous(tbl, board, journal)
-            where = "from waiting where tbl=%s and board=%s and journal=%s and seq"
+        for key in self._run("select distinct tbl, board, journal from waiting", (), "all"):
+            key = tuple(key)
             # Stored meanwhile (by the other recorder on this database): no longer waiting.
-            self._run("delete " + where + "<=%s", (tbl, board, journal, top))
-            low = self._run("select min(seq) " + where + ">%s", (tbl, board, journal, top), "one")[0]
+            self._run(
+                "delete from waiting w where tbl=%s and board=%s and journal=%s and exists (select 1 from events e"
+                " where e.tbl=w.tbl and e.board=w.board and e.journal=w.journal and e.seq=w.seq)",
+                key,
+            )
+            low = self._run("select min(seq) from waiting where tbl=%s and board=%s and journal=%s", key, "one")[0]
             if low is not None:
-                out.append((tbl, board, journal, top + 1, low - 1))
+                # the records missing before the first one waiting: those after the highest held below it
+                below = (
+                    self._run(
+                        "select max(seq) from events where tbl=%s and board=%s and journal=%s and seq<%s",
+                        key + (low,),
+                        "one",
+                    )[0]
+                    or 0
+                )
+                out.append(key + (below + 1, low - 1))
         return out
 
     def last_journal(self, tbl):

@@ -242,8 +242,10 @@ class Recorder:
             raise Rejected(
                 "chain broken", "record %d of journal %d is not the one record %d continues" % (seq, jid, seq + 1)
             )
-        if before is None and after is None and self.store.max_seq(tbl, board, jid) is not None:
+        if seq > 1 and before is None and after is None and self.store.max_seq(tbl, board, jid) is not None:
             # the floor holds this journal but not the record before: it waits for the gap to close
+            # (a record 1 starts the journal: it waits for nothing, and the records after it that
+            # wait are stored in turn)
             self.store.add_waiting(tbl, board, jid, record, digest, prev)
             return "waiting"
         self.store.add_event(tbl, board, jid, record, digest, prev)

@@ -162,14 +162,25 @@ class Store:
     def gaps(self):
         """[(tbl, board, journal, from, to)]: the records missing before each journal's first waiting one."""
         out = []
-        for tbl, board, journal in self.db.execute("select distinct tbl, board, journal from waiting").fetchall():
-            top, _ = self.contiguous(tbl, board, journal)
-            where = "from waiting where tbl=? and board=? and journal=? and seq"
+        for key in self.db.execute("select distinct tbl, board, journal from waiting").fetchall():
             with self._write():  # stored meanwhile (the record came again): no longer waiting
-                self.db.execute("delete " + where + "<=?", (tbl, board, journal, top))
-            low = self.db.execute("select min(seq) " + where + ">?", (tbl, board, journal, top)).fetchone()[0]
+                self.db.execute(
+                    "delete from waiting where tbl=? and board=? and journal=? and exists (select 1 from events e"
+                    " where e.tbl=waiting.tbl and e.board=waiting.board and e.journal=waiting.journal"
+                    " and e.seq=waiting.seq)",
+                    key,
+                )
+            first = "select min(seq) from waiting where tbl=? and board=? and journal=?"
+            low = self.db.execute(first, key).fetchone()[0]
             if low is not None:
-                out.append((tbl, board, journal, top + 1, low - 1))
+                # the records missing before the first one waiting: those after the highest held below it
+                below = (
+                    self.db.execute(
+                        "select max(seq) from events where tbl=? and board=? and journal=? and seq<?", key + (low,)
+                    ).fetchone()[0]
+                    or 0
+                )
+                out.append(key + (below + 1, low - 1))
         return out
 
     def last_journal(self, tbl):
