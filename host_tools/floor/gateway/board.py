@@ -15,6 +15,7 @@ from host_tools import sync as sync_mod
 from host_tools.floor.base import topics
 from host_tools.floor.gateway.outbox import Outbox
 
+CHAINS_KEPT = 1024  # the chain hashes after the records last read, for the receipts that trail them
 IDENTITY_TRIES = 3  # signed `time` requests refused in a row before the board is judged another table's
 IDENTITY_PAUSE_S = 1.0
 
@@ -26,7 +27,7 @@ def log(table_id, text):
 class BoardSide:
     """Needs from its host class: port, table, key, link_timeout, outbox_path,
     outbox, link, hello, board_up, state_dirty, last_subscribe, recorded,
-    hello_fresh, short."""
+    hello_fresh, short, chains."""
 
     def _open_board(self, first):
         from host_tools.link import BoardLink
@@ -56,6 +57,7 @@ class BoardSide:
             )
         self.link.request("subscribe", on=True)
         self.last_subscribe = time.monotonic()
+        self.chains = {}  # (journal, seq) -> the chain hash after it, as read from this board since it opened
         self.board_up = True
         self.state_dirty = True
         if self.outbox is None:
@@ -143,10 +145,18 @@ class BoardSide:
                 log(self.table, str(e) + ": published as the board sent it; the recorder will alert")
             running = _next_hash(running, ev)
             rows.append((ev["seq"], payload))
+            self._read_chain(jid, ev["seq"], running.hex())
         self.outbox.add(board, jid, rows, events[-1]["seq"], running.hex())
         self.hello_fresh = False
         self.state_dirty = True
         return True
+
+    def _read_chain(self, journal, seq, chain):
+        """Keep the chain hash after record `seq`, read from the board: a receipt for it
+        is relayed only when it names this chain (gateway/receipt.py)."""
+        self.chains[(journal, seq)] = chain
+        if len(self.chains) > CHAINS_KEPT:
+            del self.chains[next(iter(self.chains))]
 
 
 def _next_hash(running, ev):

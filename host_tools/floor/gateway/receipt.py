@@ -7,8 +7,9 @@ journal up to a record (docs/floor.md). The gateway sends it to the board
 unchanged as a `received` request: the receipt is its own proof, which the
 gateway cannot make (docs/link.md). A board that has accepted one keeps
 every record the floor has not received. Each receipt goes to each opened
-link once (a rebooted board hears the latest again); a refusal is logged
-once and not retried.
+link once (a rebooted board hears the latest again), and only once the
+gateway has read that record from the board with the receipt's chain hash;
+a refusal is logged once and not retried.
 
 Mixed into Gateway, which calls _receipt_init, _receipt_message (paho's
 thread, each `recorded`) and _relay_receipt (its loop, with the board up).
@@ -43,6 +44,11 @@ class ReceiptSide:
         board, jid, seq, chain, tag = got
         if self.hello is None or self.hello.get("board") != board:
             return  # another board's journal: the one on the port is not the one recorded
+        if self.chains.get((jid, seq)) != chain:
+            # Not a record read from this board since it opened, or read with another chain: a
+            # board erased and deployed again numbers its new journal as the old one, whose
+            # receipt it cannot tell from its own below its last record. Relayed once read.
+            return
         self.receipt_sent = (self.link, got)
         try:
             self.link.request("received", journal=jid, seq=seq, head=chain, receipt=tag)

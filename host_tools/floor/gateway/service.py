@@ -89,6 +89,7 @@ class Gateway(BoardSide, DownlinkSide, ProgressiveSide, ReceiptSide):
         self.link = None
         self.hello = None
         self.inflight = {}  # (journal, seq) -> paho MQTTMessageInfo
+        self.chains = {}  # (journal, seq) -> the chain hash after it, read from the board now open (board.py)
         self.erased_heard = None  # the newest board-erased step the recorder's `recorded` names
         self.seen_connection = 0
         self.state_dirty = True
