@@ -334,6 +334,7 @@ def test_time_refused_backwards_or_implausible_is_journaled_and_changes_nothing(
         request(4, "hello"),
         signed(5, "time", 4, unix=4102444801),  # 2100-01-01 + 1 s
         signed(6, "time", 5, unix=1704067199),  # 2023-12-31 23:59:59
+        signed(8, "time", 6, unix=-1),  # below any u64: journaled as 0
         request(7, "events", since=1),
     ]
     replies = both(tmp_path, commands)
@@ -348,8 +349,9 @@ def test_time_refused_backwards_or_implausible_is_journaled_and_changes_nothing(
         == "time refused: 4102444801 is outside 1704067200..4102444800 (2024 to 2100); journaled"
     )
     assert one(replies[6])["error"].startswith("time refused: 1704067199 is outside")
-    times = [(e["arg"], e["unix"]) for e in one(replies[7])["events"] if e["kind"] == "time"]
-    assert times == [(0, set_at), (2, set_at - 51), (0, set_at - 50), (1, 4102444801), (1, 1704067199)]
+    assert one(replies[7])["error"] == "time refused: -1 is outside 1704067200..4102444800 (2024 to 2100); journaled"
+    times = [(e["arg"], e["unix"]) for e in one(replies[8])["events"] if e["kind"] == "time"]
+    assert times == [(0, set_at), (2, set_at - 51), (0, set_at - 50), (1, 4102444801), (1, 1704067199), (1, 0)]
 
 
 def test_the_clock_walked_back_a_minute_at_a_time_stops_at_60_s_in_all_since_power_up(tmp_path):
