@@ -292,3 +292,36 @@ def test_the_journal_is_kept_within_its_segments_while_the_table_plays(tmp_path)
     segments = journal.segments()
     assert len(segments) <= 2 and segments[0][0] > 1  # the oldest dropped
     assert all(size < 512 + 2 * 200 for _, _, size in segments)  # each rotated once full
+
+
+def test_keys_and_buttons_held_at_power_up_count_only_once_released_and_pressed_again():
+    """docs/board.md, the power-up gesture: app.ignore_held_keys takes what is held
+    then (a key of the matrix, END HAND) as no press until released."""
+    from crapsboard.table import keypad
+    from crapsboard.table.layout_names import BUTTONS
+
+    app, clock = make()
+    end_hand = 1 << (keypad.BUTTON_SHIFT + BUTTONS.index("end_hand"))
+    nine = 1 << LAYOUT.key_index("9")
+    clock.board.down = IDLE | nine | end_hand
+    app.ignore_held_keys()
+    clock.run(300)
+    assert app.seq == 0  # neither counted while held
+    clock.board.down = IDLE
+    clock.run(100)
+    clock.press("9")
+    assert app.seq == 1 and app.event(1)[:2] == (en.ACT_ERROR, en.ERR_NOT_A_DIE)
+
+
+def test_a_journal_the_app_holds_as_stopped_takes_no_record_even_when_it_could(tmp_path):
+    """docs/link.md, `journal_reset`: a reset the board could not start leaves the
+    journal in force and the app's journal stopped (journal_error); nothing is
+    appended after it, the keyswitch's turn included, until a new journal starts."""
+    app, clock, journal = make_with_journal(tmp_path)
+    clock.press("3")
+    clock.press("3")
+    seq = journal.seq
+    app.journal_error = OSError(28)  # as link_admin.journal_reset leaves it
+    clock.keyswitch(True)
+    clock.keyswitch(False)
+    assert journal.seq == seq and app.status(clock.t) == en.ST_JOURNAL_FAULT

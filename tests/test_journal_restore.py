@@ -315,3 +315,39 @@ def test_a_journal_whose_records_hold_no_table_state_is_corrupt_at_its_last_reco
     with pytest.raises(jn.JournalError) as e:
         opened(tmp_path)
     assert (str(e.value), e.value.fault, e.value.seq) == ("corrupt: no table state in the journal", jn.CORRUPT, 1)
+
+
+def test_a_new_journal_at_power_up_after_a_mount_that_failed_mid_way_starts_journal_2(tmp_path):
+    """docs/journal.md: a supervisor's new journal at power-up when the old one
+    fails to verify after some of its records: the old one's records read so
+    far carry its clock onto the new one, which starts at record 1."""
+    from crapsboard.journal import journal_boot
+
+    journal = started(tmp_path)
+    journal.append(jr.DROP, 0, 10, Table(), bytes(300 - EMPTY_RECORD))  # records 1 and 2 into g1
+    path = journal.dir + "/g1"
+    with open(path, "r+b") as f:
+        f.truncate(os.path.getsize(path) - 20)  # record 2 cut: record 1 verified, then the fault
+    again = jn.Journal(str(tmp_path), b"BOARD1", key=KEY)
+    found = journal_boot.open_table_journal(Table(), again, 1, 500, new_journal=True)
+    assert (found, again.journal_id, again.seq, again.fault) == (jn.NONE, 2, 1, 0)
+    assert opened(tmp_path).journal_id == 2
+
+
+@pytest.mark.parametrize("event_seq", [3, 65535, 65536, 70000, 131073])
+def test_a_verified_record_clears_the_hold_of_the_event_its_16_bit_arg_names(event_seq):
+    """docs/journal.md, record fields: a verified record's arg is the HOLD's seq, its
+    low 16 bits. The restore matches it against the last table event's seq in 16
+    bits too, past 65,535 records; an arg naming another event clears nothing."""
+    import types
+
+    from crapsboard.journal import journal_restore
+
+    def record(kind, seq, arg):
+        return types.SimpleNamespace(t=seq, kind=kind, seq=seq, arg=arg, state=b"", payload=b"")
+
+    for arg, cleared in ((event_seq & 0xFFFF, True), ((event_seq - 1) & 0xFFFF, False)):
+        replay = journal_restore._Replay(Table(), None)
+        replay.add(record(jr.ROLL, event_seq, 4 * 8 + 4))
+        replay.add(record(jr.VERIFIED, event_seq + 1, arg))
+        assert replay.verified is cleared, (event_seq, arg)

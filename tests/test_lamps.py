@@ -267,3 +267,19 @@ def test_the_progressives_open_lamps_say_what_the_floor_said():
         lamps.progressive.told(pg.FUP, state, 100_000, 0)
         shown = lit(render(Table(), now=10, lamps=lamps))
         assert (shown["mea.open"], shown["fired.open"]) == (want, want), state
+
+
+def test_a_feed_fault_shown_on_a_flashing_lamp_blinks_red_with_off_not_with_the_flash():
+    """docs/lamps.md, a lamp feed latched off: with the status lamp's own feed dead,
+    the first lamp of every feed still powered blinks red slowly, with off between;
+    a lamp flashing "verified — pay" (white in turn with its own colour) shows the
+    fault alone."""
+    from crapsboard.rules import paytables
+
+    lamps = lp.Lamps(LAYOUT)
+    lamps.hold.wagers = 1 << paytables.ALL_SMALL  # its open lamp, small.open, is the first of feed F2
+    lamps.hold.verified = True
+    lamps.feed_fault = 1 << lamps.feed_of(lp.L_STATUS)
+    shown = lit(render(Table(), lamps=lamps))
+    assert shown["small.open"] == (RED, lp.FEED_FAULT_BLINK, 0)
+    assert shown["mea.open"] == (RED, lp.FEED_FAULT_BLINK, 0)

@@ -26,3 +26,25 @@ def test_a_name_is_1_to_most_ascii_letters_digits_dash_or_underscore(text, most,
 
 def test_the_bounds_are_the_documented_32_and_48():
     assert (link_verified.BY_MAX, link_verified.ALERT_MAX) == (32, 48)
+
+
+def test_a_board_without_a_journal_refuses_verified_with_one_line():
+    """docs/link.md, `verified`: a HOLD is cleared against the journal's record;
+    a board keeping none says so (a request with valid names, nothing else read)."""
+    import os
+    import types
+
+    from conftest import ROOT
+
+    from crapsboard.link.link import LinkError
+    from crapsboard.table import layout as lay
+    from crapsboard.table.app import App
+    from sim.portable.simboard import SimBoard
+
+    layout = lay.load(os.path.join(ROOT, "hardware", "board.json"))
+    app = App(SimBoard(layout), layout)
+    assert app.journal is None
+    handlers = types.SimpleNamespace(app=app, now=lambda: 1000)
+    with pytest.raises(LinkError) as e:
+        link_verified.verified(handlers, {"by": "ann", "alert": "a12", "journal": 1, "seq": 3})
+    assert str(e.value) == "this board keeps no journal"
