@@ -351,3 +351,41 @@ def test_a_verified_record_clears_the_hold_of_the_event_its_16_bit_arg_names(eve
         replay.add(record(jr.ROLL, event_seq, 4 * 8 + 4))
         replay.add(record(jr.VERIFIED, event_seq + 1, arg))
         assert replay.verified is cleared, (event_seq, arg)
+
+
+def test_a_record_of_a_state_kind_without_the_table_state_is_refused_by_the_restore():
+    """docs/journal.md, Restoring: an undo, configuration, journal start or
+    snapshot record always carries the table state; one without it is the fault
+    corrupt naming its kind (a journal the board did not write)."""
+    import types
+
+    from crapsboard.journal import journal_read as jread
+    from crapsboard.journal import journal_restore
+
+    for kind in sorted(journal_restore.STATE_KINDS):
+        replay = journal_restore._Replay(Table(), None)
+        with pytest.raises(ValueError) as e:
+            replay.add(types.SimpleNamespace(t=5, kind=kind, seq=2, arg=0, state=b"", payload=b""))
+        assert str(e.value) == "a %s record without the table state" % jread.KIND_NAMES[kind]
+
+
+def test_the_snapshot_a_rotation_opens_a_segment_with_has_arg_0(tmp_path):
+    """docs/journal.md, record fields: a snapshot record's arg is 0 (the fields
+    name an arg for the other kinds only); read back as host_tools log reads it."""
+    from crapsboard.journal import journal_read as jread
+    from host_tools import journal_log
+
+    table = Table()
+    journal = started(tmp_path, batch=2, segment_bytes=64)
+    for t in range(10, 90, 10):
+        table.roll(2, 2)
+        journal.append(jr.ROLL, 2 * 8 + 2, t, table)
+        journal.maintain(table, t + 5)
+    files = {}  # by name, as host_tools' read_journal_files gives them ("odd/s1", ...)
+    for top, _, names in os.walk(journal.dir):
+        for name in names:
+            with open(os.path.join(top, name), "rb") as f:
+                files[os.path.relpath(os.path.join(top, name), journal.dir)] = f.read()
+    records, _ = journal_log.verify_files(files, mac=jr.Mac(jread.journal_key(KEY)))
+    snapshots = [r.arg for r in records if r.kind == jr.SNAPSHOT]
+    assert len(snapshots) >= 2 and set(snapshots) == {0}

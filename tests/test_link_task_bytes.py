@@ -84,3 +84,32 @@ def test_a_loaded_link_with_no_subscription_is_forgotten_in_the_silence():
     assert task.link is not None and task.loads == 1
     task.forget()
     assert task.link is None
+
+
+def test_the_task_takes_at_most_64_bytes_before_the_other_tasks_run():
+    # docs/link.md, the link's task: at most 64 bytes, then the other tasks (the table's)
+    # get a turn; a host sending all the time never holds the table up for longer.
+    from crapsboard.link.link import Link
+
+    task, _ = task_on(b"\n" * 200, load=lambda task: Link({}, None, None))
+    taken = [0]
+    take = task.take
+
+    def counting(byte):
+        taken[0] += 1
+        take(byte)
+
+    task.take = counting
+    seen = []
+
+    async def table():
+        while not task.ended:
+            seen.append(taken[0])
+            await asyncio.sleep(0)
+
+    async def both():
+        await asyncio.gather(task.run(), table())
+
+    asyncio.run(both())
+    turns = sorted(set(seen))
+    assert turns[:3] == [64, 128, 192], turns  # a turn after each 64 bytes

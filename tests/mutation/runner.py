@@ -368,6 +368,7 @@ MODULE_TESTS.update(
                 _MAIN + "test_safe_mode_needs_lamp_test_and_the_keyswitch",  # the buttons held at power-up
                 "tests/test_device.py::test_the_deployed_firmware_answers_hello_and_its_watchdog_resets_it_after_a_ctrl_c",
                 _MAIN_LINK + "test_the_link_maintenance_command_resets_into_maintenance",
+                _MAIN_LINK + "test_maintenance_once_boots_without_the_app_and_only_once",  # its violet
             ],
         ),
         "table/events.py": (
