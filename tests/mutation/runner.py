@@ -360,7 +360,7 @@ MODULE_TESTS.update(
             ],
         ),
         "table/board.py": (
-            [],
+            [_MAIN + "test_the_fallback_fault_matches_the_shipped_strip"],
             [
                 _MAIN + "test_main_builds_the_board_and_runs_the_app",
                 _MAIN + "test_the_fault_is_red_on_an_rgb_strip_too",
