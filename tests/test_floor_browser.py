@@ -222,3 +222,43 @@ def _reloaded_acks(driver, url, name="ann"):
     rows = driver.find_elements(By.CSS_SELECTOR, "table#acks")
     acks = rows[0].text if rows else ""
     return acks if name in acks else None
+
+
+# The first /fragment fetch from here on answers 3 s late (its text the service rendered
+# when asked): a fetch in flight while the floor changes again, as on a loaded machine.
+SLOW_FIRST_FRAGMENT = """
+var real = window.fetch; var calls = 0;
+window.fetch = function (url, options) {
+  calls += 1;
+  var mine = calls;
+  return real(url, options).then(function (r) {
+    return mine === 1 ? new Promise(function (done) { setTimeout(function () { done(r); }, 3000); }) : r;
+  });
+};
+"""
+
+
+def test_a_fragment_answered_late_never_replaces_a_newer_one(floor, driver):
+    """docs/floor.md, the pit page: each push fetches the live part again; a fetch
+    answered after a later one must not leave the older view on the screen. Two
+    findings of the recorder half a second apart, the first fetch held 3 s: both
+    stay shown."""
+    from bench.floor.localfloor import publish
+    from host_tools.floor.base import topics
+
+    def finding(n):
+        body = {"id": 900 + n, "table": "T2", "kind": "gap", "at": int(time.time())}
+        body["text"] = "table T2 journal 1: records %d-%d never arrived (a finding of this test)" % (n, n)
+        return topics.alert(floor.rig.floor["floor"], "a%d" % (900 + n)), topics.encode(body)
+
+    log_in(driver, floor.url, "ann")
+    assert shows(driver, "ann — surveillance", timeout=ARRIVES_S), text(driver)
+    driver.execute_script(SLOW_FIRST_FRAGMENT)
+    first, second = finding(7001), finding(7002)
+    assert publish(floor.rig, "recorder", *first, retain=True)
+    time.sleep(0.5)
+    assert publish(floor.rig, "recorder", *second, retain=True)
+    both = ("records 7001-7001 never arrived", "records 7002-7002 never arrived")
+    assert wait_for(lambda: all(w in text(driver) for w in both), timeout=ARRIVES_S), text(driver)[:800]
+    time.sleep(4)  # past the late answer: it replaced nothing newer
+    assert all(w in text(driver) for w in both), text(driver)[:800]

@@ -2,9 +2,14 @@
 // Events) each time the floor changes; the page then fetches /fragment, the live
 // part of the floor view rendered by the service, and puts it in place. A note
 // being typed is never thrown away: the swap waits until the field is left.
+// One fetch at a time, and one more after it when the floor changed meanwhile:
+// two fetches in flight can answer out of order, and an older fragment put in
+// place last would stay until the floor changes again.
 "use strict";
 (function () {
   var pending = false;
+  var fetching = false;
+  var again = false;
   function typing() {
     var a = document.activeElement;
     return a && a.tagName === "INPUT" && a.closest("#live") && a.value !== "";
@@ -14,6 +19,9 @@
     if (!live) return;
     if (typing()) { pending = true; return; }
     pending = false;
+    if (fetching) { again = true; return; }
+    fetching = true;
+    again = false;
     fetch("/fragment", { credentials: "same-origin", cache: "no-store" }).then(function (r) {
       if (r.status === 401) { window.location.assign("/login"); return null; }
       return r.ok ? r.text() : null;
@@ -21,6 +29,11 @@
       if (text === null || text === undefined) return;
       var now = document.getElementById("live");
       if (now) now.outerHTML = text;
+    }).catch(function () {
+      // the service away for a moment: /events reconnects and pushes again
+    }).then(function () {
+      fetching = false;
+      if (again) setTimeout(refresh, 0);
     });
   }
   document.addEventListener("focusout", function () { if (pending) setTimeout(refresh, 0); });
