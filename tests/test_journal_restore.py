@@ -319,8 +319,8 @@ def test_a_journal_whose_records_hold_no_table_state_is_corrupt_at_its_last_reco
 
 def test_a_new_journal_at_power_up_after_a_mount_that_failed_mid_way_starts_journal_2(tmp_path):
     """docs/journal.md: a supervisor's new journal at power-up when the old one
-    fails to verify after some of its records: the old one's records read so
-    far carry its clock onto the new one, which starts at record 1."""
+    fails to verify after some of its records (the mount read record 1, then
+    stopped before it set the clock): journal 2 starts at record 1 and mounts."""
     from crapsboard.journal import journal_boot
 
     journal = started(tmp_path)
@@ -369,9 +369,9 @@ def test_a_record_of_a_state_kind_without_the_table_state_is_refused_by_the_rest
         assert str(e.value) == "a %s record without the table state" % jread.KIND_NAMES[kind]
 
 
-def test_the_snapshot_a_rotation_opens_a_segment_with_has_arg_0(tmp_path):
-    """docs/journal.md, record fields: a snapshot record's arg is 0 (the fields
-    name an arg for the other kinds only); read back as host_tools log reads it."""
+def test_the_snapshot_opening_a_rotated_segment_has_arg_0(tmp_path):
+    """docs/journal.md, record fields: a snapshot record's arg is 0, read back as
+    host_tools log reads the journal."""
     from crapsboard.journal import journal_read as jread
     from host_tools import journal_log
 
