@@ -5,12 +5,14 @@ on a real directory under CPython (the mutants of journal_restore.py
 and Journal.maintain)."""
 
 import os
+import pathlib
 import shutil
 import struct
 
 import pytest
 from test_journal_staging import EMPTY_RECORD, sizes
 from test_journal_start import play_hands
+from test_link_app import _files
 
 from crapsboard.journal import journal as jn
 from crapsboard.journal import journal_record as jr
@@ -381,11 +383,6 @@ def test_the_snapshot_opening_a_rotated_segment_has_arg_0(tmp_path):
         table.roll(2, 2)
         journal.append(jr.ROLL, 2 * 8 + 2, t, table)
         journal.maintain(table, t + 5)
-    files = {}  # by name, as host_tools' read_journal_files gives them ("odd/s1", ...)
-    for top, _, names in os.walk(journal.dir):
-        for name in names:
-            with open(os.path.join(top, name), "rb") as f:
-                files[os.path.relpath(os.path.join(top, name), journal.dir)] = f.read()
-    records, _ = journal_log.verify_files(files, mac=jr.Mac(jread.journal_key(KEY)))
+    records, _ = journal_log.verify_files(_files(pathlib.Path(journal.dir)), mac=jr.Mac(jread.journal_key(KEY)))
     snapshots = [r.arg for r in records if r.kind == jr.SNAPSHOT]
     assert len(snapshots) >= 2 and set(snapshots) == {0}
