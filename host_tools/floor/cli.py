@@ -327,11 +327,15 @@ def events(directory, table_id, since=0, journal=None, fmt="jsonl", db=None, out
     from host_tools.floor.base import words
     from host_tools.floor.pg.schema import is_url
     from host_tools.floor.recorder.backends import open_store
+    from host_tools.floor.recorder.store import NotRecorderDatabase
 
     path = db or os.path.join(directory, "recorder.sqlite")
     if not is_url(path) and not os.path.exists(path):
         raise HostToolError("no recorder database at %s" % path, EXIT_USAGE)
-    store = open_store(path, readonly=True)
+    try:
+        store = open_store(path, readonly=True)
+    except NotRecorderDatabase as e:
+        raise HostToolError(str(e), EXIT_USAGE) from None
     floor = floor_init.floor_or_none(directory)
     steps = {}
     if archived:

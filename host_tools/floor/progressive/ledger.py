@@ -26,6 +26,7 @@ import json
 import sqlite3
 import threading
 
+from host_tools.floor.base import sqlite_file
 from host_tools.floor.progressive import params as pm
 from host_tools.floor.progressive.meter import Meter
 
@@ -142,6 +143,8 @@ class Ledger(Book):
     Missing = sqlite3.OperationalError
 
     def __init__(self, path, readonly=False):
+        if not readonly:
+            sqlite_file.create_whole(path, _SCHEMA)
         uri = "file:%s%s" % (path, "?mode=ro" if readonly else "")
         self.db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
         self.lock = threading.RLock()

@@ -24,6 +24,8 @@ import sqlite3
 import threading
 import time
 
+from host_tools.floor.base import sqlite_file
+
 SCHEMA = """
 create table if not exists events (tbl text, board text, journal integer, seq integer, t integer, kind text,
     link text, hash text, prev text, record text, received real, primary key (tbl, board, journal, seq));
@@ -41,8 +43,14 @@ create table if not exists archived_events (erased integer, tbl text, board text
 EVENT_COLUMNS = "tbl, board, journal, seq, t, kind, link, hash, prev, record, received"
 
 
+class NotRecorderDatabase(Exception):
+    """A file read as the recorder's that has no events table, or is not SQLite."""
+
+
 class Store:
     def __init__(self, path, readonly=False):
+        if not readonly:
+            sqlite_file.create_whole(path, SCHEMA)
         uri = "file:%s%s" % (path, "?mode=ro" if readonly else "")
         self.db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=10)
         self.lock = threading.RLock()
@@ -54,6 +62,12 @@ class Store:
             self.db.execute("pragma journal_mode=wal")
             self.db.execute("pragma synchronous=full")
             self.db.executescript(SCHEMA)
+            return
+        try:
+            self.db.execute("select 1 from events limit 1").fetchall()
+        except sqlite3.DatabaseError as e:
+            self.db.close()
+            raise NotRecorderDatabase("%s is not a recorder's database (%s)" % (path, e)) from None
 
     def close(self):
         self.db.close()
