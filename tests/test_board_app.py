@@ -245,6 +245,27 @@ def test_a_progressive_count_is_an_event_naming_its_game_and_count():
     assert app.progressive.count == [12, 7]
 
 
+def test_a_progressive_count_that_would_take_a_games_total_past_99_is_refused_and_shown():
+    # docs/progressive.md: 1-99 wagers a game; a count that would pass 99 in all is the
+    # `prog_count` error on the lamps, and the 60 in action stay as they were.
+    from crapsboard.table import progressive as pg
+
+    app, clock = make()
+    app.progressive.told(pg.MEA, pg.S_OPEN, 100_000, clock.t)
+    for label in "#160#":
+        clock.press(label)
+    assert app.entry.error == 0 and app.progressive.count[pg.MEA] == 60
+    for label in "#140#":
+        clock.press(label)
+    assert app.entry.error == en.ERR_PROG_COUNT
+    assert app.progressive.count[pg.MEA] == 60
+    assert [app.event(s)[:2] for s in (1, 2)] == [
+        (en.ACT_PROG_WAGER, pg.MEA << 8 | 60),
+        (en.ACT_ERROR, en.ERR_PROG_COUNT),
+    ]
+    assert app.event(3) is None
+
+
 def test_a_restored_table_says_so_until_a_supervisor_has_seen_it():
     # docs/board.md: after a restart the status lamp shows "restored" while the table is
     # ready, until a supervisor turns the key; a half-entered roll shows as such meanwhile.

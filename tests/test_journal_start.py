@@ -179,6 +179,19 @@ def test_a_new_journal_carries_the_wall_clock_over_more_than_24_days_of_journal_
     assert journal.wall == (1_767_225_600 + 3_000_000, 0)
 
 
+def test_a_new_journal_carries_the_wall_clock_over_the_journal_clocks_wrap(tmp_path):
+    """The wall clock was set 5 s of journal clock before the 32-bit clock wrapped
+    and the journal is replaced 3 s after: the new journal's wall is 8 s on."""
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=KEY)
+    journal.mount(table)
+    journal.start_new(table, 0, 1, 0)
+    journal.clock, journal._ticks = 3_000, None
+    journal.wall = (1_767_225_600, 2**32 - 5_000)
+    journal.start_new(table, 0, 2, 0)
+    assert journal.wall == (1_767_225_600 + 8, 0)
+
+
 def test_the_clock_a_signed_time_is_stamped_with_wraps_at_32_bits():
     """A record's t is 32 bits (docs/journal.md, the journal clock): the clock
     `time` reads for the next record wraps there, as the journal's own does."""

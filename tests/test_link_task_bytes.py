@@ -113,3 +113,29 @@ def test_the_task_takes_at_most_64_bytes_before_the_other_tasks_run():
     asyncio.run(both())
     turns = sorted(set(seen))
     assert turns[:3] == [64, 128, 192], turns  # a turn after each 64 bytes
+
+
+def test_a_task_for_one_host_ends_at_the_silence_when_its_link_never_loaded():
+    # docs/link.md, Memory: link_wait serves a host with a task that returns once its link
+    # is forgotten (`once`); a link that could not load (out of memory) is forgotten at the
+    # silence too, so link_wait polls again and the next host's byte tries the load again.
+    def load(task):
+        raise MemoryError
+
+    task, out = task_on(b"", load=load)
+    task.once = task.running = True
+    task.take(b"\n")
+    assert task.link is None and out
+    task.forget()
+    assert task.running is False
+
+
+def test_a_task_for_one_host_keeps_serving_while_a_line_is_half_read():
+    # A host half-way through a request at the silence keeps its link, and the task goes on.
+    from crapsboard.link.link import Link
+
+    task, out = task_on(b"", load=lambda task: Link({}, None, None))
+    task.once = task.running = True
+    task.take(b"{")
+    task.forget()
+    assert task.link is not None and task.running is True

@@ -31,3 +31,13 @@ def test_a_missing_or_broken_diag_json_starts_afresh(tmp_path):
     assert startup.read_diag(str(tmp_path / "none.json")) == fresh
     (tmp_path / "diag.json").write_text("{not json")
     assert startup.read_diag(str(tmp_path / "diag.json")) == fresh
+
+
+def test_each_start_up_is_counted_in_diag_json_as_it_begins(tmp_path):
+    # docs/board.md: `boots` counts start-ups and `cause` is the last reset's, written at
+    # once, so a start-up that then hangs or resets is counted all the same.
+    path = str(tmp_path / "diag.json")
+    startup.begin(5, path)
+    assert startup.read_diag(path) == {"boots": 1, "failed": 0, "cause": 5, "error": None}
+    startup.begin(1, path)
+    assert startup.read_diag(path) == {"boots": 2, "failed": 0, "cause": 1, "error": None}
