@@ -139,3 +139,61 @@ def test_a_task_for_one_host_keeps_serving_while_a_line_is_half_read():
     task.take(b"{")
     task.forget()
     assert task.link is not None and task.running is True
+
+
+def serve_then_silence(data, idle_ms=30, **kw):
+    """A task fed `data` on a pipe held open (silence after it, no end of input) that
+    forgets its link after `idle_ms`: (the task, the pipe's write end to close)."""
+    r, w = os.pipe()
+    os.write(w, data)
+    task = LinkTask(stream=open(r, "rb", buffering=0), write=lambda data: None, idle_ms=idle_ms, **kw)
+    return task, w
+
+
+async def returned_within(task, seconds):
+    try:
+        await asyncio.wait_for(task.run(), seconds)
+    except asyncio.TimeoutError:
+        return False
+    return True
+
+
+def test_link_waits_task_returns_at_the_silence_whether_or_not_its_link_loaded():
+    # docs/link.md, Memory: link_wait's task (`once`) returns once its link is forgotten
+    # after the silence, and so does one whose link could not load, so link_wait drops
+    # link_task and polls again.
+    from crapsboard.link.link import Link
+
+    def no_room(task):
+        raise MemoryError
+
+    for load in (lambda task: Link({}, None, None), no_room):
+        task, w = serve_then_silence(b"\n", load=load)
+        task.once = True
+        try:
+            assert asyncio.run(returned_within(task, 1.0)) is True
+        finally:
+            os.close(w)
+        assert task.link is None and task.loads == (1 if load is not no_room else 0) and not task.ended
+
+
+def test_a_task_that_loads_on_demand_forgets_its_link_at_the_silence_and_goes_on():
+    # on_demand without `once` (tests/vm/link_oom.py's): the link is forgotten after the
+    # silence and the task keeps serving; the next byte loads it again.
+    from crapsboard.link.link import Link
+
+    task, w = serve_then_silence(b"\n", load=lambda task: Link({}, None, None))
+
+    async def silence_then_a_byte():
+        runner = asyncio.ensure_future(task.run())
+        await asyncio.sleep(1.0)
+        forgotten = task.link is None and task.loads == 1
+        os.write(w, b"\n")
+        await asyncio.sleep(0.2)
+        reloaded = task.loads
+        os.close(w)
+        await asyncio.wait_for(runner, 2.0)
+        return forgotten, reloaded
+
+    assert asyncio.run(silence_then_a_byte()) == (True, 2)
+    assert task.ended

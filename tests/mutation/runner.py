@@ -660,6 +660,7 @@ def main(argv=None):
     by_vm = 0  # killed only by the tests that run the MicroPython VM
     unloadable = []  # mpy-cross refuses the mutant: not a test result, left out of N
     survivors = []
+    ended = False
     try:
         # One module at a time: two clean runs at once failed link_auth's once (not understood yet).
         for module in modules:
@@ -702,14 +703,20 @@ def main(argv=None):
                     ),
                     flush=True,
                 )
+        # Each worker is sent its end and leaves. Not terminate(): it takes the pool's read
+        # lock first, and a worker already waiting on that lock for its next task was seen
+        # to outlive the SIGTERM that follows, with the runner waiting on it for good.
         pool.close()
+        pool.join()
+        ended = True
     except KeyboardInterrupt:
         pool.terminate()
         print("mutate: interrupted; the scratch copies are removed, the tree was never touched")
         raise SystemExit(130)
     finally:
-        pool.terminate()
-        pool.join()
+        if not ended:
+            pool.terminate()
+            pool.join()
         for s in scratches:
             shutil.rmtree(s, ignore_errors=True)
 
