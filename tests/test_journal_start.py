@@ -233,3 +233,24 @@ def test_a_backward_clock_set_counts_for_less_than_a_day_of_the_journal_clock():
     wrapped = [(0xFFFFFF00, 10)]
     assert within_day(wrapped, (0xFFFFFF00 + day - 1) & 0xFFFFFFFF) == wrapped
     assert within_day(wrapped, (0xFFFFFF00 + day) & 0xFFFFFFFF) == []
+
+
+def test_on_a_floor_the_oldest_segment_goes_once_the_floor_holds_its_last_record(tmp_path):
+    """docs/journal.md: a board on a floor drops a segment only when the recorder's
+    receipt covers it: a receipt one record short keeps it, one for its last
+    record lets it go."""
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=KEY, batch=2, segment_bytes=64, max_segments=2)
+    journal.mount(table)
+    journal.start_new(table, 0, 1, 0)
+    journal.on_floor = True
+    drops, removed = play_hands(journal, table, range(10, 200, 10))
+    assert (drops, removed) == ([], [])  # nothing received: every segment kept
+    assert len(journal._segments) > 2
+    first, last, _ = journal._segments[0]
+    journal.received = last - 1
+    journal.maintain(table, 200)
+    assert journal._segments[0][0] == first and os.path.exists(journal.dir + "/g%d" % first)
+    journal.received = last
+    journal.maintain(table, 210)
+    assert journal._segments[0][0] == last + 1 and not os.path.exists(journal.dir + "/g%d" % first)

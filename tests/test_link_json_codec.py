@@ -110,6 +110,8 @@ def test_edges_a_request_may_hold_are_read_exactly(text, value):
         ("1E3", "numbers are integers, at column 1"),
         ("1234567890123456789", "number longer than 18 digits at column 1"),
         ("[1] 2", "bad json at column 4"),  # where the value ended
+        ('{"a": 1:2}', "bad json at column 8"),  # ':' and '/', either side of the digits, end a number
+        ("[1/2]", "bad json at column 3"),
     ],
 )
 def test_what_json_or_the_link_does_not_take_is_refused_with_its_column(text, error):

@@ -10,6 +10,7 @@ from conftest import ROOT
 
 from crapsboard.journal import journal as jn
 from crapsboard.link import link_admin
+from crapsboard.link.link import LinkError
 from crapsboard.link.link_app import Handlers
 from crapsboard.rules.engine import Table
 from crapsboard.table import layout as lay
@@ -24,6 +25,10 @@ def board_with_journal(folder):
     journal = jn.Journal(folder, b"BOARD1", key=KEY)
     journal.mount(Table())
     journal.start_new(Table(), 0, 1, 0)
+    return board_on(journal, folder)
+
+
+def board_on(journal, folder):
     board = SimBoard(lay.load(os.path.join(ROOT, "hardware", "board.json")))
     board.down = KEYSWITCH_NC_BIT
     app = App(board, lay.load(os.path.join(ROOT, "hardware", "board.json")), journal=journal)
@@ -44,6 +49,26 @@ def test_the_backward_sets_kept_live_are_those_a_mount_finds_again(tmp_path):
         link_admin.set_time(handlers, {"unix": unix})
         assert handlers.app.journal.backs == mounted_again(str(tmp_path)).backs, unix
     assert [s for _, s in handlers.app.journal.backs] == [31]  # the clock ran 1 s between the sets
+
+
+def test_a_restarted_boards_first_time_counts_the_backward_set_its_journal_holds(tmp_path):
+    # docs/link.md, `time`: 60 s back in a day, across restarts. Set back 30 s, then the
+    # board restarts; its first `time`, before any record of this power-up, 31 s back:
+    # 61 s in the day, refused, and the 30 s found in the journal named.
+    folder = str(tmp_path)
+    handlers, board = board_with_journal(folder)
+    board.now = 1000
+    link_admin.set_time(handlers, {"unix": JAN_2027})
+    board.now = 2000
+    link_admin.set_time(handlers, {"unix": JAN_2027 - 29})  # the board's clock was JAN_2027 + 1
+    handlers, board = board_on(mounted_again(folder), folder)
+    assert handlers.app.journal._ticks is None  # nothing recorded since the mount
+    with pytest.raises(LinkError) as refused:
+        link_admin.set_time(handlers, {"unix": JAN_2027 - 29 - 31})
+    assert str(refused.value) == (
+        "time refused: %d is 31 s before the board's clock %d (at most 60 s back in a day, 30 s used); journaled"
+        % (JAN_2027 - 60, JAN_2027 - 29)
+    )
 
 
 @pytest.mark.filterwarnings("ignore:coroutine '_reset_later' was never awaited")
