@@ -62,6 +62,18 @@ def test_the_link_answers_beside_the_running_app(tmp_path):
     assert [e["kind"] for e in events["events"]] == ["journal_start"]
 
 
+def test_a_subscription_on_the_boards_own_link_pushes_each_roll_as_it_is_journaled(tmp_path):
+    # docs/link.md, subscribe: on the board (link_wait loading link_app.board_link), the
+    # journal's records are pushed as the dealer keys them, not only on a harness's link.
+    flash(tmp_path)
+    (tmp_path / "link_key").write_text("ab" * 32)
+    report, link = boot(tmp_path, '{"id": 1, "cmd": "subscribe", "on": true}\n', keys=keys_for("3 3 2 2"))
+    assert report["wdt"] == "1 30", report
+    assert link[0] == {"id": 1, "ok": True, "on": True}
+    rolls = [p for p in link[1:] if p.get("event") == "roll"]
+    assert [(p["seq"], p["dice"]) for p in rolls] == [(2, [3, 3]), (3, [2, 2])]
+
+
 def test_a_link_that_does_not_fit_leaves_the_table_playing(tmp_path):
     flash(tmp_path)
     report, link = boot(tmp_path, '{"id": 1, "cmd": "hello"}\n', heapsize=NO_LINK_HEAP, keys=keys_for("3 3"))

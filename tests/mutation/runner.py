@@ -278,7 +278,11 @@ MODULE_TESTS.update(
             + _JOURNAL_CP,
             ["tests/test_journal_faults.py"],
         ),
-        "link/link_app.py": ([], _LINK_APP_MP),
+        "link/link_app.py": (
+            [],
+            _LINK_APP_MP
+            + [_MAIN_LINK + "test_a_subscription_on_the_boards_own_link_pushes_each_roll_as_it_is_journaled"],
+        ),
         "link/link_config.py": (
             ["tests/test_link_config_json.py", "tests/test_host_config_set.py"],
             ["tests/test_link_app.py"],
