@@ -611,6 +611,8 @@ def main(argv=None):
     if args.match:
         wanted = args.match.split(",")
         everything = [m for m in everything if any(w in m.describe() or w in m.key for w in wanted)]
+        # Only the modules with a mutant matched get their clean run (one per module, first).
+        modules = [module for module in modules if any(m.module == module for m in everything)]
     if args.list:
         for m in everything:
             print(m.describe())
