@@ -299,6 +299,33 @@ def test_an_undo_the_journal_cannot_record_puts_the_table_back(tmp_path):
     assert app.table.rolls == 1 and app.table.point == 4
 
 
+def test_an_end_hand_the_journal_cannot_record_is_not_shown_nor_logged(tmp_path):
+    # docs/board.md: an event is shown only once durable; an END HAND whose record the
+    # flash cannot take stops the journal, leaves the hand as it was and logs no event.
+    from crapsboard.journal import journal_record as jr
+
+    app, clock, journal = make_with_journal(tmp_path)
+    clock.press("2")
+    clock.press("2")  # a point of 4
+    clock.keyswitch(True)
+    seq = app.seq
+    os.symlink("/dev/full", os.path.join(journal.dir, jr.slot_name(journal.staged)))  # the next write fails
+    clock.press("B")  # end hand
+    assert app.journal_error is not None
+    assert app.table.rolls == 1 and app.table.point == 4
+    assert app.seq == seq  # no end_hand event
+
+
+def test_of_the_dealers_errors_only_a_wrong_pin_is_journaled(tmp_path):
+    # docs/journal.md: a wrong PIN is recorded so that the lockout survives a restart; the
+    # other errors (here a key that is no die) are shown and logged, never journaled.
+    app, clock, journal = make_with_journal(tmp_path)
+    seq = journal.seq
+    clock.press("9")
+    assert app.event(app.seq)[:2] == (en.ACT_ERROR, en.ERR_NOT_A_DIE)
+    assert journal.seq == seq
+
+
 def test_the_journal_is_kept_within_its_segments_while_the_table_plays(tmp_path):
     # docs/journal.md: after an event is shown the journal's slow part runs: staged records
     # go into segments, a full segment is rotated, and beyond max_segments the oldest is
@@ -346,3 +373,27 @@ def test_a_journal_the_app_holds_as_stopped_takes_no_record_even_when_it_could(t
     clock.keyswitch(True)
     clock.keyswitch(False)
     assert journal.seq == seq and app.status(clock.t) == en.ST_JOURNAL_FAULT
+
+
+def test_a_feed_flag_latched_at_power_up_is_taken_only_once_it_has_read_the_same_for_the_debounce():
+    # docs/lamps.md: a flag that reads low for keypad.debounce_ms (30 ms) is a fault, from
+    # the first scan as at any other: low from power-up, it is not shown at the first
+    # scan, and is shown 30 ms later.
+    class Flag:
+        def __init__(self, level):
+            self.level = level
+
+        def value(self):
+            return self.level
+
+    board = SimBoard(LAYOUT)
+    board.down = KEYSWITCH_NC_BIT
+    board.feed_faults = [Flag(0), Flag(1), Flag(1)]  # feed 1's eFuse latched off from the start
+    app = App(board, LAYOUT)
+    assert app.debouncer.debounce_ms == 30
+    app.step(5000)
+    assert app.lamps.feed_fault == 0
+    app.step(5020)
+    assert app.lamps.feed_fault == 0
+    app.step(5030)
+    assert app.lamps.feed_fault == 0b001

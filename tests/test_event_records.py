@@ -54,3 +54,11 @@ def test_a_progressive_record_names_its_kind_game_and_count(kind, name, game, ga
     record = json.loads(events.event_json(Table(), 9, kind, game << 8 | 99, 2500))
     assert record == {"seq": 9, "t": 2500, "event": name, "game": game_name, "count": 99}
     assert json.loads(events.event_json(Table(), 9, kind, game << 8 | 1, 2500))["count"] == 1
+
+
+@pytest.mark.parametrize("die", range(1, 7))
+def test_a_clear_names_the_die_of_the_half_roll_it_dropped(die):
+    # docs/board.md, Events: a clear of a half-entered roll is an event; its arg is the
+    # face keyed first, written as `die`.
+    record = json.loads(events.event_json(Table(), 3, en.ACT_CLEAR, die, 2500))
+    assert record == {"seq": 3, "t": 2500, "event": "clear", "die": die}

@@ -92,6 +92,9 @@ def test_bonus_house_edges_from_paytables():
     assert rows["all_tall", "PT2"].house_edge == 1 - 31 * win  # 30 to 1
     assert rows["all_small", "PT-FLT-BC-03"].envy_per_unit == win  # 1x the winning wager
     assert rows["make_em_all", "PT-FLT-BC-03"].envy_per_unit == 5 * rows["make_em_all", "PT1"].levels[10]
+    # docs/rules.md: PT1 and PT2 (seed 002) pay no Dealer Envy on any of the three wagers
+    for wager in ("all_small", "all_tall", "make_em_all"):
+        assert rows[wager, "PT1"].envy_per_unit is None and rows[wager, "PT2"].envy_per_unit is None, wager
 
 
 # ---- Progressives ---------------------------------------------------------

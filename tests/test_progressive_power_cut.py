@@ -281,3 +281,15 @@ def test_every_fired_up_sequence_has_a_lamp_per_roll():
     sequences = [s for t in paytables.tables(paytables.FIRED_UP) for s in t.sequences]
     assert sorted(map(tuple, sequences)) == [(5, 4, 3, 2)] * 2 + [(6, 5, 4, 3, 2)] * 2 + [(8, 9, 10, 11, 12)] * 4
     assert all(len(set(s)) == len(s) for s in sequences)
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_the_rolls_after_one_games_hit_are_taken_and_undone_as_any_other(runtime, tmp_path):
+    # A hit of Make 'Em All alone (no Fired Up wagers keyed), then two rolls: each is taken,
+    # and an undo takes the last back with no void (the hit was an earlier roll's).
+    image = str(tmp_path / "board.img")
+    keys = OPEN + "# 1 4 # 1 1 3 3 1 2 2 2 2 3 4 4 4 5 5 5 5 6 " + THE_HIT + " 3 4 2 5 key:on undo key:off"
+    state = boot(runtime, image, keys=keys)
+    events = [(e["event"], e.get("game")) for e in state["events"] if e["event"] not in ("roll", "supervisor_on")]
+    assert events == [("prog_wager", "MEA"), ("prog_hit", "MEA"), ("undo", None), ("supervisor_off", None)]
+    assert [e["dice"] for e in state["events"] if e["event"] == "roll"][-3:] == [[6, 6], [3, 4], [2, 5]]

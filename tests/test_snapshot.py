@@ -257,3 +257,13 @@ def test_the_fixed_fields_alone_are_refused_as_cut_short_in_the_paytables():
         snapshot_read.decode(data[: snapshot.FIXED_SIZE])
     with pytest.raises(snapshot_read.SnapshotError, match="not a version 1 table snapshot"):
         snapshot_read.decode(data[: snapshot.FIXED_SIZE - 1])
+
+
+def test_a_paytable_name_cut_short_is_refused_as_cut_short_not_as_an_unknown_name():
+    # The first paytable's name: its length byte, then that many bytes. Cut one byte
+    # short of its end, the name is not read as a shorter one.
+    data = fresh_snapshot()
+    name_length = data[snapshot.FIXED_SIZE]
+    assert name_length >= 1
+    with pytest.raises(snapshot_read.SnapshotError, match="^snapshot cut short in the paytables$"):
+        snapshot_read.decode(data[: snapshot.FIXED_SIZE + name_length])
