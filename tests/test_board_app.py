@@ -397,3 +397,60 @@ def test_a_feed_flag_latched_at_power_up_is_taken_only_once_it_has_read_the_same
     assert app.lamps.feed_fault == 0
     app.step(5030)
     assert app.lamps.feed_fault == 0b001
+
+
+def _roll(clock, *dice):
+    for d1, d2 in dice:
+        clock.press(str(d1))
+        clock.press(str(d2))
+
+
+MEA_TEN = ((1, 1), (3, 3), (1, 2), (2, 2), (2, 3), (4, 4), (4, 5), (5, 5), (5, 6), (6, 6))  # 2 6 3 4 5 8 9 10 11 12
+
+
+def _mea_hit_after(clock, app, rolls_before):
+    """`rolls_before` rolls of 2 and a 7, then 4 Make 'Em All wagers keyed and the ten
+    numbers: the last roll hits."""
+    from crapsboard.table import progressive as pg
+
+    _roll(clock, *([(1, 1)] * rolls_before), (3, 4))
+    app.progressive.told(pg.MEA, pg.S_OPEN, 100_000, clock.t)
+    for label in "#14#":
+        clock.press(label)
+    _roll(clock, *MEA_TEN)
+
+
+def test_a_hit_is_voided_by_the_undo_of_its_roll_however_many_rolls_came_before_it():
+    # docs/progressive.md, Undo: an undo that takes back a roll with prog_hit records after it
+    # voids each hit. Here 70 rolls before the hit (past the app's ring of 64 table events),
+    # one roll after it, and a board without a journal: undo, undo voids the hit.
+    app, clock = make()
+    seen = []
+    app.on_event = lambda a, kind, arg, t: seen.append(kind)
+    _mea_hit_after(clock, app, 70)
+    assert seen.count(en.ACT_PROG_HIT) == 1
+    _roll(clock, (1, 2))
+    clock.keyswitch(True)
+    clock.press("A")
+    assert seen.count(en.ACT_PROG_VOID) == 0  # the roll after the hit: nothing to void
+    clock.press("A")
+    assert seen.count(en.ACT_PROG_VOID) == 1
+
+
+def test_the_app_keeps_a_hit_only_while_an_undo_could_reach_its_roll():
+    # The board's heap holds a hit for the undo of its roll while that roll is among the
+    # last 63 table events (the app's ring of 64, far past the undo's reach), then drops
+    # it, so a long shift of hits never grows the heap.
+    app, clock = make()
+    _mea_hit_after(clock, app, 0)
+    assert len(app._hits) == 1
+    _roll(clock, *([(1, 1)] * 62))
+    assert len(app._hits) == 1
+    _roll(clock, (1, 1))
+    assert app._hits == []
+    # Two hits 11 table events apart: the first goes at its turn, though the second stays.
+    _mea_hit_after(clock, app, 0)
+    _mea_hit_after(clock, app, 0)
+    assert len(app._hits) == 2
+    _roll(clock, *([(1, 1)] * 52))
+    assert len(app._hits) == 1

@@ -295,3 +295,18 @@ def test_a_configuration_change_while_running_is_journalled_and_restored(tmp_pat
     play(fourth, "")
     assert fourth.app.table.config.rebet_after_win is True
     assert kinds_on(fourth.flash.data, tmp_path) == [18, 1, 17, 16, 17, 17, 16]
+
+
+def test_wrong_pins_are_journaled_so_a_restart_keeps_the_lockout():
+    # docs/keys.md: three wrong PINs in a row lock the PIN key for 60 s; they are journalled,
+    # so a power cut does not end the lockout: after the restart the good PIN is refused.
+    from sim.pin_hash import config_entry
+
+    config = json.dumps({"supervisor_pin": config_entry("2468", b"fixed salt 2468")})
+    first = Driver(BOARD_JSON, config, 0, _flash(None), True)
+    state = play(first, "D 1 3 5 7 # wait:2000 D 1 3 5 7 # wait:2000 D 1 3 5 7 # wait:2000")
+    assert [e.get("reason") for e in state["events"]] == ["wrong_pin"] * 3
+    second = Driver(BOARD_JSON, config, 0, _flash(first.flash.data), False)
+    state = play(second, "D 2 4 6 8 # wait:100")
+    assert state["status"] != "supervisor"
+    assert [(e["event"], e.get("reason")) for e in state["events"]] == [("error", "pin_locked")]

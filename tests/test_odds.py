@@ -90,6 +90,8 @@ def test_bonus_house_edges_from_paytables():
     win = F(20049, 760760)
     assert rows["all_small", "PT1"].house_edge == 1 - 35 * win  # 34 to 1
     assert rows["all_tall", "PT2"].house_edge == 1 - 31 * win  # 30 to 1
+    for wager in ("all_small", "all_tall"):  # docs/rules.md: PT-FLT-BC-03 pays as PT2, 30 to 1
+        assert rows[wager, "PT-FLT-BC-03"].house_edge == rows[wager, "PT2"].house_edge == 1 - 31 * win, wager
     assert rows["all_small", "PT-FLT-BC-03"].envy_per_unit == win  # 1x the winning wager
     assert rows["make_em_all", "PT-FLT-BC-03"].envy_per_unit == 5 * rows["make_em_all", "PT1"].levels[10]
     # docs/rules.md: PT1 and PT2 (seed 002) pay no Dealer Envy on any of the three wagers

@@ -349,6 +349,7 @@ MODULE_TESTS.update(
                 "tests/test_progressive_power_cut.py::test_an_undo_voids_the_last_rolls_hits_not_an_earlier_rolls[cpython]",
                 "tests/test_progressive_power_cut.py::test_an_undo_voids_the_hits_of_the_roll_it_takes_back_and_no_other[cpython]",
                 "tests/test_progressive_power_cut.py::test_the_rolls_after_one_games_hit_are_taken_and_undone_as_any_other[cpython]",
+                "tests/test_board_journal.py::test_wrong_pins_are_journaled_so_a_restart_keeps_the_lockout",
                 "tests/test_board_scripts.py",
                 "tests/test_timing_pinned.py",
                 "tests/test_vocabularies.py",
