@@ -87,3 +87,22 @@ def test_a_page_after_a_new_journal_never_goes_on_from_the_old_journals_place(tm
         link_events.page(handlers, 0, 1)  # the cursor: record 2 of this journal's g1 next
     assert [[r["seq"] for r in page] for page in pages] == [[2, 3, 4, 5, 6]] * 2
     assert [r["dice"] for r in pages[1][:2]] == [[3, 4], [2, 2]]
+
+
+def test_a_page_deep_in_a_long_journal_reads_its_segments_by_record_number(tmp_path):
+    # A journal whose record numbers pass its segments' size in bytes (here 256-byte segments
+    # and 420 records; on a board 32 KB and a long shift): a page from record 390 reads the
+    # segments that hold 391 on, record by record.
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=2, segment_bytes=256, max_segments=1000)
+    journal.mount(Table())
+    journal.start_new(Table(), 0, 1, 0)
+    table = Table()
+    for t in range(1, 420):
+        table.roll(2, 2)
+        journal.append(jr.ROLL, 2 * 8 + 2, 10 * t, table)
+        journal.maintain(table, 10 * t)
+    segments = journal.segments()
+    assert segments[-1][1] > 390 > max(size for _, _, size in segments)
+    handlers = types.SimpleNamespace(app=types.SimpleNamespace(journal=journal), cursor=None)
+    records = [json.loads(link_json.encode(r)) for r in link_events.page(handlers, 390, 8)["events"]]
+    assert [r["seq"] for r in records] == list(range(391, 399))
