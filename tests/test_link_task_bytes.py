@@ -158,6 +158,15 @@ async def returned_within(task, seconds):
     return True
 
 
+async def until(condition, seconds):
+    """Wait for `condition()` (polled every 10 ms) for at most `seconds`; whether it came."""
+    for _ in range(int(seconds * 100)):
+        if condition():
+            return True
+        await asyncio.sleep(0.01)
+    return condition()
+
+
 def test_link_waits_task_returns_at_the_silence_whether_or_not_its_link_loaded():
     # docs/link.md, Memory: link_wait's task (`once`) returns once its link is forgotten
     # after the silence, and so does one whose link could not load, so link_wait drops
@@ -171,7 +180,7 @@ def test_link_waits_task_returns_at_the_silence_whether_or_not_its_link_loaded()
         task, w = serve_then_silence(b"\n", load=load)
         task.once = True
         try:
-            assert asyncio.run(returned_within(task, 1.0)) is True
+            assert asyncio.run(returned_within(task, 10)) is True  # 30 ms of silence: at once, 10 s at most
         finally:
             os.close(w)
         assert task.link is None and task.loads == (1 if load is not no_room else 0) and not task.ended
@@ -186,14 +195,12 @@ def test_a_task_that_loads_on_demand_forgets_its_link_at_the_silence_and_goes_on
 
     async def silence_then_a_byte():
         runner = asyncio.ensure_future(task.run())
-        await asyncio.sleep(1.0)
-        forgotten = task.link is None and task.loads == 1
+        forgotten = await until(lambda: task.loads == 1 and task.link is None, 10)
         os.write(w, b"\n")
-        await asyncio.sleep(0.2)
-        reloaded = task.loads
+        reloaded = await until(lambda: task.loads == 2, 10)
         os.close(w)
-        await asyncio.wait_for(runner, 2.0)
+        await asyncio.wait_for(runner, 30)
         return forgotten, reloaded
 
-    assert asyncio.run(silence_then_a_byte()) == (True, 2)
-    assert task.ended
+    assert asyncio.run(silence_then_a_byte()) == (True, True)
+    assert task.ended and not task.running
