@@ -67,8 +67,11 @@ def test_a_subscription_on_the_boards_own_link_pushes_each_roll_as_it_is_journal
     # journal's records are pushed as the dealer keys them, not only on a harness's link.
     flash(tmp_path)
     (tmp_path / "link_key").write_text("ab" * 32)
-    report, link = boot(tmp_path, '{"id": 1, "cmd": "subscribe", "on": true}\n', keys=keys_for("3 3 2 2"))
-    assert report["wdt"] == "1 30", report
+    # The dealer keys 2.2 s later than keys_for's first press: the link has loaded and
+    # subscribed by then, on a loaded machine too (it takes a few hundred ms).
+    later = [key[:-2] + (key[-2] + 2200, key[-1] + 2200) for key in keys_for("3 3 2 2")]
+    report, link = boot(tmp_path, '{"id": 1, "cmd": "subscribe", "on": true}\n', keys=later, feeds=50)
+    assert report["wdt"] == "1 50", report
     assert link[0] == {"id": 1, "ok": True, "on": True}
     rolls = [p for p in link[1:] if p.get("event") == "roll"]
     assert [(p["seq"], p["dice"]) for p in rolls] == [(2, [3, 3]), (3, [2, 2])]
