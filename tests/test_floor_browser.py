@@ -10,6 +10,7 @@ import pytest
 from browser import PageProcess, chrome, missing, shot, wait_for
 from floor_harness import PEOPLE
 from pit_floor import FIFTH_AND_SIXTH, TO_FOURTH_POINT, PitFloor
+from test_floor_make import floor_logs
 
 from bench.floor.localfloor import have_mosquitto, shared_template
 from host_tools.floor.bus import broker
@@ -123,7 +124,7 @@ def test_the_pit_page_in_a_browser(floor, driver):
     driver.execute_script("window.loadedOnce = true")
     f.roll("T1", TO_FOURTH_POINT)  # keyed on T1's board
     box = wait_for(lambda: alert_box(driver, "fire_4"), timeout=ARRIVES_S)
-    assert box is not None and "4th Fire Bet point" in box, (driver.current_url, text(driver)[:500])
+    assert box is not None and "4th Fire Bet point" in box, (driver.current_url, text(driver)[:500], floor_logs(f.dir))
     assert driver.execute_script("return window.loadedOnce") is True  # pushed, not reloaded
     shot(driver, "2-fourth-point-alert")
     driver.execute_script("document.querySelector('.tiles').scrollIntoView()")
