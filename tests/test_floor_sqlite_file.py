@@ -4,16 +4,13 @@ while the floor came up once found the file and no `events` table)."""
 
 import os
 import sqlite3
-import subprocess
-import sys
 
 import pytest
+from test_floor_make import host_tools
 
 from host_tools.floor.base import sqlite_file
 from host_tools.floor.progressive import ledger
 from host_tools.floor.recorder import store
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def tables_in(path):
@@ -77,13 +74,7 @@ def test_a_schema_that_fails_leaves_no_file_of_that_name(tmp_path):
 
 
 def floor_events(folder):
-    return subprocess.run(
-        [sys.executable, "-m", "host_tools", "floor", "events", "--dir", str(folder), "--table", "T1"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return host_tools("floor", "events", "--dir", str(folder), "--table", "T1")
 
 
 def test_floor_events_on_a_floor_whose_recorder_made_its_file_lists_nothing_and_exits_0(tmp_path):
