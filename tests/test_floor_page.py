@@ -407,3 +407,29 @@ def test_after_a_board_erased_step_the_page_folds_the_new_journal_afresh(floor, 
     log_in(history, "ann")
     csv_text = history.get("/table/T3.csv").text
     assert len(csv_text.splitlines()) == 1 + 9  # the new journal's rolls alone: the table's state afresh
+
+
+def test_records_the_copy_could_not_give_are_folded_at_the_next_tick(floor, tmp_path):
+    import os
+
+    from host_tools.floor.page.recorded import RecordedCopy
+
+    # The page reading before the recorder's file is there: the retained `recorded` says more
+    # than the copy gives, and no later `recorded` comes once the hand is over.
+    late = tmp_path / "recorder.sqlite"
+    floor.view.copy = RecordedCopy(str(late))
+    j = Journal()
+    for d in POINTS_IN_ORDER[:8]:
+        j.roll(*d)
+    floor.publish("T1", j)
+    assert floor.wait(lambda v: v.behind.get("T1", {}).get("seq", 0) >= j.seq)
+    floor.view.tick()
+    assert mine(floor.view, "T1", "fire_4") == []  # still nothing to read
+    version = floor.view.version
+    os.symlink(os.path.join(floor.dir, "recorder.sqlite"), late)
+    floor.view.tick()
+    with floor.view.lock:
+        assert len(mine(floor.view, "T1", "fire_4")) == 1
+        assert "T1" not in floor.view.behind and floor.view.version == version + 1
+    floor.view.tick()  # all folded: nothing read again, nothing changed
+    assert floor.view.version == version + 1

@@ -39,20 +39,26 @@ class PageProcess:
         from host_tools.floor.bus import broker
 
         self.url = "http://127.0.0.1:%d" % port
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "host_tools", "floor", "page", "--dir", directory, "--http-port", str(port)]
-            + list(options),
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        # stderr to the floor's logs (DIR/logs, what a failing test prints), never an unread pipe
+        # that would stop the page once full
+        logs = os.path.join(directory, "logs")
+        os.makedirs(logs, exist_ok=True)
+        self.log_path = os.path.join(logs, "page-%d.log" % port)
+        with open(self.log_path, "w") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "host_tools", "floor", "page", "--dir", directory, "--http-port", str(port)]
+                + list(options),
+                cwd=ROOT,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                text=True,
+            )
         self.first_line = self.proc.stdout.readline()
         if not broker.wait_listening(port, 10.0, self.proc):
-            self.stop()
-            raise RuntimeError("the page did not start: " + self.proc.stderr.read())
+            raise RuntimeError("the page did not start: " + self.stop())
 
     def stop(self):
+        """Stop the page; what it wrote on stderr."""
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -60,7 +66,9 @@ class PageProcess:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        return self.proc.stderr.read() if self.proc.stderr else ""
+        self.proc.stdout.close()
+        with open(self.log_path, errors="replace") as log:
+            return log.read()
 
 
 def log_in(driver, url, name, password):

@@ -15,6 +15,7 @@ away; the service re-subscribes on each connect, and its session is kept
 (clean_session off), so what the broker queued meanwhile arrives then.
 """
 
+import sys
 import threading
 import time
 
@@ -74,7 +75,7 @@ class ServiceBus:
         ] + [(root + "/ack/#", QOS), (root + "/alert/+", QOS)]
         self.client = _client("page-service-" + floor["floor"], "page", password, clean=False)
         self.client.on_connect = self._on_connect
-        self.client.on_message = lambda c, u, m: self.view.message(m.topic, m.payload)
+        self.client.on_message = self._on_message
         self.connected = threading.Event()
         self.client.on_disconnect = lambda *a: self.connected.clear()
         view.listeners.append(self._publish_pending)
@@ -83,6 +84,12 @@ class ServiceBus:
         self.subscriptions.append((root + "/progressive/+/meter", QOS))
         self.subscriptions.append((root + "/progressive/presence", QOS))
         self.subscriptions.append((root + "/progressive/check", QOS))
+
+    def _on_message(self, client, userdata, message):
+        try:
+            self.view.message(message.topic, message.payload)
+        except Exception as e:  # paho ends its network loop on a callback's exception: the page would go deaf
+            print("page: %s not taken: %s: %s" % (message.topic, type(e).__name__, e), file=sys.stderr, flush=True)
 
     def _on_connect(self, client, userdata, flags, reason, properties):
         if reason.is_failure:

@@ -58,6 +58,7 @@ class FloorView:
         self.log = log  # recorded.PeopleLog: acknowledgements and refusals kept
         self.tiles = {t: _tile(t) for t in tables}
         self.cursors = {}  # (table, board, journal) -> the last seq folded
+        self.behind = {}  # table -> its last `recorded`, while the copy has not given all it says (tick reads again)
         self.version = 0
         self.lock = threading.RLock()
         self.listeners = []  # callables (version, [changed alert dicts]) run after each change
@@ -217,6 +218,12 @@ class FloorView:
             for alert in self.book.event(table, record, received, journal=folded):
                 raised.append(alert)
                 self._restore_acks(alert)
+        # A read that failed or came back short (the file not made yet, SQLite or the server
+        # refusing it) is not the end: no later `recorded` may come once the hand is over.
+        if self.cursors.get(key, 0) < obj["seq"]:
+            self.behind[table] = obj
+        else:
+            self.behind.pop(table, None)
         return raised
 
     def _restore_acks(self, alert):
@@ -269,11 +276,17 @@ class FloorView:
             self.log.add(entry)
 
     def tick(self):
-        """Escalations due now."""
+        """Escalations due now, and the records a table's last `recorded` said that the copy
+        had not given yet."""
         with self.lock:
-            escalated = self.book.tick(self.clock())
-            if escalated:
-                self._changed(escalated)
+            changed, moved = [], False
+            for table, obj in sorted(self.behind.items()):
+                before = dict(self.cursors)
+                changed += self._fold_recorded(table, obj)
+                moved = moved or self.cursors != before
+            changed += self.book.tick(self.clock())
+            if changed or moved:  # records folded without an alert still move the table's tile
+                self._changed(changed)
 
     def _changed(self, changed_alerts):
         self.version += 1

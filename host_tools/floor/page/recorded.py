@@ -6,6 +6,9 @@ bus: the recorder stores each record once, in order, with its chain checked
 table's journal is complete. The page then reads the new records from the
 recorder's SQLite. A forged or out-of-order message on the bus never reaches
 the alerts, and a page restarted folds the same history to the same alerts.
+A file that cannot be read yet (not made, or SQLite refusing the read) reads
+as nothing new, with one line on stderr; the page reads again each second
+until it holds what the last `recorded` said (floorview.py).
 
 The page's own file (DIR/page.sqlite) keeps what people did: each
 acknowledgement and each refusal, so they survive a restart of the page.
@@ -14,6 +17,7 @@ acknowledgement and each refusal, so they survive a restart of the page.
 import json
 import os
 import sqlite3
+import sys
 import threading
 
 
@@ -24,36 +28,43 @@ class RecordedCopy:
         self.path = path
         self.db = None
         self.lock = threading.Lock()
+        self.failing = None  # the last read's error, said once until a read succeeds
 
-    def _open(self):
-        if self.db is None:
-            if not os.path.exists(self.path):
-                return None
-            self.db = sqlite3.connect("file:%s?mode=ro" % self.path, uri=True, check_same_thread=False, timeout=10)
-        return self.db
+    def _rows(self, sql, args):
+        with self.lock:
+            try:
+                if self.db is None:
+                    if not os.path.exists(self.path):
+                        return []
+                    self.db = sqlite3.connect(
+                        "file:%s?mode=ro" % self.path, uri=True, check_same_thread=False, timeout=10
+                    )
+                rows = self.db.execute(sql, args).fetchall()
+            except sqlite3.Error as e:
+                if self.db is not None:
+                    self.db.close()
+                    self.db = None
+                said, self.failing = self.failing, str(e).strip() or type(e).__name__
+                if said != self.failing:
+                    print("page: cannot read %s: %s" % (self.path, self.failing), file=sys.stderr, flush=True)
+                return []
+            if self.failing is not None:
+                self.failing = None
+                print("page: reads %s again" % self.path, file=sys.stderr, flush=True)
+            return rows
 
     def records(self, table, board, journal, after, upto):
         """[(record, received)] of one journal, seq in (after, upto], in order."""
-        with self.lock:
-            db = self._open()
-            if db is None:
-                return []
-            rows = db.execute(
-                "select record, received from events where tbl=? and board=? and journal=? and seq>? and seq<=?"
-                " order by seq",
-                (table, board, journal, after, upto),
-            ).fetchall()
+        rows = self._rows(
+            "select record, received from events where tbl=? and board=? and journal=? and seq>? and seq<=?"
+            " order by seq",
+            (table, board, journal, after, upto),
+        )
         return [(json.loads(r), received) for r, received in rows]
 
     def table_records(self, table):
         """[(record, received)] of every journal of `table`, oldest journal first."""
-        with self.lock:
-            db = self._open()
-            if db is None:
-                return []
-            rows = db.execute(
-                "select record, received from events where tbl=? order by journal, seq", (table,)
-            ).fetchall()
+        rows = self._rows("select record, received from events where tbl=? order by journal, seq", (table,))
         return [(json.loads(r), received) for r, received in rows]
 
     def close(self):

@@ -1,7 +1,8 @@
 """The page's read-only view of the recorder's events on PostgreSQL: the
 same calls as the SQLite RecordedCopy (host_tools/floor/page/recorded.py).
 A database that cannot be reached reads as nothing new yet, as a SQLite
-file not yet made does; the page asks again at the next `recorded`."""
+file not yet made does; the page reads again each second until it holds
+what the table's last `recorded` said (floorview.py)."""
 
 import json
 import threading
