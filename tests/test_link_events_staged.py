@@ -106,3 +106,37 @@ def test_a_page_deep_in_a_long_journal_reads_its_segments_by_record_number(tmp_p
     handlers = types.SimpleNamespace(app=types.SimpleNamespace(journal=journal), cursor=None)
     records = [json.loads(link_json.encode(r)) for r in link_events.page(handlers, 390, 8)["events"]]
     assert [r["seq"] for r in records] == list(range(391, 399))
+
+
+def test_paging_on_from_next_reads_each_segment_record_once(tmp_path, monkeypatch):
+    # Where a page ends is kept (the segment, the offset, the chain hash): paging on from
+    # `next` decodes the new page's records, never a segment before them again.
+    from crapsboard.journal import journal_read
+
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=2, segment_bytes=256, max_segments=1000)
+    journal.mount(Table())
+    journal.start_new(Table(), 0, 1, 0)
+    table = Table()
+    for t in range(1, 60):
+        table.roll(2, 2)
+        journal.append(jr.ROLL, 2 * 8 + 2, 10 * t, table)
+        journal.maintain(table, 10 * t)
+    assert len(journal.segments()) >= 10
+    decoded = []
+    decode = journal_read.decode
+    monkeypatch.setattr(
+        journal_read, "decode", lambda buf, pos, prev, seq: decoded.append(seq) or decode(buf, pos, prev, seq)
+    )
+    handlers = types.SimpleNamespace(app=types.SimpleNamespace(journal=journal), cursor=None)
+    since, seen = 0, []
+    while True:
+        decoded.clear()
+        reply = link_events.page(handlers, since, 8)
+        got = [json.loads(link_json.encode(r))["seq"] for r in reply["events"]]
+        seen += got
+        in_segments = [s for s in decoded if s <= journal.seq - journal.staged]
+        assert in_segments == [s for s in got if s <= journal.seq - journal.staged], (since, decoded)
+        if not reply["more"]:
+            break
+        since = reply["next"]
+    assert seen == list(range(1, journal.seq + 1))
