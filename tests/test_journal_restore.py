@@ -386,3 +386,19 @@ def test_the_snapshot_opening_a_rotated_segment_has_arg_0(tmp_path):
     records, _ = journal_log.verify_files(_files(pathlib.Path(journal.dir)), mac=jr.Mac(jread.journal_key(KEY)))
     snapshots = [r.arg for r in records if r.kind == jr.SNAPSHOT]
     assert len(snapshots) >= 2 and set(snapshots) == {0}
+
+
+def test_a_mount_that_finds_no_journal_leaves_appends_refused_until_one_is_started(tmp_path):
+    """docs/journal.md: only a journal the restore verified, or one start_new began, is
+    extended; a board's first mount finds none and appends nothing before its start."""
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=KEY)
+    assert journal.mount(Table()) == jn.NONE
+    table = Table()
+    table.roll(3, 4)
+    with pytest.raises(jn.JournalError) as e:
+        journal.append(jr.ROLL, 3 * 8 + 4, 10, table)
+    assert (e.value.fault, str(e.value)) == (jn.CORRUPT, "corrupt: journal not mounted")
+    assert os.listdir(str(tmp_path)) == []
+    journal.start_new(Table(), 0, 1, 0)
+    journal.append(jr.ROLL, 3 * 8 + 4, 10, table)
+    assert journal.seq == 2

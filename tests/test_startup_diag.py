@@ -41,3 +41,16 @@ def test_each_start_up_is_counted_in_diag_json_as_it_begins(tmp_path):
     assert startup.read_diag(path) == {"boots": 1, "failed": 0, "cause": 5, "error": None}
     startup.begin(1, path)
     assert startup.read_diag(path) == {"boots": 2, "failed": 0, "cause": 1, "error": None}
+
+
+def test_a_once_maintenance_marker_holds_for_this_boot_only_and_a_deploy_marker_stays(tmp_path):
+    # docs/link.md, `maintenance`: a `once` marker is removed at the boot that reads it, so
+    # the next boot runs the table again; `deploy` stays until the deploy that wrote it ends.
+    once, deploy = tmp_path / "once", tmp_path / "deploy"
+    once.write_text("once\n")
+    deploy.write_text("deploy")
+    assert startup.maintenance_marker(str(once)) == "once"
+    assert not once.exists()
+    assert startup.maintenance_marker(str(once)) is None
+    assert [startup.maintenance_marker(str(deploy)) for _ in range(2)] == ["deploy", "deploy"]
+    assert deploy.read_text() == "deploy"
