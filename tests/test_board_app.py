@@ -472,3 +472,17 @@ def test_the_simulators_sleep_ms_under_cpython_sleeps_that_many_milliseconds(mon
     with pytest.raises(StopIteration):
         app_module.sleep_ms(250).send(None)
     assert slept == [0.25]
+
+
+def test_a_configuration_the_journal_cannot_record_is_not_applied(tmp_path):
+    # docs/link.md, config_set: applied only once its CONFIG record is durable; a journal
+    # that cannot take it stops, and the table keeps the configuration it had.
+    from crapsboard.journal import journal_record as jr
+    from crapsboard.rules import config as cfg
+
+    app, clock, journal = make_with_journal(tmp_path)
+    old = app.table.config
+    assert old.rebet_after_win
+    os.symlink("/dev/full", os.path.join(journal.dir, jr.slot_name(journal.staged)))  # the next write fails
+    assert app.configure(cfg.parse({"rebet_after_win": False}), clock.t) is False
+    assert app.table.config is old and app.journal_error is not None

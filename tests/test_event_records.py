@@ -25,6 +25,19 @@ def test_a_roll_names_its_dice_and_total(d1, d2):
     assert (record["dice"], record["total"]) == ([d1, d2], d1 + d2)
 
 
+def test_a_roll_carries_the_shooter_the_point_and_the_table_rolls_after_it():
+    # docs/board.md, the event records: a roll's record gives the table after it. Worked by
+    # hand: 4 is the point, made; 10 the point, then a seven out passes the dice (shooter 2);
+    # 12 on the come-out leaves no point; `rolls` counts the table's rolls.
+    table = Table()
+    seen = []
+    for seq, (d1, d2) in enumerate([(2, 2), (1, 3), (5, 5), (3, 4), (6, 6)], 1):
+        table.roll(d1, d2)
+        record = json.loads(events.event_json(table, seq, en.ACT_ROLL, d1 * 8 + d2, 1000 * seq))
+        seen.append((record["shooter"], record["point"], record["rolls"]))
+    assert seen == [(1, 4, 1), (1, None, 2), (1, 10, 3), (2, None, 4), (2, None, 5)]
+
+
 @pytest.mark.parametrize("d1, d2", PAIRS)
 def test_an_undo_names_the_roll_it_took_back_with_its_dice_and_total(d1, d2):
     table = Table()

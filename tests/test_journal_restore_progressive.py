@@ -252,15 +252,17 @@ def test_the_hold_of_the_last_roll_is_the_same_with_a_state_record_after_it(tmp_
     record with no roll after it) must not lose it."""
     ten = [(1, 1), (1, 2), (2, 2), (2, 3), (3, 3), (4, 4), (4, 5), (5, 5), (5, 6), (6, 6)]
     holds = []
-    for with_snapshot in (False, True):
-        directory = tmp_path / str(with_snapshot)
+    for with_snapshot, hand_ended_first in ((False, False), (True, False), (True, True)):
+        directory = tmp_path / ("%s-%s" % (with_snapshot, hand_ended_first))
         directory.mkdir()
         play = Play(directory)
+        if hand_ended_first:  # the rolls since the last state record then start with an END HAND
+            play.end_hand()
         for d1, d2 in ten:
             last = play.roll(d1, d2)
         if with_snapshot:
             play.record(jr.SNAPSHOT, 0)
         hold = opened(directory).hold
         assert hold[0] == last and hold[1] & (1 << pt.MEA_PROGRESSIVE)  # the top award held for surveillance
-        holds.append(hold)
-    assert holds[0] == holds[1]
+        holds.append(hold[1:])
+    assert holds[0] == holds[1] == holds[2]

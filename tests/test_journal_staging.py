@@ -298,3 +298,18 @@ def test_a_journal_start_records_why_it_started(tmp_path):
         journal.on_append = lambda record, prev, out=appended: out.append(record)
         journal_boot.open_table_journal(Table(), journal, 1, 0, new_journal=new_journal)
         assert [(r[10], r[11] | r[12] << 8) for r in appended] == [(jr.JOURNAL_START, reason)]
+
+
+def test_open_journal_says_whether_it_restored_and_gives_the_app_its_journal(tmp_path):
+    """docs/journal.md: at power-up the board restores its journal (and shows restored —
+    verify) or, finding none, starts one; open_journal says which."""
+    from test_board_app import make
+
+    from crapsboard.journal import journal_boot
+
+    seen = []
+    for _ in range(2):
+        app, _clock = make()
+        journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
+        seen.append((journal_boot.open_journal(app, journal, 1, 0), app.restored, app.journal is journal))
+    assert seen == [(jn.NONE, False, True), (jn.RESTORED, True, True)]

@@ -90,6 +90,7 @@ def test_edges_a_request_may_hold_are_read_exactly(text, value):
         ('"\\x41"', "bad json at column 2"),
         ('"\\u00g1"', "bad json at column 6"),
         ('"\\u12"', "bad json at column 4"),
+        ('"\\u0041', "bad json at column 8"),  # four hex digits, then the end: the string is unclosed
         ('"ab\\', "bad json at column 4"),
         ('"\\ud800x"', "lone surrogate at column 2"),
         ('"\\ud800\\u0041"', "lone surrogate at column 2"),

@@ -77,3 +77,15 @@ def test_a_maintenance_reset_that_cannot_be_scheduled_leaves_no_marker(tmp_path)
     with pytest.raises(RuntimeError):  # no event loop runs here: the task cannot be made
         link_admin.maintenance(handlers, {})
     assert not os.path.exists(handlers.path(link_admin.MAINTENANCE_FILE))  # the next boot plays on
+
+
+def test_the_first_and_last_second_of_2024_to_2100_are_taken_one_outside_refused(tmp_path):
+    # docs/link.md, `time`: unix 1704067200 (2024-01-01) to 4102444800 (2100-01-01), both taken.
+    handlers, board = board_with_journal(str(tmp_path))
+    board.now = 1000
+    assert link_admin.set_time(handlers, {"unix": 1_704_067_200})["unix"] == 1_704_067_200
+    board.now = 2000
+    assert link_admin.set_time(handlers, {"unix": 4_102_444_800})["unix"] == 4_102_444_800
+    for unix in (1_704_067_199, 4_102_444_801):
+        with pytest.raises(LinkError, match=r"^time refused: %d is outside 1704067200\.\.4102444800 " % unix):
+            link_admin.set_time(handlers, {"unix": unix})

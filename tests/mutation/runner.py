@@ -279,7 +279,7 @@ MODULE_TESTS.update(
             ["tests/test_journal_faults.py"],
         ),
         "link/link_app.py": (
-            [],
+            ["tests/test_link_handlers.py"],
             _LINK_APP_MP
             + [_MAIN_LINK + "test_a_subscription_on_the_boards_own_link_pushes_each_roll_as_it_is_journaled"],
         ),
@@ -366,7 +366,7 @@ MODULE_TESTS.update(
             ],
         ),
         "table/board.py": (
-            [_MAIN + "test_the_fallback_fault_matches_the_shipped_strip"],
+            [_MAIN + "test_the_fallback_fault_matches_the_shipped_strip", "tests/test_board_pattern.py"],
             [
                 _MAIN + "test_main_builds_the_board_and_runs_the_app",
                 _MAIN + "test_the_fault_is_red_on_an_rgb_strip_too",

@@ -1,0 +1,17 @@
+"""The link's handlers under CPython (crapsboard/link/link_app.py) on a board built as the
+board builds it: what a request the board cannot serve answers (docs/link.md)."""
+
+import pytest
+from test_link_config_json import _board
+
+from crapsboard.link.link import LinkError
+
+
+def test_a_subscription_on_a_board_without_a_journal_is_one_clear_error(tmp_path):
+    # docs/link.md, `subscribe`: records are pushed as the journal appends them; a board
+    # keeping none has nothing to push, and says so.
+    handlers = _board(str(tmp_path))
+    for on in (True, False):
+        with pytest.raises(LinkError) as refused:
+            handlers.subscribe({"on": on})
+        assert str(refused.value) == "this board keeps no journal: nothing to subscribe to"
