@@ -89,18 +89,24 @@ def test_a_page_after_a_new_journal_never_goes_on_from_the_old_journals_place(tm
     assert [r["dice"] for r in pages[1][:2]] == [[3, 4], [2, 2]]
 
 
+def rolled_in_small_segments(folder, rolls):
+    """A journal of `rolls` rolls after its start, in 256-byte segments, all kept."""
+    journal = jn.Journal(str(folder), b"BOARD1", key=b"k" * 32, batch=2, segment_bytes=256, max_segments=1000)
+    journal.mount(Table())
+    journal.start_new(Table(), 0, 1, 0)
+    table = Table()
+    for t in range(1, rolls + 1):
+        table.roll(2, 2)
+        journal.append(jr.ROLL, 2 * 8 + 2, 10 * t, table)
+        journal.maintain(table, 10 * t)
+    return journal
+
+
 def test_a_page_deep_in_a_long_journal_reads_its_segments_by_record_number(tmp_path):
     # A journal whose record numbers pass its segments' size in bytes (here 256-byte segments
     # and 420 records; on a board 32 KB and a long shift): a page from record 390 reads the
     # segments that hold 391 on, record by record.
-    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=2, segment_bytes=256, max_segments=1000)
-    journal.mount(Table())
-    journal.start_new(Table(), 0, 1, 0)
-    table = Table()
-    for t in range(1, 420):
-        table.roll(2, 2)
-        journal.append(jr.ROLL, 2 * 8 + 2, 10 * t, table)
-        journal.maintain(table, 10 * t)
+    journal = rolled_in_small_segments(tmp_path, 419)
     segments = journal.segments()
     assert segments[-1][1] > 390 > max(size for _, _, size in segments)
     handlers = types.SimpleNamespace(app=types.SimpleNamespace(journal=journal), cursor=None)
@@ -113,14 +119,7 @@ def test_paging_on_from_next_reads_each_segment_record_once(tmp_path, monkeypatc
     # `next` decodes the new page's records, never a segment before them again.
     from crapsboard.journal import journal_read
 
-    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=2, segment_bytes=256, max_segments=1000)
-    journal.mount(Table())
-    journal.start_new(Table(), 0, 1, 0)
-    table = Table()
-    for t in range(1, 60):
-        table.roll(2, 2)
-        journal.append(jr.ROLL, 2 * 8 + 2, 10 * t, table)
-        journal.maintain(table, 10 * t)
+    journal = rolled_in_small_segments(tmp_path, 59)
     assert len(journal.segments()) >= 10
     decoded = []
     decode = journal_read.decode
