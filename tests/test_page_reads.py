@@ -61,3 +61,15 @@ def test_a_message_the_view_cannot_take_is_said_and_the_next_is_taken(capsys):
     assert capsys.readouterr().err == "page: %s not taken: OperationalError: database is locked\n" % first
     bus._on_message(None, None, SimpleNamespace(topic="main/table/T1/event", payload=b"{}"))
     assert view.taken == [None, ("main/table/T1/event", b"{}")]
+
+
+def test_a_database_the_page_cannot_reach_reads_as_nothing_said_once(capsys):
+    from host_tools.floor.bus import broker
+    from host_tools.floor.pg.copy import PgRecordedCopy
+
+    copy = PgRecordedCopy("postgresql://page@127.0.0.1:%d/floor" % broker.free_port())  # nothing listens there
+    assert [copy.records("T1", "b", 1, 0, 5) for _ in range(3)] == [[], [], []]
+    assert copy.table_records("T1") == []
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and " database: page cannot read the recorder's events: " in err[0], err
+    copy.close()

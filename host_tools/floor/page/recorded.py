@@ -20,6 +20,8 @@ import sqlite3
 import sys
 import threading
 
+from host_tools.floor.base.read_trouble import ReadTrouble
+
 
 class RecordedCopy:
     """Read-only access to the recorder's events (DIR/recorder.sqlite)."""
@@ -28,7 +30,7 @@ class RecordedCopy:
         self.path = path
         self.db = None
         self.lock = threading.Lock()
-        self.failing = None  # the last read's error, said once until a read succeeds
+        self.trouble = ReadTrouble(path, lambda text: print("page: " + text, file=sys.stderr, flush=True))
 
     def _rows(self, sql, args):
         with self.lock:
@@ -44,13 +46,9 @@ class RecordedCopy:
                 if self.db is not None:
                     self.db.close()
                     self.db = None
-                said, self.failing = self.failing, str(e).strip() or type(e).__name__
-                if said != self.failing:
-                    print("page: cannot read %s: %s" % (self.path, self.failing), file=sys.stderr, flush=True)
+                self.trouble.failed(str(e).strip() or type(e).__name__)
                 return []
-            if self.failing is not None:
-                self.failing = None
-                print("page: reads %s again" % self.path, file=sys.stderr, flush=True)
+            self.trouble.worked()
             return rows
 
     def records(self, table, board, journal, after, upto):

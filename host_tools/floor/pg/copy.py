@@ -8,6 +8,7 @@ import json
 import threading
 
 from host_tools import HostToolError
+from host_tools.floor.base.read_trouble import ReadTrouble
 from host_tools.floor.pg import schema
 
 
@@ -16,19 +17,22 @@ class PgRecordedCopy:
         self.url = url
         self.conn = None
         self.lock = threading.Lock()
+        self.trouble = ReadTrouble("the recorder's events", lambda text: schema.log("page " + text))
 
     def _rows(self, sql, args):
         with self.lock:
             try:
                 if self.conn is None or self.conn.closed:
                     self.conn = schema.connect(self.url)
-                return self.conn.execute(sql, args).fetchall()
+                rows = self.conn.execute(sql, args).fetchall()
             except (HostToolError, schema.driver().Error) as e:
-                schema.log("page reads: %s" % str(e).strip()[:160])
+                self.trouble.failed(str(e).strip()[:160])
                 if self.conn is not None:
                     self.conn.close()
                 self.conn = None
                 return []
+            self.trouble.worked()
+            return rows
 
     def records(self, table, board, journal, after, upto):
         """[(record, received)] of one journal, seq in (after, upto], in order."""
