@@ -399,3 +399,20 @@ def test_a_journal_of_hundreds_of_events_restores_and_plays_in_the_budget(tmp_pa
     assert report["wdt"] == "1 30", report  # restored, played, ran 3 s: no MemoryError, no fault
     assert "crapsboard:" not in report
     assert journal_seq(tmp_path) == 301 + 1 + 3, report  # the restart, then the three rolls, journalled
+
+
+@pytest.mark.parametrize("status_pixel", [2, None])
+def test_a_board_json_without_the_alert_lamps_shows_the_fault_on_the_status_lamp_alone(tmp_path, status_pixel):
+    # docs/board.md, start-up failed: red on the status lamp and both alert lamps. A layout
+    # that names no alert lamp (an older deploy's board.json) has only the status lamp to
+    # light: here moved to pixel 2, or not named either (then pixel 0, the shipped strip's).
+    board = json.load(open(BOARD_JSON, encoding="utf-8"))
+    gone = ("alert.floor", "alert.manager") + (("status",) if status_pixel is None else ())
+    board["lamps"] = [lamp for lamp in board["lamps"] if lamp["name"] not in gone]
+    for lamp in board["lamps"]:
+        if lamp["name"] == "status":
+            lamp["pixel"] = status_pixel
+    flash(tmp_path, json.dumps(board), config="{not json", compact=False)
+    report = boot(tmp_path)
+    lit = [report[lamp] != "0 0 0" for lamp in ("status", "floor", "manager")]
+    assert (lit, report["lit"], report["wdt"]) == ([status_pixel is None, False, status_pixel == 2], "1", "0 0")

@@ -248,21 +248,31 @@ def test_counts_keyed_again_before_the_same_roll_add_up_after_a_restore(tmp_path
 
 def test_the_hold_of_the_last_roll_is_the_same_with_a_state_record_after_it(tmp_path):
     """docs/journal.md, Restoring: the last roll's HOLD (crapsboard/rules/hold.py)
-    is rebuilt from the table before it; a snapshot after the roll (a state
-    record with no roll after it) must not lose it."""
+    is rebuilt from the table before it; what follows the roll without a table
+    event (one or two state records, a clock set after them) must not lose it,
+    nor an END HAND before the rolls since the last state record."""
     ten = [(1, 1), (1, 2), (2, 2), (2, 3), (3, 3), (4, 4), (4, 5), (5, 5), (5, 6), (6, 6)]
     holds = []
-    for with_snapshot, hand_ended_first in ((False, False), (True, False), (True, True)):
-        directory = tmp_path / ("%s-%s" % (with_snapshot, hand_ended_first))
+    cases = [  # (snapshots after the rolls, an END HAND first, a clock set last)
+        (0, False, False),
+        (1, False, False),
+        (1, True, False),
+        (2, False, False),
+        (1, False, True),
+    ]
+    for snapshots, hand_ended_first, time_last in cases:
+        directory = tmp_path / ("%d-%s-%s" % (snapshots, hand_ended_first, time_last))
         directory.mkdir()
         play = Play(directory)
         if hand_ended_first:  # the rolls since the last state record then start with an END HAND
             play.end_hand()
         for d1, d2 in ten:
             last = play.roll(d1, d2)
-        if with_snapshot:
+        for _ in range(snapshots):
             play.record(jr.SNAPSHOT, 0)
+        if time_last:
+            play.record(jr.TIME, 0, (1_798_761_600).to_bytes(8, "little"))
         hold = opened(directory).hold
         assert hold[0] == last and hold[1] & (1 << pt.MEA_PROGRESSIVE)  # the top award held for surveillance
         holds.append(hold[1:])
-    assert holds[0] == holds[1] == holds[2]
+    assert holds == [holds[0]] * len(cases)

@@ -143,7 +143,8 @@ def test_paging_on_from_next_reads_each_segment_record_once(tmp_path, monkeypatc
 
 def test_a_page_reads_a_segment_record_over_255_bytes_and_the_record_after_it(tmp_path):
     # A record's length is two bytes, low first (docs/journal.md, Record format): a drop
-    # record of 300 bytes goes straight into the segment, the roll after it is staged.
+    # record of 300 bytes goes straight into the segment; of the three rolls after it, the
+    # first two follow it there once the third is appended (batch 2), which is staged.
     from test_journal_staging import EMPTY_RECORD
 
     journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=2)
@@ -151,10 +152,13 @@ def test_a_page_reads_a_segment_record_over_255_bytes_and_the_record_after_it(tm
     journal.start_new(Table(), 0, 1, 0)
     table = Table()
     journal.append(jr.DROP, 0, 10, table, bytes(300 - EMPTY_RECORD))
-    table.roll(3, 4)
-    journal.append(jr.ROLL, 3 * 8 + 4, 20, table)
-    assert [s[:2] for s in journal.segments()] == [[1, 2]] and journal.staged == 1
+    for t in (20, 30, 40):
+        table.roll(3, 4)
+        journal.append(jr.ROLL, 3 * 8 + 4, t, table)
+    assert [s[:2] for s in journal.segments()] == [[1, 4]] and journal.staged == 1
     handlers = types.SimpleNamespace(app=types.SimpleNamespace(journal=journal), cursor=None)
     records = [json.loads(link_json.encode(r)) for r in link_events.page(handlers, 0, 8)["events"]]
-    assert [(r["seq"], r["kind"]) for r in records] == [(1, "journal_start"), (2, "drop"), (3, "roll")]
+    assert [(r["seq"], r["kind"]) for r in records] == [(1, "journal_start"), (2, "drop")] + [
+        (n, "roll") for n in (3, 4, 5)
+    ]
     assert len(records[1]["payload"]) == 2 * (300 - EMPTY_RECORD)

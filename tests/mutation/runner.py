@@ -368,6 +368,7 @@ MODULE_TESTS.update(
         "table/board.py": (
             [_MAIN + "test_the_fallback_fault_matches_the_shipped_strip", "tests/test_board_pattern.py"],
             [
+                _MAIN + "test_a_board_json_without_the_alert_lamps_shows_the_fault_on_the_status_lamp_alone",
                 _MAIN + "test_main_builds_the_board_and_runs_the_app",
                 _MAIN + "test_the_fault_is_red_on_an_rgb_strip_too",
                 _MAIN + "test_a_failed_start_up_shows_the_fault_and_resets",
