@@ -2,7 +2,6 @@
 
 import os
 
-import pytest
 from conftest import ROOT
 
 from crapsboard.table import entry as en
@@ -455,23 +454,6 @@ def test_the_app_keeps_a_hit_only_while_an_undo_could_reach_its_roll():
     assert len(app._hits) == 2
     _roll(clock, *([(1, 1)] * 52))
     assert len(app._hits) == 1
-
-
-def test_the_simulators_sleep_ms_under_cpython_sleeps_that_many_milliseconds(monkeypatch):
-    # CPython's asyncio has no sleep_ms: app.py's own, for the simulator's run(), is the board's.
-    import asyncio
-
-    from crapsboard.table import app as app_module
-
-    slept = []
-
-    async def sleep(seconds):
-        slept.append(seconds)
-
-    monkeypatch.setattr(asyncio, "sleep", sleep)
-    with pytest.raises(StopIteration):
-        app_module.sleep_ms(250).send(None)
-    assert slept == [0.25]
 
 
 def test_a_configuration_the_journal_cannot_record_is_not_applied(tmp_path):

@@ -417,3 +417,4 @@ def test_a_board_json_without_the_alert_lamps_shows_the_fault_on_the_status_lamp
     lit = [report[lamp] != "0 0 0" for lamp in ("status", "floor", "manager")]
     assert (lit, report["lit"], report["wdt"]) == ([status_pixel is None, False, status_pixel == 2], "1", "0 0")
     assert report["first"] == (GRB_WHITE if status_pixel is None else "0 0 0")  # booting, on the status lamp
+    assert report["strip"] == "13 141"  # each pattern a frame of the strip's 47 pixels, no more

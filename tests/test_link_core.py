@@ -109,6 +109,8 @@ def test_a_huge_line_costs_one_reply_and_no_memory():
 NOT_ASCII = b'{"id": null, "ok": false, "error": "not ASCII: other characters travel as \\\\u escapes"}'
 GARBAGE = [
     (b"\xff\xfe{}", NOT_ASCII),
+    (b"\xff{}", NOT_ASCII),  # only the line's first byte past ASCII
+    (b"\x80", NOT_ASCII),  # a line of one byte
     (b'{"id": 1, "cmd": "ping", "data": "\xc3\xa9"}', None),
     # the first bytes past printable ASCII (docs/link.md: a byte >= 0x7F), where the JSON itself is fine
     (b'{"id": 1, "cmd": "ping", "data": "\x7f"}', NOT_ASCII),

@@ -105,3 +105,21 @@ def test_status_names_each_lamp_feed_latched_off(dead, named):
     assert lamps.feed_count >= 3  # the board.json the docs describe
     lamps.feed_fault = dead
     assert link_info.lamp_feeds(lamps, [])["faulted"] == named
+
+
+def test_selftest_names_the_buttons_held_and_gives_the_keyswitch_apart():
+    # docs/link.md, selftest: `held` names the keys and buttons down (undo, end_hand,
+    # lamp_test), `keyswitch` its position; here UNDO and LAMP TEST held, the keyswitch on.
+    import types
+
+    from test_board_app import make
+
+    from crapsboard.table.app import KEYSWITCH_BIT
+    from crapsboard.table.layout import BUTTONS
+
+    app, clock = make()
+    clock.idle = KEYSWITCH_BIT | 1 << (16 + BUTTONS.index("undo")) | 1 << (16 + BUTTONS.index("lamp_test"))
+    clock.board.down = clock.idle
+    clock.run(100)
+    reply = link_info.selftest(types.SimpleNamespace(app=app, now=lambda: clock.t), {})
+    assert (reply["held"], reply["keyswitch"], reply["chattering"]) == (["undo", "lamp_test"], "on", [])

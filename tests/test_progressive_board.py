@@ -212,7 +212,9 @@ def test_the_keyings_the_journal_restored_are_taken_with_their_roll():
     [
         (0, "$0.00"),
         (5, "$0.05"),
+        (12_345, "$123.45"),  # three digits: one group, no comma before it
         (100_030, "$1,000.30"),
+        (12_345_678, "$123,456.78"),
         (3_779_094, "$37,790.94"),
         (123_456_789, "$1,234,567.89"),
         (123_456_789_012, "$1,234,567,890.12"),  # four groups: each new one goes in front

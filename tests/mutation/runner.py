@@ -252,7 +252,7 @@ MODULE_TESTS.update(
             BOARD_MP + ["tests/test_keyswitch_and_scan.py"],
         ),
         "boot/power_up.py": (
-            [],
+            ["tests/test_power_up_config.py"],
             [
                 _MAIN + "test_first_boot_starts_a_journal_and_the_next_restores_it",
                 _MAIN + "test_end_hand_and_the_keyswitch_at_power_up_start_a_new_journal",
@@ -301,7 +301,7 @@ MODULE_TESTS.update(
         ),
         "link/link_progressive.py": ([], ["tests/test_link_progressive.py"]),
         "link/link_task.py": (
-            ["tests/test_link_task_bytes.py"],
+            ["tests/test_link_task_bytes.py", "tests/test_sleep_ms.py"],
             ["tests/test_link_task.py", _MAIN_LINK + "test_a_half_sent_request_does_not_stop_the_keys"],
         ),
         "link/link_verified.py": (["tests/test_link_verified_names.py"], ["tests/test_link_verified.py"]),
@@ -344,6 +344,7 @@ MODULE_TESTS.update(
         "table/app.py": (
             [
                 "tests/test_board_app.py",
+                "tests/test_sleep_ms.py",
                 "tests/test_progressive_power_cut_once.py",
                 "tests/test_progressive_power_cut.py::test_without_a_journal_an_undo_still_shows_the_voids",
                 "tests/test_progressive_power_cut.py::test_an_undo_voids_the_last_rolls_hits_not_an_earlier_rolls[cpython]",
