@@ -108,8 +108,9 @@ def test_status_names_each_lamp_feed_latched_off(dead, named):
 
 
 def test_selftest_names_the_buttons_held_and_gives_the_keyswitch_apart():
-    # docs/link.md, selftest: `held` names the keys and buttons down (undo, end_hand,
-    # lamp_test), `keyswitch` its position; here UNDO and LAMP TEST held, the keyswitch on.
+    # docs/link.md, selftest: `held` names the keys and buttons down (key.LABEL, undo,
+    # end_hand, lamp_test), `keyswitch` its position; here the keypad's first key, UNDO and
+    # LAMP TEST held, the keyswitch on.
     import types
 
     from test_board_app import make
@@ -118,8 +119,9 @@ def test_selftest_names_the_buttons_held_and_gives_the_keyswitch_apart():
     from crapsboard.table.layout import BUTTONS
 
     app, clock = make()
-    clock.idle = KEYSWITCH_BIT | 1 << (16 + BUTTONS.index("undo")) | 1 << (16 + BUTTONS.index("lamp_test"))
+    clock.idle = KEYSWITCH_BIT | 1 | 1 << (16 + BUTTONS.index("undo")) | 1 << (16 + BUTTONS.index("lamp_test"))
     clock.board.down = clock.idle
     clock.run(100)
     reply = link_info.selftest(types.SimpleNamespace(app=app, now=lambda: clock.t), {})
-    assert (reply["held"], reply["keyswitch"], reply["chattering"]) == (["undo", "lamp_test"], "on", [])
+    held = ["key." + app.layout.labels[0], "undo", "lamp_test"]
+    assert (reply["held"], reply["keyswitch"], reply["chattering"]) == (held, "on", [])
