@@ -96,6 +96,20 @@ def test_the_lockout_left_is_counted_from_the_last_record_before_the_cut():
     assert outcome(state) == ["pin_locked", "on"]
 
 
+def test_the_lockout_left_is_counted_across_the_journal_clocks_32_bit_wrap():
+    # As above, with the journal clock 10 s before its 32 bits wrap at the third wrong PIN
+    # (after 49.7 days of the board being on): the 30 s of play after it end past the wrap.
+    first = boot()
+    play(first, "3 4")
+    second = boot(first.flash.data)
+    second.journal.clock = 2**32 - 10000
+    play(second, WRONG * 3 + "wait:30000 3 4")
+    assert records(second)[-1].t < 30000  # the last record's 32 bits wrapped
+    third = boot(second.flash.data)
+    state = play(third, "wait:28000 " + GOOD + "wait:3000 " + GOOD + "wait:100")
+    assert outcome(state) == ["pin_locked", "on"]
+
+
 def test_wrong_pins_before_a_restart_count_towards_the_lockout():
     first = boot()
     play(first, WRONG * 2)

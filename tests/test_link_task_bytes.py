@@ -40,6 +40,22 @@ def test_ctrl_c_breaks_in_only_with_the_repl_open():
         assert (run(task), out) == (how, []), (data, break_in)
 
 
+def test_a_link_that_cannot_load_answers_each_line_once_and_drops_the_rest_of_it():
+    # docs/board.md, memory: the host is told once per request ("link not loaded: out of
+    # memory, try again"); the rest of that line is dropped, not taken as more requests.
+    from crapsboard.link import link_task
+
+    tries = []
+
+    def load(task):
+        tries.append(1)
+        raise MemoryError
+
+    task, out = task_on(b'{"id": 1, "cmd": "hello"}\n{"id": 2, "cmd": "status"}\n', load=load)
+    assert run(task) == "ended"
+    assert (out, len(tries)) == ([link_task._NOT_LOADED] * 2, 2)
+
+
 def test_a_task_with_no_link_and_no_way_to_load_one_says_nothing():
     task, out = task_on(b'{"id": 1, "op": "hello"}\n')
     assert run(task) == "ended"

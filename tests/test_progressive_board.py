@@ -225,3 +225,12 @@ def test_an_amount_is_stated_in_dollars_grouped_by_thousands(cents, said):
     from crapsboard.table import progressive as pg
 
     assert pg.currency(cents) == said
+
+
+def test_the_meter_states_are_numbered_as_the_link_names_them():
+    # The link keeps a `progressive` request's state as its index in STATE_NAMES; the app
+    # and the lamps compare it with S_*: one numbering (docs/progressive.md, Messages).
+    from crapsboard.table import progressive as pg
+
+    assert pg.STATE_NAMES == ("closed", "open", "locked", "pending")
+    assert (pg.S_CLOSED, pg.S_OPEN, pg.S_LOCKED, pg.S_PENDING) == (0, 1, 2, 3)

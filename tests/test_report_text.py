@@ -26,3 +26,21 @@ from crapsboard.rules.report import printable
 )
 def test_control_characters_are_written_as_hex_and_the_rest_kept(text, shown):
     assert printable(text) == shown
+
+
+def test_a_fire_bet_returned_at_an_end_hand_in_its_window_hands_back_its_stake():
+    # docs/rules.md: a shooter who leaves before a point is made has the Fire Bet returned,
+    # never lost; the resolution hands back the 1 unit staked and pays nothing.
+    from crapsboard.rules import report
+    from crapsboard.rules.engine import Table
+
+    table = Table()
+    table.end_hand()
+    (fire,) = report.resolutions(table)
+    assert (fire["wager"], fire["outcome"], fire["returns"], fire["pays"], fire["envy"]) == (
+        "fire",
+        "returned",
+        1,
+        None,
+        None,
+    )
