@@ -220,3 +220,24 @@ def test_a_task_that_loads_on_demand_forgets_its_link_at_the_silence_and_goes_on
 
     assert asyncio.run(silence_then_a_byte()) == (True, True)
     assert task.ended and not task.running
+
+
+def test_a_quiet_host_is_polled_every_10_ms_and_a_full_burst_yields_at_once(monkeypatch):
+    # docs/link.md: the task takes at most 64 bytes before letting the other tasks run and
+    # polls every 10 ms while the host is quiet.
+    from crapsboard.link import link_task
+
+    slept = []
+    r, w = os.pipe()
+    os.write(w, b"\n" * 64)  # one full burst; the pipe stays open, then nothing
+    task = LinkTask(stream=open(r, "rb", buffering=0), write=lambda out: None)
+
+    async def sleep_ms(ms):
+        slept.append(ms)
+        if len(slept) == 3:
+            task.stop()
+
+    monkeypatch.setattr(link_task, "sleep_ms", sleep_ms)
+    asyncio.run(task.run())
+    os.close(w)
+    assert slept == [0, 10, 10]
