@@ -240,4 +240,5 @@ def test_a_quiet_host_is_polled_every_10_ms_and_a_full_burst_yields_at_once(monk
     monkeypatch.setattr(link_task, "sleep_ms", sleep_ms)
     asyncio.run(task.run())
     os.close(w)
+    task.stream.close()
     assert slept == [0, 10, 10]
