@@ -53,3 +53,25 @@ def test_one_collection_after_a_roll_once_the_table_is_idle_again():
     assert len(collected) == 1  # once, after the key is released and the frame shown
     assert table.app.table.rolls == 1
     assert table.run(1000) == []  # nothing new: nothing more
+
+
+def test_with_a_journal_its_slow_part_runs_once_after_a_roll_and_one_collection_follows(tmp_path):
+    # docs/journal.md: the journal's slow part (maintain) runs once the event's frame is shown
+    # and the keys are up, once per event; the idle collection then comes once, as without one.
+    from crapsboard.journal import journal as jn
+    from crapsboard.rules.engine import Table as Rules
+
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
+    journal.mount(Rules())
+    journal.start_new(Rules(), 0, 1, 0)
+    table.app.journal = journal
+    maintained = []
+    maintain = journal.maintain
+    journal.maintain = lambda rules, now: maintained.append(table.t) or maintain(rules, now)
+    table.run(100, table.key("3"))
+    table.run(200)
+    table.run(100, table.key("4"))
+    collected = table.run(1000)
+    assert (table.app.table.rolls, len(maintained), len(collected)) == (1, 1, 1)
+    assert collected[0] >= maintained[0]

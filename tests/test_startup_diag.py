@@ -54,3 +54,12 @@ def test_a_once_maintenance_marker_holds_for_this_boot_only_and_a_deploy_marker_
     assert startup.maintenance_marker(str(once)) is None
     assert [startup.maintenance_marker(str(deploy)) for _ in range(2)] == ["deploy", "deploy"]
     assert deploy.read_text() == "deploy"
+
+
+def test_a_running_app_that_stops_keeps_its_error_in_diag_json(tmp_path):
+    # docs/board.md, diag.json: the app stopped by an error is written down before the
+    # watchdog resets the board, so the next start-up (and `status`) can tell why.
+    path = str(tmp_path / "diag.json")
+    diag = startup.begin(1, path)
+    startup.crashed(diag, MemoryError(), path)
+    assert startup.read_diag(path)["error"] == "MemoryError"
