@@ -177,6 +177,19 @@ def test_a_silent_port_that_stays_open_leaves_the_table_playing(tmp_path):
     assert report["wdt"] == "1 30", out
 
 
+def test_a_board_without_a_key_breaks_in_at_ctrl_c_even_where_the_link_does_not_fit(tmp_path):
+    # docs/link.md: a board without a key takes 0x03 as Ctrl-C, mpremote's way to the REPL.
+    # The waiter takes it before it loads the link, so a board whose heap has no room for
+    # the link still breaks in: KeyboardInterrupt ends main.py, nothing is answered.
+    flash(tmp_path)
+    out = run_boot(tmp_path, NO_LINK_HEAP, feeds=30, stdin="\x03", extra_paths=link_paths(tmp_path))
+    assert out.returncode != 0, out.stdout + out.stderr
+    # MicroPython's traceback (on stdout): raised by the waiter itself, the link never loaded.
+    last_frame, error = out.stdout.rstrip().splitlines()[-2:]
+    assert (last_frame.split(",")[0].strip(), error) == ('File "link/link_wait.py"', "KeyboardInterrupt:"), out.stdout
+    assert "link not loaded" not in out.stdout
+
+
 def test_a_board_with_a_key_takes_ctrl_c_on_the_link_as_a_byte_not_a_break_in(tmp_path):
     # docs/link.md: only a board without a key still takes 0x03 as Ctrl-C.
     # With a key the REPL is shut while the table plays: a stray Ctrl-C from

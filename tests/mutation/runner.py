@@ -309,6 +309,7 @@ MODULE_TESTS.update(
             [],
             [
                 _MAIN_LINK + "test_a_silent_port_that_stays_open_leaves_the_table_playing",
+                _MAIN_LINK + "test_a_board_without_a_key_breaks_in_at_ctrl_c_even_where_the_link_does_not_fit",
                 _LINK_BESIDE_APP,
                 _MAIN_LINK + "test_a_link_that_does_not_fit_leaves_the_table_playing",
             ],
@@ -344,6 +345,7 @@ MODULE_TESTS.update(
         "table/app.py": (
             [
                 "tests/test_board_app.py",
+                "tests/test_app_board_order.py",
                 "tests/test_sleep_ms.py",
                 "tests/test_progressive_power_cut_once.py",
                 "tests/test_progressive_power_cut.py::test_without_a_journal_an_undo_still_shows_the_voids",
