@@ -179,6 +179,24 @@ def test_the_last_event_is_the_last_roll_undo_or_hand_end_and_other_records_leav
     assert opened(tmp_path).hold == (20, 1 << pt.FIRE, fire, True)
 
 
+def test_a_hold_after_a_mid_hand_snapshot_is_judged_from_that_snapshot(tmp_path):
+    """docs/journal.md, Restoring, step 6: a state record after the last roll (here a
+    snapshot) makes the restore play that roll again from the state before it, which
+    is a snapshot taken mid-hand, after the 5th point: the 6th point still raises the
+    Fire Bet's HOLD, whose five earlier points no code after that snapshot holds."""
+    table = Table()
+    journal = started(tmp_path)  # record 1
+    for t, (die1, die2) in enumerate(TO_SIXTH_POINT[:-2]):
+        roll(journal, table, 10 + t, die1, die2)  # 2 .. 11: five points made
+    journal.append(jr.SNAPSHOT, 0, 30, table)  # 12: mid-hand
+    for t, (die1, die2) in enumerate(TO_SIXTH_POINT[-2:]):
+        roll(journal, table, 40 + t, die1, die2)  # 13, 14: the 6th point
+    journal.append(jr.SNAPSHOT, 0, 50, table)  # 15: after the roll
+    fire = [0] * pt.WAGER_COUNT
+    fire[pt.FIRE] = table.fire_points
+    assert opened(tmp_path).hold == (14, 1 << pt.FIRE, fire, False)
+
+
 def test_a_staging_file_too_short_for_a_header_is_the_fault_corrupt_not_a_crash(tmp_path):
     """A staging file cut to fewer bytes than a record's header fails its CRC
     like any other damaged one: the fault corrupt naming the file, with no

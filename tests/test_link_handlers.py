@@ -15,3 +15,18 @@ def test_a_subscription_on_a_board_without_a_journal_is_one_clear_error(tmp_path
         with pytest.raises(LinkError) as refused:
             handlers.subscribe({"on": on})
         assert str(refused.value) == "this board keeps no journal: nothing to subscribe to"
+
+
+def test_the_commands_loaded_at_their_first_use_answer_as_their_modules_do(tmp_path):
+    # docs/link.md: `verified`, `progressive` and `received` load their module when the
+    # floor first sends one; the handler answers with that module's reply or its error.
+    handlers = _board(str(tmp_path)).table()
+    reply = handlers["progressive"]({"game": "MEA", "state": "open", "amount": 123456, "at": 0})
+    assert reply == {"game": "MEA", "state": "open", "amount": "$1,234.56"}
+    for name, request in (
+        ("received", {"journal": 1, "seq": 1, "head": "00", "receipt": "00"}),
+        ("verified", {"by": "sup1", "alert": "fire-6", "journal": 1, "seq": 1}),
+    ):
+        with pytest.raises(LinkError) as refused:
+            handlers[name](request)
+        assert str(refused.value) == "this board keeps no journal", name

@@ -25,6 +25,9 @@ def start(which):
     if which == "micropython":
         return runtime.start(SCRIPT, **pipes)
     env = paths.cpython_environment()
+    # CPython buffers a pipe's standard output unless told not to: without this
+    # machine's PYTHONUNBUFFERED, a reply arrives only if the link flushes it.
+    env.pop("PYTHONUNBUFFERED", None)
     return subprocess.Popen([sys.executable, os.path.join(ROOT, SCRIPT)], env=env, **pipes)
 
 

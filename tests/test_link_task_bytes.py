@@ -1,9 +1,11 @@
 """The link's task (crapsboard/link/link_task.py) under CPython on a pipe: what
 it does with 0x03 with the REPL open and shut, and with bytes when it was built
-with no link and no way to load one."""
+with no link and no way to load one, and which links it forgets in a silence."""
 
 import asyncio
 import os
+
+import pytest
 
 from crapsboard.link.link_task import LinkTask
 
@@ -100,6 +102,25 @@ def test_a_loaded_link_with_no_subscription_is_forgotten_in_the_silence():
     assert task.link is not None and task.loads == 1
     task.forget()
     assert task.link is None
+
+
+@pytest.mark.parametrize("held_by", ["a half-read line", "a line being skipped", "a subscription"])
+def test_a_loaded_link_that_something_holds_is_kept_in_the_silence(held_by):
+    # docs/link.md: each of the three alone keeps the link's modules loaded.
+    from crapsboard.link.link import Link
+
+    task, out = task_on(b"", load=lambda task: Link({}, None, None))
+    task.take(b"\n")
+    link = task.link
+    if held_by == "a half-read line":
+        task.take(b"{")
+        assert link.length and not link.skipping and not link.hold
+    elif held_by == "a line being skipped":
+        link.skipping = True
+    else:
+        link.hold = True
+    task.forget()
+    assert task.link is link
 
 
 def test_the_task_takes_at_most_64_bytes_before_the_other_tasks_run():

@@ -287,7 +287,10 @@ MODULE_TESTS.update(
             ["tests/test_link_config_json.py", "tests/test_host_config_set.py"],
             ["tests/test_link_app.py"],
         ),
-        "link/link_events.py": (["tests/test_link_events_staged.py"], ["tests/test_link_app.py"]),
+        "link/link_events.py": (
+            ["tests/test_link_events_staged.py", "tests/test_link_events_files.py"],
+            ["tests/test_link_app.py"],
+        ),
         "link/link_info.py": (["tests/test_link_status_lamps.py"], _LINK_APP_MP),
         "link/link_json.py": (
             [
