@@ -267,6 +267,49 @@ def test_a_drop_recorded_before_a_power_cut_is_not_recorded_again_after_it(tmp_p
     assert dropped[0] not in again_dropped and again_dropped  # later segments dropped, each once
 
 
+def test_a_drop_past_record_2_to_the_24_is_read_back_whole(tmp_path, monkeypatch):
+    """The same power cut in a journal past record 16,777,216 (2**24; about four years
+    at 500 records an hour): the restore reads the drop record's last seq as all of its
+    4 bytes, so the segment it names is still removed without a second drop record."""
+    table = Table()
+    settings = dict(batch=2, segment_bytes=64, max_segments=2)
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=KEY, **settings)
+    journal.mount(table)
+    journal.start_new(table, 0, 1, 0)
+    append = journal.append
+
+    def append_past_2_to_the_24(kind, *args):
+        if kind == jr.SNAPSHOT and journal.seq < 1 << 24:  # the first rotation opens g(2**24 + ...)
+            journal.seq += 1 << 24
+        return append(kind, *args)
+
+    journal.append = append_past_2_to_the_24
+    dropped = []
+    journal.on_append = lambda record, prev: (
+        record[10] == jr.DROP and dropped.append(struct.unpack_from("<II", record, jr.HEADER_SIZE))
+    )
+    remove = os.remove
+
+    def cut_past_2_to_the_24(path):
+        if int(os.path.basename(path)[1:]) >= 1 << 24:
+            raise PowerCut(path)
+        remove(path)  # g1, the segment below
+
+    monkeypatch.setattr(jn.os, "remove", cut_past_2_to_the_24)
+    with pytest.raises(PowerCut):
+        for t in range(10, 400, 10):
+            journal.append(jr.END_HAND, 0, t, table)
+            journal.maintain(table, t)
+    monkeypatch.undo()
+    first, last = dropped[-1]
+    assert first > 1 << 24 and "g%d" % first in os.listdir(journal.dir)  # journaled, still on flash
+    again = jn.Journal(str(tmp_path), b"BOARD1", key=KEY, **settings)
+    again.mount(Table())
+    again_dropped, _ = play_hands(again, table, range(400, 460, 10))
+    assert "g%d" % first not in os.listdir(again.dir)  # removed at last
+    assert (first, last) not in again_dropped and again_dropped  # later segments dropped, each once
+
+
 @pytest.mark.parametrize("key", [bytes(32), None], ids=["another key", "no key"])
 def test_a_journal_mounted_under_another_key_is_never_extended_even_without_the_boot(tmp_path, key):
     """journal_boot fails such a journal at power-up (docs/journal.md, the fault

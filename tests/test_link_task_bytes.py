@@ -263,3 +263,31 @@ def test_a_quiet_host_is_polled_every_10_ms_and_a_full_burst_yields_at_once(monk
     os.close(w)
     task.stream.close()
     assert slept == [0, 10, 10]
+
+
+def test_the_boards_link_is_forgotten_after_10_s_of_silence(monkeypatch):
+    # docs/link.md: after 10 s without input a loaded link is forgotten. The silence is
+    # counted in polls of 10 ms: the 1,000th quiet poll after the last byte forgets it.
+    from crapsboard.link import link_task
+    from crapsboard.link.link import Link
+
+    polls = []
+
+    async def poll_at_once(ms):
+        polls.append(ms)
+
+    monkeypatch.setattr(link_task, "sleep_ms", poll_at_once)
+    task = link_task.on_demand("crapsboard.link.link_app", "board_link", ())  # link_wait's, as built
+    task.load = lambda task: Link({}, None, None)  # a link without the app's handlers
+    task.write = lambda data: None
+    r, w = os.pipe()
+    os.write(w, b"\n")
+    task.stream = open(r, "rb", buffering=0)
+    task.once = True  # run() returns once the link is forgotten, as link_wait's does
+    try:
+        asyncio.run(task.run())
+    finally:
+        os.close(w)
+        task.stream.close()
+    assert task.link is None and task.loads == 1
+    assert polls[1:] == [10] * 1_000  # the byte's poll, then 10 s of quiet ones
