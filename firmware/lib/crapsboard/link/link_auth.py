@@ -15,7 +15,6 @@ from micropython import const
 
 from crapsboard.link.link_json import encode
 
-TAG_HEX = const(64)
 # A counter is accepted only up to this far above the last accepted one: a
 # keyholder (or a bug) sending 999999999999999999 would otherwise use the
 # counter up for good (the parser takes at most 18 digits), while a host
