@@ -1,7 +1,7 @@
 """The link's `events` (crapsboard/link/link_events.py) under CPython, from a journal whose
-records are in segment files: every page closes the file it read. The board's littlefs
+records are in segment files: every page closes the file it read (the board's littlefs
 holds a cache buffer for each file left open, and the link serves pages for as long as
-the floor asks (docs/link.md, Memory)."""
+the floor asks: docs/link.md, Memory), and only a time record's payload is read as a time."""
 
 import gc
 import json
@@ -37,3 +37,29 @@ def test_every_page_closes_the_segment_it_read(tmp_path):
             since = reply["next"]
     assert seqs == list(range(1, journal.seq + 1))
     assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
+
+
+def test_a_time_record_gives_its_unix_time_and_a_drop_record_none(tmp_path):
+    # docs/link.md, events: a time record's 8-byte payload is the wall clock set, given as
+    # `unix`; a drop record's 8 bytes are the seqs of the segment it dropped, not a time.
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=2, segment_bytes=64, max_segments=2)
+    journal.mount(Table())
+    journal.start_new(Table(), 0, 1, 0)
+    table = Table()
+    unix = 1_798_761_600
+    for t in range(10, 200, 10):
+        journal.append(jr.END_HAND, 0, t, table)
+        journal.maintain(table, t)
+    journal.append(jr.TIME, 0, 200, table, unix.to_bytes(8, "little"))  # after the drops
+    handlers = types.SimpleNamespace(app=types.SimpleNamespace(journal=journal), cursor=None)
+    since, records = 0, []
+    while True:
+        reply = link_events.page(handlers, since, 8)
+        records += [json.loads(link_json.encode(r)) for r in reply["events"]]
+        if not reply["more"]:
+            break
+        since = reply["next"]
+    drops = [r for r in records if r["kind"] == "drop"]
+    assert drops and all(len(r["payload"]) == 16 and "unix" not in r for r in drops)
+    times = [r for r in records if r["kind"] == "time"]
+    assert [r.get("unix") for r in times] == [unix]

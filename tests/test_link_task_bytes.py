@@ -104,6 +104,35 @@ def test_a_loaded_link_with_no_subscription_is_forgotten_in_the_silence():
     assert task.link is None
 
 
+def test_a_forgotten_link_leaves_none_of_its_modules_behind():
+    # docs/link.md, Memory: when a silence forgets the link, the modules it loaded are
+    # dropped too, so the heap holds the table's alone until a host speaks again.
+    import sys
+
+    from crapsboard.link.link import Link
+
+    name = "crapsboard.link.link_received"
+    kept = sys.modules.pop(name, None)  # put back below: other tests hold this module
+    parent = sys.modules["crapsboard.link"]
+    bound = parent.__dict__.pop("link_received", None)
+
+    def load(task):
+        __import__(name)  # a module of the link, loaded with it
+        return Link({}, None, None)
+
+    try:
+        task, out = task_on(b"", load=load)
+        task.take(b"\n")
+        assert task.link is not None and name in sys.modules
+        task.forget()
+        assert task.link is None and name not in sys.modules and not hasattr(parent, "link_received")
+    finally:
+        if kept is not None:
+            sys.modules[name] = kept
+        if bound is not None:
+            parent.link_received = bound
+
+
 @pytest.mark.parametrize("held_by", ["a half-read line", "a line being skipped", "a subscription"])
 def test_a_loaded_link_that_something_holds_is_kept_in_the_silence(held_by):
     # docs/link.md: each of the three alone keeps the link's modules loaded.

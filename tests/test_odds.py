@@ -94,6 +94,13 @@ def test_bonus_house_edges_from_paytables():
         assert rows[wager, "PT-FLT-BC-03"].house_edge == rows[wager, "PT2"].house_edge == 1 - 31 * win, wager
     assert rows["all_small", "PT-FLT-BC-03"].envy_per_unit == win  # 1x the winning wager
     assert rows["make_em_all", "PT-FLT-BC-03"].envy_per_unit == 5 * rows["make_em_all", "PT1"].levels[10]
+    # Make 'Em All: the ten numbers before a 7, by inclusion-exclusion as above; 1 in 190.2.
+    ten = (2, 3, 4, 5, 6, 8, 9, 10, 11, 12)
+    all_ten = sum((-1) ** k * F(6, 6 + sum(WAYS[n] for n in t)) for k in range(11) for t in combinations(ten, k))
+    assert all_ten == F(126538525259, 24067258815600)
+    assert rows["make_em_all", "PT1"].house_edge == 1 - 176 * all_ten  # 175 to 1: 7.46 %
+    for paytable in ("PT2", "PT-FLT-BC-03"):  # 150 to 1: 20.61 %
+        assert rows["make_em_all", paytable].house_edge == 1 - 151 * all_ten, paytable
     # docs/rules.md: PT1 and PT2 (seed 002) pay no Dealer Envy on any of the three wagers
     for wager in ("all_small", "all_tall", "make_em_all"):
         assert rows[wager, "PT1"].envy_per_unit is None and rows[wager, "PT2"].envy_per_unit is None, wager
