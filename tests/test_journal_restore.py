@@ -234,43 +234,14 @@ class PowerCut(Exception):
     pass
 
 
-def test_a_drop_recorded_before_a_power_cut_is_not_recorded_again_after_it(tmp_path, monkeypatch):
+@pytest.mark.parametrize("past", [0, 1 << 24], ids=["a new journal", "past record 2**24"])
+def test_a_drop_recorded_before_a_power_cut_is_not_recorded_again_after_it(tmp_path, monkeypatch, past):
     """docs/journal.md: a segment's drop record is written before the segment
     is removed. Power lost between the two leaves the segment on flash with its
     drop already journaled: after the restart it is removed without a second
-    drop record, as the restore read the first one back."""
-    table = Table()
-    settings = dict(batch=2, segment_bytes=64, max_segments=2)
-    journal = jn.Journal(str(tmp_path), b"BOARD1", key=KEY, **settings)
-    journal.mount(table)
-    journal.start_new(table, 0, 1, 0)
-    dropped = []
-    journal.on_append = lambda record, prev: (
-        record[10] == jr.DROP and dropped.append(struct.unpack_from("<II", record, jr.HEADER_SIZE))
-    )
-
-    def cut(path):
-        raise PowerCut(path)
-
-    monkeypatch.setattr(jn.os, "remove", cut)
-    with pytest.raises(PowerCut):
-        for t in range(10, 200, 10):
-            journal.append(jr.END_HAND, 0, t, table)
-            journal.maintain(table, t)
-    monkeypatch.undo()
-    assert len(dropped) == 1  # journaled; the segment it names still on flash
-    assert "g%d" % dropped[0][0] in os.listdir(journal.dir)
-    again = jn.Journal(str(tmp_path), b"BOARD1", key=KEY, **settings)
-    again.mount(Table())
-    again_dropped, _ = play_hands(again, table, range(200, 260, 10))
-    assert "g%d" % dropped[0][0] not in os.listdir(again.dir)  # removed at last
-    assert dropped[0] not in again_dropped and again_dropped  # later segments dropped, each once
-
-
-def test_a_drop_past_record_2_to_the_24_is_read_back_whole(tmp_path, monkeypatch):
-    """The same power cut in a journal past record 16,777,216 (2**24; about four years
-    at 500 records an hour): the restore reads the drop record's last seq as all of its
-    4 bytes, so the segment it names is still removed without a second drop record."""
+    drop record, as the restore read the first one back. Past record 16,777,216
+    (2**24; about four years at 500 records an hour) too: the restore reads the
+    drop record's last seq as all of its 4 bytes."""
     table = Table()
     settings = dict(batch=2, segment_bytes=64, max_segments=2)
     journal = jn.Journal(str(tmp_path), b"BOARD1", key=KEY, **settings)
@@ -278,31 +249,32 @@ def test_a_drop_past_record_2_to_the_24_is_read_back_whole(tmp_path, monkeypatch
     journal.start_new(table, 0, 1, 0)
     append = journal.append
 
-    def append_past_2_to_the_24(kind, *args):
-        if kind == jr.SNAPSHOT and journal.seq < 1 << 24:  # the first rotation opens g(2**24 + ...)
-            journal.seq += 1 << 24
+    def append_jumping_to_past(kind, *args):
+        if kind == jr.SNAPSHOT and journal.seq < past:  # the first rotation opens g(past + ...)
+            journal.seq += past
         return append(kind, *args)
 
-    journal.append = append_past_2_to_the_24
+    journal.append = append_jumping_to_past
     dropped = []
     journal.on_append = lambda record, prev: (
         record[10] == jr.DROP and dropped.append(struct.unpack_from("<II", record, jr.HEADER_SIZE))
     )
     remove = os.remove
 
-    def cut_past_2_to_the_24(path):
-        if int(os.path.basename(path)[1:]) >= 1 << 24:
-            raise PowerCut(path)
-        remove(path)  # g1, the segment below
+    def cut(path):
+        if int(os.path.basename(path)[1:]) < past:
+            return remove(path)  # g1, the segment below the jump
+        raise PowerCut(path)
 
-    monkeypatch.setattr(jn.os, "remove", cut_past_2_to_the_24)
+    monkeypatch.setattr(jn.os, "remove", cut)
     with pytest.raises(PowerCut):
         for t in range(10, 400, 10):
             journal.append(jr.END_HAND, 0, t, table)
             journal.maintain(table, t)
     monkeypatch.undo()
     first, last = dropped[-1]
-    assert first > 1 << 24 and "g%d" % first in os.listdir(journal.dir)  # journaled, still on flash
+    assert len(dropped) == (2 if past else 1) and first >= past  # journaled...
+    assert "g%d" % first in os.listdir(journal.dir)  # ...the segment it names still on flash
     again = jn.Journal(str(tmp_path), b"BOARD1", key=KEY, **settings)
     again.mount(Table())
     again_dropped, _ = play_hands(again, table, range(400, 460, 10))

@@ -3,7 +3,9 @@ it does with 0x03 with the REPL open and shut, and with bytes when it was built
 with no link and no way to load one, and which links it forgets in a silence."""
 
 import asyncio
+import contextlib
 import os
+import sys
 
 import pytest
 
@@ -64,32 +66,37 @@ def test_a_task_with_no_link_and_no_way_to_load_one_says_nothing():
     assert out == [] and task.link is None and task.loads == 0
 
 
-def test_a_link_that_cannot_load_leaves_none_of_its_modules_behind():
-    # docs/board.md, memory: a link that cannot load (MemoryError) leaves the table playing,
-    # the host told, and the modules it had loaded so far dropped again.
-    import sys
-
-    from crapsboard.link import link_task
-
+@contextlib.contextmanager
+def link_received_unloaded():
+    """crapsboard.link.link_received out of memory, as before a host's first byte; put
+    back after (other tests hold it). Yields a check that it is unloaded again."""
     name = "crapsboard.link.link_received"
-    kept = sys.modules.pop(name, None)  # put back below: other tests hold this module
+    kept = sys.modules.pop(name, None)
     parent = sys.modules["crapsboard.link"]
     bound = parent.__dict__.pop("link_received", None)
-
-    def load(task):
-        __import__(name)  # part of the link loaded...
-        raise MemoryError  # ...then the heap is full
-
     try:
-        task, out = task_on(b"{}\n", load=load)
-        task.take(b"{")
-        assert name not in sys.modules and not hasattr(parent, "link_received")
-        assert out == [link_task._NOT_LOADED] and task.link is None
+        yield lambda: name not in sys.modules and not hasattr(parent, "link_received")
     finally:
         if kept is not None:
             sys.modules[name] = kept
         if bound is not None:
             parent.link_received = bound
+
+
+def test_a_link_that_cannot_load_leaves_none_of_its_modules_behind():
+    # docs/board.md, memory: a link that cannot load (MemoryError) leaves the table playing,
+    # the host told, and the modules it had loaded so far dropped again.
+    from crapsboard.link import link_task
+
+    def load(task):
+        __import__("crapsboard.link.link_received")  # part of the link loaded...
+        raise MemoryError  # ...then the heap is full
+
+    with link_received_unloaded() as unloaded:
+        task, out = task_on(b"{}\n", load=load)
+        task.take(b"{")
+        assert unloaded()
+        assert out == [link_task._NOT_LOADED] and task.link is None
 
 
 def test_a_loaded_link_with_no_subscription_is_forgotten_in_the_silence():
@@ -107,30 +114,18 @@ def test_a_loaded_link_with_no_subscription_is_forgotten_in_the_silence():
 def test_a_forgotten_link_leaves_none_of_its_modules_behind():
     # docs/link.md, Memory: when a silence forgets the link, the modules it loaded are
     # dropped too, so the heap holds the table's alone until a host speaks again.
-    import sys
-
     from crapsboard.link.link import Link
 
-    name = "crapsboard.link.link_received"
-    kept = sys.modules.pop(name, None)  # put back below: other tests hold this module
-    parent = sys.modules["crapsboard.link"]
-    bound = parent.__dict__.pop("link_received", None)
-
     def load(task):
-        __import__(name)  # a module of the link, loaded with it
+        __import__("crapsboard.link.link_received")  # a module of the link, loaded with it
         return Link({}, None, None)
 
-    try:
+    with link_received_unloaded() as unloaded:
         task, out = task_on(b"", load=load)
         task.take(b"\n")
-        assert task.link is not None and name in sys.modules
+        assert task.link is not None and not unloaded()
         task.forget()
-        assert task.link is None and name not in sys.modules and not hasattr(parent, "link_received")
-    finally:
-        if kept is not None:
-            sys.modules[name] = kept
-        if bound is not None:
-            parent.link_received = bound
+        assert task.link is None and unloaded()
 
 
 @pytest.mark.parametrize("held_by", ["a half-read line", "a line being skipped", "a subscription"])
