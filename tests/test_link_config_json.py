@@ -70,3 +70,27 @@ def test_a_config_the_flash_cannot_take_is_one_line_and_changes_nothing(tmp_path
     os.rmdir(tmp_path / "config.json")
     assert link_config.config_set(handlers, {"config": {"rebet_after_win": True}})["config"]["rebet_after_win"]
     assert json.loads((tmp_path / "config.json").read_text()) == {"rebet_after_win": True}
+
+
+def test_a_config_the_stopped_journal_cannot_record_leaves_no_file_behind(tmp_path):
+    # docs/link.md, config_set: a configuration is journalled before it is applied; when
+    # the journal has stopped (here it was full), nothing changes, config.json.new included.
+    import os
+
+    import pytest
+
+    from crapsboard.journal import journal as jn
+    from crapsboard.link.link import LinkError
+    from crapsboard.rules.engine import Table
+
+    handlers = _board(str(tmp_path))
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)  # its files in tmp_path/journal
+    journal.mount(Table())
+    journal.start_new(Table(), 0, 1, 0)
+    handlers.app.journal = journal
+    handlers.app.journal_error = jn.JournalError(jn.FULL, "no room for record 2")
+    before = link_config.as_json(handlers.app.table.config)
+    with pytest.raises(LinkError, match=r"^the journal could not record it: nothing changed$"):
+        link_config.config_set(handlers, {"config": {"rebet_after_win": True}})
+    assert link_config.as_json(handlers.app.table.config) == before
+    assert journal.seq == 1 and sorted(os.listdir(tmp_path)) == ["journal"]

@@ -30,3 +30,19 @@ def test_the_commands_loaded_at_their_first_use_answer_as_their_modules_do(tmp_p
         with pytest.raises(LinkError) as refused:
             handlers[name](request)
         assert str(refused.value) == "this board keeps no journal", name
+
+
+@pytest.mark.parametrize(
+    "why, taken",
+    [(" ", True), ("~", True), ("lost ~ 30 s", True), ("\x1f", False), ("\x7f", False), ("caf\u00e9", False)],
+)
+def test_a_closed_meters_reason_is_printable_ascii_from_space_to_tilde(tmp_path, why, taken):
+    # docs/link.md, `progressive`: `why` is 1 to 60 printable ASCII characters (0x20-0x7E).
+    handlers = _board(str(tmp_path)).table()
+    request = {"game": "FUP", "state": "closed", "amount": 7, "at": 0, "why": why}
+    if taken:
+        assert handlers["progressive"](request) == {"game": "FUP", "state": "closed", "amount": "$0.07"}
+    else:
+        with pytest.raises(LinkError) as refused:
+            handlers["progressive"](request)
+        assert str(refused.value) == "why must be 1 to 60 printable ASCII characters"

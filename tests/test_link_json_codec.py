@@ -95,6 +95,8 @@ def test_edges_a_request_may_hold_are_read_exactly(text, value):
         ('"\\ud800x"', "lone surrogate at column 2"),
         ('"\\ud800\\u0041"', "lone surrogate at column 2"),
         ('"\\udc00"', "lone surrogate at column 2"),
+        ('"\\udfff"', "lone surrogate at column 2"),  # the low surrogates' last
+        ('"a\\udbff"', "lone surrogate at column 3"),  # the high surrogates' last, at the end
         ('"a\x7f"', "bad json at column 3"),
         ('"a\tb"', "bad json at column 3"),
         ("[1 2]", "bad json at column 4"),

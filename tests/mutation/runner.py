@@ -302,7 +302,7 @@ MODULE_TESTS.update(
             ],
             ["tests/test_link_fuzz.py", "tests/test_link_app.py"],
         ),
-        "link/link_progressive.py": ([], ["tests/test_link_progressive.py"]),
+        "link/link_progressive.py": (["tests/test_link_handlers.py"], ["tests/test_link_progressive.py"]),
         "link/link_task.py": (
             ["tests/test_link_task_bytes.py", "tests/test_sleep_ms.py"],
             ["tests/test_link_task.py", _MAIN_LINK + "test_a_half_sent_request_does_not_stop_the_keys"],
