@@ -1,8 +1,9 @@
 """The board's power-up order under CPython (firmware/main.py): the journal is mounted and
 the table restored first (crapsboard/boot/power_up.py `restore_in`), then the App is built
 around them. What the journal restored reaches the App that way too: the PIN lockout
-(docs/keys.md: three wrong PINs lock the PIN key for 60 s, across a power cut) and the
-last table event's HOLD (docs/link.md, `verified`)."""
+(docs/keys.md: three wrong PINs lock the PIN key for 60 s, across a power cut), the
+last table event's HOLD (docs/link.md, `verified`) and the progressive wagers keyed
+(docs/progressive.md)."""
 
 import json
 
