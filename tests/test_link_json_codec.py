@@ -72,6 +72,7 @@ def test_a_reply_is_read_back_by_json_loads_as_the_same_value(value):
         ('"\\ud83c\\udfb2"', "\U0001f3b2"),  # a die: a surrogate pair
         ('"\\ud800\\udc00"', "\U00010000"),  # the first and the last pair: the high half's edges
         ('"\\udbff\\udfff"', "\U0010ffff"),
+        ('"\\ud7ff\\ue000"', "\ud7ff\ue000"),  # the characters either side of the surrogates
         ('"a\\u0000b"', "a\x00b"),
         ("true", True),
         ("false", False),
