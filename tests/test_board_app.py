@@ -111,6 +111,25 @@ def test_a_single_contact_keyswitch_open_is_the_key_off_not_a_fault():
     assert changeover.keyswitch_fault
 
 
+def test_a_key_accepted_before_the_keyswitch_contact_is_no_keyswitch_fault():
+    # docs/board.md: at power-up the keyswitch is judged once its contacts are accepted.
+    # Here the keypad's first key is held from the first scan and the NC contact closes
+    # one debounce window (30 ms) later: the key is accepted alone, and that is no reason
+    # to judge the keyswitch while its contact is still being debounced (neither closed
+    # would be a fault).
+    first_key = next(label for row in LAYOUT.labels for label in row if LAYOUT.key_index(label) == 0)
+    board = SimBoard(LAYOUT)
+    board.down = 1 << LAYOUT.key_index(first_key)
+    app = App(board, LAYOUT)
+    for t in range(10, 500, 10):
+        board.now = t
+        if t == 10 + LAYOUT.debounce_ms:
+            board.down |= KEYSWITCH_NC_BIT
+        app.step(t)
+    errors = [app.event(s)[1] for s in range(1, app.seq + 1) if app.event(s)[0] == en.ACT_ERROR]
+    assert en.ERR_KEYSWITCH_FAULT not in errors and not app.keyswitch_fault
+
+
 def test_a_progressive_count_the_journal_cannot_take_is_no_event(tmp_path):
     # docs/progressive.md: a count is journalled (kind 23) before it shows; a stopped
     # journal takes none, so the count is not taken and no prog_wager event is logged

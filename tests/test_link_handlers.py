@@ -46,3 +46,29 @@ def test_a_closed_meters_reason_is_printable_ascii_from_space_to_tilde(tmp_path,
         with pytest.raises(LinkError) as refused:
             handlers["progressive"](request)
         assert str(refused.value) == "why must be 1 to 60 printable ASCII characters"
+
+
+def test_a_journal_reset_on_a_board_without_a_journal_is_one_clear_error(tmp_path):
+    # docs/link.md, `journal_reset`: a board that keeps no journal has none to start again.
+    handlers = _board(str(tmp_path)).table()
+    with pytest.raises(LinkError) as refused:
+        handlers["journal_reset"]({"journal": 1, "seq": 1, "head": "00", "receipt": "00"})
+    assert str(refused.value) == "this board keeps no journal"
+
+
+def test_the_link_built_at_a_hosts_first_byte_keeps_the_clock_the_last_one_was_set_to(tmp_path, monkeypatch):
+    # docs/link.md, Memory: the link is forgotten in a silence, the wall clock a host set is
+    # not: the link link_wait builds next (link_app.board_link) takes it from the task.
+    import json
+    import types
+
+    from crapsboard.link import link_app
+
+    monkeypatch.chdir(tmp_path)  # the board's files (link_key, its counter): none here
+    app = _board(str(tmp_path)).app
+    unix = 1_798_761_600
+    app.board.now = 5_000
+    task = types.SimpleNamespace(keep={"unix": (unix, 2_000)})  # set 3 s ago
+    link = link_app.board_link(app, {}, b"\x24\x0a\xc4\x00\x00\x01", lambda: None, task)
+    hello = json.loads(bytes(link.feed(b'{"id": 1, "cmd": "hello"}\n')))
+    assert hello["ok"] is True and hello["unix"] == unix + 3

@@ -184,6 +184,7 @@ MODULE_TESTS.update(
             [
                 "tests/test_journal_start.py::test_the_clock_a_signed_time_is_stamped_with_wraps_at_32_bits",
                 "tests/test_link_time_backs.py",
+                "tests/test_link_handlers.py",
             ],
             ["tests/test_link_app.py"],
         ),
