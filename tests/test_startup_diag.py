@@ -33,6 +33,21 @@ def test_a_missing_or_broken_diag_json_starts_afresh(tmp_path):
     assert startup.read_diag(str(tmp_path / "diag.json")) == fresh
 
 
+def test_a_count_in_diag_json_that_is_no_whole_number_of_0_or_more_starts_at_0(tmp_path):
+    # The boot and failed-boot counts decide when start-up holds its fault (3 failed in a
+    # row): a negative, true, fractional or text count read back from the file counts as 0.
+    import json
+
+    path = str(tmp_path / "diag.json")
+    for count in (-1, True, 2.5, "3"):
+        with open(path, "w") as f:
+            json.dump({"boots": count, "failed": count, "cause": 1, "error": None}, f)
+        assert startup.read_diag(path) == {"boots": 0, "failed": 0, "cause": 1, "error": None}, count
+    with open(path, "w") as f:
+        json.dump({"boots": 0, "failed": 2, "cause": 1, "error": None}, f)
+    assert startup.read_diag(path)["failed"] == 2
+
+
 def test_each_start_up_is_counted_in_diag_json_as_it_begins(tmp_path):
     # docs/board.md: `boots` counts start-ups and `cause` is the last reset's, written at
     # once, so a start-up that then hangs or resets is counted all the same.
