@@ -8,7 +8,7 @@ last table event's HOLD (docs/link.md, `verified`) and the progressive wagers ke
 import json
 
 import pytest
-from test_board_app import IDLE, LAYOUT, Clock
+from test_board_app import IDLE, LAYOUT, Clock, errors
 
 from crapsboard.boot import power_up
 from crapsboard.table import entry as en
@@ -31,10 +31,6 @@ def power_up_board(folder):
     return app, Clock(app, board)
 
 
-def errors(app, since):
-    return [app.event(s)[1] for s in range(since + 1, app.seq + 1) if app.event(s)[0] == en.ACT_ERROR]
-
-
 @pytest.fixture
 def folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # power_up reads config.json from the current folder, as on the board
@@ -49,7 +45,7 @@ def test_a_pin_lockout_before_the_power_cut_refuses_the_good_pin_after_it(folder
         for digit in WRONG + "#":
             clock.press(digit)
         clock.run(2000)  # the error's 2 s
-    assert errors(app, 0) == [en.ERR_WRONG_PIN] * 3
+    assert errors(app) == [en.ERR_WRONG_PIN] * 3
 
     app, clock = power_up_board(folder)
     assert app.restored

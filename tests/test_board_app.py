@@ -43,6 +43,11 @@ def make():
     return app, Clock(app, board)
 
 
+def errors(app, since=0):
+    """The errors the app logged after event `since`, oldest first."""
+    return [app.event(s)[1] for s in range(since + 1, app.seq + 1) if app.event(s)[0] == en.ACT_ERROR]
+
+
 def make_with_journal(folder, **settings):
     """make(), the app keeping a fresh journal in `folder` (Journal's `settings`)."""
     from crapsboard.journal import journal as jn
@@ -126,8 +131,7 @@ def test_a_key_accepted_before_the_keyswitch_contact_is_no_keyswitch_fault():
         if t == 10 + LAYOUT.debounce_ms:
             board.down |= KEYSWITCH_NC_BIT
         app.step(t)
-    errors = [app.event(s)[1] for s in range(1, app.seq + 1) if app.event(s)[0] == en.ACT_ERROR]
-    assert en.ERR_KEYSWITCH_FAULT not in errors and not app.keyswitch_fault
+    assert en.ERR_KEYSWITCH_FAULT not in errors(app) and not app.keyswitch_fault
 
 
 def test_a_progressive_count_the_journal_cannot_take_is_no_event(tmp_path):

@@ -58,13 +58,10 @@ def test_one_collection_after_a_roll_once_the_table_is_idle_again():
 def test_with_a_journal_its_slow_part_runs_once_after_a_roll_and_one_collection_follows(tmp_path):
     # docs/journal.md: the journal's slow part (maintain) runs once the event's frame is shown
     # and the keys are up, once per event; the idle collection then comes once, as without one.
-    from crapsboard.journal import journal as jn
-    from crapsboard.rules.engine import Table as Rules
+    from test_journal_restore import started
 
     table = Table()
-    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
-    journal.mount(Rules())
-    journal.start_new(Rules(), 0, 1, 0)
+    journal = started(tmp_path)
     table.app.journal = journal
     maintained = []
     maintain = journal.maintain

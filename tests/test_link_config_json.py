@@ -78,15 +78,13 @@ def test_a_config_the_stopped_journal_cannot_record_leaves_no_file_behind(tmp_pa
     import os
 
     import pytest
+    from test_journal_restore import started
 
     from crapsboard.journal import journal as jn
     from crapsboard.link.link import LinkError
-    from crapsboard.rules.engine import Table
 
     handlers = _board(str(tmp_path))
-    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)  # its files in tmp_path/journal
-    journal.mount(Table())
-    journal.start_new(Table(), 0, 1, 0)
+    journal = started(tmp_path)  # its files in tmp_path/journal
     handlers.app.journal = journal
     handlers.app.journal_error = jn.JournalError(jn.FULL, "no room for record 2")
     before = link_config.as_json(handlers.app.table.config)

@@ -8,57 +8,52 @@ import json
 import types
 import warnings
 
-from crapsboard.journal import journal as jn
+from test_journal_restore import started
+
 from crapsboard.journal import journal_record as jr
 from crapsboard.link import link_events, link_json
 from crapsboard.rules.engine import Table
 
 
+def every_page(journal, limit, after_each=lambda: None):
+    """The records of `events` pages of `limit` from the first on, as the link gives them."""
+    handlers = types.SimpleNamespace(app=types.SimpleNamespace(journal=journal), cursor=None)
+    since, records = 0, []
+    while True:
+        reply = link_events.page(handlers, since, limit)
+        records += [json.loads(link_json.encode(r)) for r in reply["events"]]
+        after_each()
+        if not reply["more"]:
+            return records
+        since = reply["next"]
+
+
 def test_every_page_closes_the_segment_it_read(tmp_path):
-    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=2)
-    journal.mount(Table())
-    journal.start_new(Table(), 0, 1, 0)
+    journal = started(tmp_path, batch=2)
     table = Table()
     for t in range(1, 12):
         table.roll(3, 4)
         journal.append(jr.ROLL, 3 * 8 + 4, 10 * t, table)
         journal.maintain(table, 10 * t)
     assert journal.segments(), "the records are in segment files"
-    handlers = types.SimpleNamespace(app=types.SimpleNamespace(journal=journal), cursor=None)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        since, seqs = 0, []
-        while True:
-            reply = link_events.page(handlers, since, 3)
-            seqs += [json.loads(link_json.encode(r))["seq"] for r in reply["events"]]
-            gc.collect()  # a file nobody closed warns as it is collected
-            if not reply["more"]:
-                break
-            since = reply["next"]
-    assert seqs == list(range(1, journal.seq + 1))
+        records = every_page(journal, 3, after_each=gc.collect)  # a file nobody closed warns as it is collected
+    assert [r["seq"] for r in records] == list(range(1, journal.seq + 1))
     assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
 
 
 def test_a_time_record_gives_its_unix_time_and_a_drop_record_none(tmp_path):
     # docs/link.md, events: a time record's 8-byte payload is the wall clock set, given as
     # `unix`; a drop record's 8 bytes are the seqs of the segment it dropped, not a time.
-    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32, batch=2, segment_bytes=64, max_segments=2)
-    journal.mount(Table())
-    journal.start_new(Table(), 0, 1, 0)
+    journal = started(tmp_path, batch=2, segment_bytes=64, max_segments=2)
     table = Table()
     unix = 1_798_761_600
     for t in range(10, 200, 10):
         journal.append(jr.END_HAND, 0, t, table)
         journal.maintain(table, t)
     journal.append(jr.TIME, 0, 200, table, unix.to_bytes(8, "little"))  # after the drops
-    handlers = types.SimpleNamespace(app=types.SimpleNamespace(journal=journal), cursor=None)
-    since, records = 0, []
-    while True:
-        reply = link_events.page(handlers, since, 8)
-        records += [json.loads(link_json.encode(r)) for r in reply["events"]]
-        if not reply["more"]:
-            break
-        since = reply["next"]
+    records = every_page(journal, 8)
     drops = [r for r in records if r["kind"] == "drop"]
     assert drops and all(len(r["payload"]) == 16 and "unix" not in r for r in drops)
     times = [r for r in records if r["kind"] == "time"]
