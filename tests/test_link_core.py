@@ -242,7 +242,7 @@ def test_a_reply_of_many_pieces_is_the_line_json_dumps_writes():
     assert frame.count(b"\n") == 1 and frame.endswith(b"}}\n")
     assert lj.line('{"id": 1, "ok": true', {}) == b'{"id": 1, "ok": true}\n'
     assert lj.encode(result) == "{" + frame.decode()[len('{"id": 9, "ok": true, ') : -1]
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="^not in the link's json: float$"):
         lj.line('{"id": 1, "ok": true', {"x": 1.5})
 
 

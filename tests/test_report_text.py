@@ -44,3 +44,22 @@ def test_a_fire_bet_returned_at_an_end_hand_in_its_window_hands_back_its_stake()
         None,
         None,
     )
+
+
+def test_non_ascii_text_is_written_as_utf8_alike_on_both_runtimes(tmp_path):
+    # rules/report.py: one escaping rule on both runtimes; the VM's json module never
+    # escapes above 127, so CPython must be told not to, or a record differs by runtime.
+    from crapsboard.rules.report import dumps
+    from sim import runtime
+
+    value = ["caf\xe9", "\u20ac 5", "\U0001f3b2"]
+    script = tmp_path / "dump.py"
+    script.write_text(
+        "import sys\nfrom crapsboard.rules.report import dumps\nsys.stdout.write(dumps(%r))\n" % (value,),
+        encoding="utf-8",
+    )
+    done = runtime.run(str(script), capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    expected = '["caf\xe9", "\u20ac 5", "\U0001f3b2"]'
+    assert dumps(value) == expected
+    assert done.stdout.decode("utf-8") == expected
