@@ -96,6 +96,7 @@ def test_edges_a_request_may_hold_are_read_exactly(text, value):
         ('"\\ud800x"', "lone surrogate at column 2"),
         ('"\\ud800\\u0041"', "lone surrogate at column 2"),
         ('"\\ud800\\ue000"', "lone surrogate at column 2"),  # the first above the low surrogates
+        ('"\\ud800\\udbff"', "lone surrogate at column 2"),  # a high surrogate after a high one
         ('"\\udc00"', "lone surrogate at column 2"),
         ('"\\udfff"', "lone surrogate at column 2"),  # the low surrogates' last
         ('"a\\udbff"', "lone surrogate at column 3"),  # the high surrogates' last, at the end
