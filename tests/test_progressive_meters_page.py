@@ -119,8 +119,9 @@ def test_the_meters_on_the_pit_page_in_a_browser(tmp_path):
         floor.send("T1", messages.PROG_WAGER, 3)  # 30 cents to the meter, 6 to the reserve, without a reload
         assert wait_for(lambda: "$1,000.30" in text("#tile-T1 .meters"), timeout=20)
         assert wait_for(lambda: "$1,000.30" in text("#meters"), timeout=20)
-        row = text('#meters tr[data-game="MEA"]')
-        assert "$0.06" in row and "shared by winning wagers" in row and "below break-even" in row
+        row = '#meters tr[data-game="MEA"]'
+        words = ("$0.06", "shared by winning wagers", "below break-even")
+        assert wait_for(lambda: all(w in text(row) for w in words), timeout=10), text(row)
         driver.execute_script("document.getElementById('meters').scrollIntoView()")
         shot(driver, "9-progressive-meters")
         floor.send("T1", messages.PROG_HIT, 1)
