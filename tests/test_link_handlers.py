@@ -48,6 +48,22 @@ def test_a_closed_meters_reason_is_printable_ascii_from_space_to_tilde(tmp_path,
         assert str(refused.value) == "why must be 1 to 60 printable ASCII characters"
 
 
+@pytest.mark.parametrize("age_s, taken", [(0, True), (6, True), (7, False)])
+def test_a_meter_sent_more_than_6_s_before_the_boards_clock_is_stale(tmp_path, age_s, taken):
+    # docs/progressive.md: a meter older than 6 s (3 heartbeats) by the board's wall clock
+    # is refused as stale; 6 s old is still taken.
+    board = _board(str(tmp_path))
+    unix = 1_798_761_600
+    board.keep["unix"] = (unix, board.now())  # a host set the clock just now
+    request = {"game": "MEA", "state": "open", "amount": 5, "at": unix - age_s}
+    if taken:
+        assert board.table()["progressive"](request) == {"game": "MEA", "state": "open", "amount": "$0.05"}
+    else:
+        with pytest.raises(LinkError) as refused:
+            board.table()["progressive"](request)
+        assert str(refused.value) == "stale meter: sent at %d, the board's clock is %d" % (unix - age_s, unix)
+
+
 def test_a_journal_reset_on_a_board_without_a_journal_is_one_clear_error(tmp_path):
     # docs/link.md, `journal_reset`: a board that keeps no journal has none to start again.
     handlers = _board(str(tmp_path)).table()

@@ -312,6 +312,7 @@ MODULE_TESTS.update(
         "link/link_wait.py": (
             [],
             [
+                "tests/test_link_wait.py",
                 _MAIN_LINK + "test_a_silent_port_that_stays_open_leaves_the_table_playing",
                 _MAIN_LINK + "test_a_board_without_a_key_breaks_in_at_ctrl_c_even_where_the_link_does_not_fit",
                 _LINK_BESIDE_APP,
