@@ -22,3 +22,25 @@ def test_a_config_json_the_board_refuses_is_a_fault(tmp_path):
     path.write_text("{not json")
     with pytest.raises(cfg.ConfigError):
         power_up.load_config(str(path))
+
+
+def test_the_layout_is_layout_json_or_board_json_on_a_deploy_older_than_it(tmp_path, monkeypatch):
+    # docs/board.md: a deploy writes layout.json; a board deployed before it has only
+    # board.json, and plays on from that; with both, layout.json is the one read.
+    import json
+
+    from conftest import ROOT
+
+    from sim import devlayout
+
+    monkeypatch.chdir(tmp_path)
+    with open(ROOT + "/hardware/board.json") as f:
+        board_json = f.read()
+    (tmp_path / "board.json").write_text(board_json)
+    from_board_json = power_up.load_layout()
+    lamps = json.loads(board_json)["lamps"]
+    assert from_board_json.pixels["status"] == next(lamp["pixel"] for lamp in lamps if lamp["name"] == "status")
+    compact = json.loads(devlayout.compact_text(board_json))
+    compact["strip"]["max_brightness"] = from_board_json.max_brightness - 1
+    (tmp_path / "layout.json").write_text(json.dumps(compact))
+    assert power_up.load_layout().max_brightness == from_board_json.max_brightness - 1
