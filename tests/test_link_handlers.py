@@ -48,6 +48,22 @@ def test_a_closed_meters_reason_is_printable_ascii_from_space_to_tilde(tmp_path,
         assert str(refused.value) == "why must be 1 to 60 printable ASCII characters"
 
 
+@pytest.mark.parametrize(
+    "amount, shown",
+    [(0, "$0.00"), (10**12, "$10,000,000,000.00"), (-1, None), (10**12 + 1, None)],
+)
+def test_a_meters_amount_is_0_to_10_to_the_12_cents(tmp_path, amount, shown):
+    # docs/link.md, `progressive`: amount in cents, 0 to 1,000,000,000,000.
+    handlers = _board(str(tmp_path)).table()
+    request = {"game": "MEA", "state": "open", "amount": amount, "at": 0}
+    if shown is not None:
+        assert handlers["progressive"](request) == {"game": "MEA", "state": "open", "amount": shown}
+    else:
+        with pytest.raises(LinkError) as refused:
+            handlers["progressive"](request)
+        assert str(refused.value) == "amount must be 0 to 1000000000000 cents"
+
+
 @pytest.mark.parametrize("age_s, taken", [(0, True), (6, True), (7, False)])
 def test_a_meter_sent_more_than_6_s_before_the_boards_clock_is_stale(tmp_path, age_s, taken):
     # docs/progressive.md: a meter older than 6 s (3 heartbeats) by the board's wall clock

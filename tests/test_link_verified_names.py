@@ -14,6 +14,8 @@ from crapsboard.link import link_verified
         ("x" * 48, 48, True),
         ("x" * 49, 48, False),
         ("", 32, False),
+        ("a", 32, True),  # the shortest
+        ("7", 48, True),
         ("ann-2_B", 32, True),
         ("ann b", 32, False),
         ("ann.b", 32, False),

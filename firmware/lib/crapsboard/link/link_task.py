@@ -177,10 +177,3 @@ def on_demand(module, function, args):
         return getattr(modules.load(module), function)(*(args + (task,)))
 
     return LinkTask(load=load)
-
-
-async def serve(app, task):
-    """The app's tasks and the link's, until the app stops. The link ending
-    (end of input) leaves the app running."""
-    asyncio.create_task(task.run())
-    await app.run()
