@@ -101,6 +101,7 @@ def test_maintenance_once_boots_without_the_app_and_only_once(tmp_path):
     assert report["crapsboard:"].startswith("maintenance mode (once)")
     assert report["wdt"] == "0 0" and report["resets"] == "0"  # no watchdog: the REPL is free
     assert report["status"] == report["floor"] == report["manager"] == GRB_VIOLET and report["lit"] == "6"
+    assert report["sent"] == "yes"  # written to the strip, not only set in its buffer
     assert not (tmp_path / "maintenance").exists()  # the next reset plays
     report, _ = boot(tmp_path, "")
     assert report["wdt"] == "1 30"

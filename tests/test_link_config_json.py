@@ -72,6 +72,24 @@ def test_a_config_the_flash_cannot_take_is_one_line_and_changes_nothing(tmp_path
     assert json.loads((tmp_path / "config.json").read_text()) == {"rebet_after_win": True}
 
 
+def test_a_config_json_new_cut_short_by_a_full_flash_is_removed(tmp_path):
+    # docs/link.md, `config_set`: a config.json.new the flash had no room to finish is
+    # removed, not left half-written beside config.json. /dev/full opens and then
+    # refuses the write (ENOSPC), as a full littlefs does.
+    import os
+
+    import pytest
+
+    from crapsboard.link.link import LinkError
+
+    handlers = _board(str(tmp_path))
+    os.symlink("/dev/full", tmp_path / "config.json.new")
+    with pytest.raises(LinkError, match=r"^config.json not written \(OSError 28\): nothing changed$"):
+        link_config.config_set(handlers, {"config": {"rebet_after_win": True}})
+    assert not os.path.lexists(tmp_path / "config.json.new")
+    assert not os.path.exists(tmp_path / "config.json")
+
+
 def test_a_config_the_stopped_journal_cannot_record_leaves_no_file_behind(tmp_path):
     # docs/link.md, config_set: a configuration is journalled before it is applied; when
     # the journal has stopped (here it was full), nothing changes, config.json.new included.

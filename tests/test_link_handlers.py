@@ -88,6 +88,15 @@ def test_a_journal_reset_on_a_board_without_a_journal_is_one_clear_error(tmp_pat
     assert str(refused.value) == "this board keeps no journal"
 
 
+@pytest.mark.parametrize("since_ms, seconds", [(999, 0), (1_000, 1), (1_999, 1), (60_000, 60)])
+def test_the_boards_clock_counts_whole_seconds_since_a_host_set_it(tmp_path, since_ms, seconds):
+    # docs/link.md, `time`: the board keeps the wall clock a host set by its own ticks.
+    board = _board(str(tmp_path))
+    unix = 1_798_761_600
+    board.keep["unix"] = (unix, board.now() - since_ms)
+    assert board.clock() == unix + seconds
+
+
 def test_the_link_built_at_a_hosts_first_byte_keeps_the_clock_the_last_one_was_set_to(tmp_path, monkeypatch):
     # docs/link.md, Memory: the link is forgotten in a silence, the wall clock a host set is
     # not: the link link_wait builds next (link_app.board_link) takes it from the task.

@@ -48,6 +48,18 @@ def test_a_count_in_diag_json_that_is_no_whole_number_of_0_or_more_starts_at_0(t
     assert startup.read_diag(path)["failed"] == 2
 
 
+def test_a_cause_or_error_in_diag_json_that_is_no_text_or_number_is_read_as_none(tmp_path):
+    # `cause` (a reset cause) and `error` (a line) are shown by `status`: a list, a dict
+    # or a fraction read back from a damaged file is none of them, and reads as None.
+    import json
+
+    path = str(tmp_path / "diag.json")
+    for odd in ([1], {"a": 1}, 2.5):
+        with open(path, "w") as f:
+            json.dump({"boots": 1, "failed": 0, "cause": odd, "error": odd}, f)
+        assert startup.read_diag(path) == {"boots": 1, "failed": 0, "cause": None, "error": None}, odd
+
+
 def test_each_start_up_is_counted_in_diag_json_as_it_begins(tmp_path):
     # docs/board.md: `boots` counts start-ups and `cause` is the last reset's, written at
     # once, so a start-up that then hangs or resets is counted all the same.

@@ -10,7 +10,7 @@ sys.modules["micropython"] = fake_micropython
 
 from crapsboard.boot import startup  # noqa: E402  (after the micropython stand-in is in place)
 
-startup.FAULT_RESET_MS = 0  # the real board waits 5 s before it resets
+startup.FAULT_RESET_MS = getattr(__import__("fake_setup"), "FAULT_RESET_MS", 0)  # the board's is 5 s
 
 
 def boot():

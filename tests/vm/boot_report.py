@@ -3,6 +3,7 @@
 import binascii
 import gc
 import sys
+import time
 
 import fake_micropython
 import machine
@@ -36,6 +37,11 @@ print("kbd", " ".join([str(c) for c in fake_micropython.interrupt_chars]) or "no
 print("wdt", machine.WDT.started, machine.WDT.feeds)
 print("resets", len(machine.RESETS))
 print("writes", np.writes)
+print("sent", "yes" if np.sent == np.buf else "no")  # the last frame set was written to the strip
+# How long the last frame was shown before the chip reset.
+print(
+    "held_ms", time.ticks_diff(machine.RESETS[-1], np.sent_ms) if machine.RESETS and np.sent_ms is not None else "none"
+)
 print("first", triple(np.firsts[0], 0) if np.firsts else "none")
 print("status", triple(np.buf, 0))
 print("floor", triple(np.buf, 1))

@@ -93,5 +93,5 @@ def reset_cause():
 
 
 def reset():
-    RESETS.append(1)
+    RESETS.append(time.ticks_ms())  # when: boot_report's held_ms
     sys.exit(0)
