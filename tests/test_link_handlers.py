@@ -97,6 +97,26 @@ def test_the_boards_clock_counts_whole_seconds_since_a_host_set_it(tmp_path, sin
     assert board.clock() == unix + seconds
 
 
+def test_the_journals_first_is_the_oldest_record_the_board_still_holds(tmp_path):
+    # docs/link.md, `hello` and `status`: the journal's `first` is the oldest record held;
+    # once the oldest segments are dropped (max_segments), it is where `events` starts.
+    from test_board_app import make_with_journal
+    from test_link_events_files import every_page
+
+    from crapsboard.journal import journal_record as jr
+    from crapsboard.link.link_app import Handlers
+
+    app, _, journal = make_with_journal(tmp_path, batch=2, segment_bytes=64, max_segments=2)
+    for t in range(10, 200, 10):
+        journal.append(jr.END_HAND, 0, t, app.table)
+        journal.maintain(app.table, t)
+    segments = journal.segments()
+    assert len(segments) == 2 and 1 < segments[0][0] < segments[1][0]  # the oldest dropped
+    state = Handlers(app, {}, "b", lambda: None, str(tmp_path)).journal_state()
+    assert state["first"] == every_page(journal, 8)[0]["seq"] == segments[0][0]
+    assert state["seq"] == journal.seq
+
+
 def test_the_link_built_at_a_hosts_first_byte_keeps_the_clock_the_last_one_was_set_to(tmp_path, monkeypatch):
     # docs/link.md, Memory: the link is forgotten in a silence, the wall clock a host set is
     # not: the link link_wait builds next (link_app.board_link) takes it from the task.

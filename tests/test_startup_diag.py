@@ -10,6 +10,8 @@ def test_an_error_is_its_type_and_message():
         "ValueError: config.json: fire_window: unknown"
     )
     assert startup.describe(MemoryError()) == "MemoryError"
+    # MicroPython's OSError carries the errno first: that is the one shown, as on the board.
+    assert startup.describe(OSError(28, "No space left on device")) == "OSError: 28"
 
 
 def test_a_long_error_is_cut_to_72_characters():
