@@ -237,6 +237,18 @@ def test_a_failed_start_up_shows_its_fault_for_the_reset_time_before_it_resets(t
     assert report["resets"] == "1" and int(report["held_ms"]) >= 300
 
 
+def test_the_board_reads_each_lamp_feeds_fault_flag(tmp_path):
+    # docs/lamps.md, "Lamp-feed fault": a feed's eFuse flag held low (pin 35, the
+    # shipped board's second feed) is a lamp-feed fault: the status lamp, on a feed
+    # still alive, blinks red (GRB, at the brightness cap) instead of showing green.
+    for folder in ("whole", "faulted"):  # each a first boot
+        (tmp_path / folder).mkdir()
+        flash(tmp_path / folder)
+    assert boot(tmp_path / "whole")["status"] == "96 0 0"  # every flag high: green
+    report = boot(tmp_path / "faulted", held=[35])
+    assert report["wdt"] == "1 3" and report["status"] in ("0 96 0", "0 0 0")  # red at the cap, blinking
+
+
 def test_a_misspelt_lamp_name_is_a_fault(tmp_path):
     board = json.load(open(BOARD_JSON, encoding="utf-8"))
     board["lamps"][5]["name"] = "fire.eleven"

@@ -117,6 +117,20 @@ def test_the_journals_first_is_the_oldest_record_the_board_still_holds(tmp_path)
     assert state["seq"] == journal.seq
 
 
+def test_a_journal_holding_no_record_gives_first_and_seq_0(tmp_path):
+    # docs/link.md, `hello` and `status`: a board that found no journal (appends refused
+    # until one is started) holds no record: first and seq are both 0.
+    from test_board_app import make
+    from test_journal_restore import opened
+
+    from crapsboard.link.link_app import Handlers
+
+    app, _ = make()
+    app.journal = opened(tmp_path)
+    state = Handlers(app, {}, "b", lambda: None, str(tmp_path)).journal_state()
+    assert (state["seq"], state["first"]) == (0, 0)
+
+
 def test_the_link_built_at_a_hosts_first_byte_keeps_the_clock_the_last_one_was_set_to(tmp_path, monkeypatch):
     # docs/link.md, Memory: the link is forgotten in a silence, the wall clock a host set is
     # not: the link link_wait builds next (link_app.board_link) takes it from the task.

@@ -381,6 +381,7 @@ MODULE_TESTS.update(
                 _MAIN + "test_the_fault_is_red_on_an_rgb_strip_too",
                 _MAIN + "test_a_failed_start_up_shows_the_fault_and_resets",
                 _MAIN + "test_a_failed_start_up_shows_its_fault_for_the_reset_time_before_it_resets",
+                _MAIN + "test_the_board_reads_each_lamp_feeds_fault_flag",
                 _MAIN + "test_safe_mode_needs_lamp_test_and_the_keyswitch",  # the buttons held at power-up
                 "tests/test_device.py::test_the_deployed_firmware_answers_hello_and_its_watchdog_resets_it_after_a_ctrl_c",
                 _MAIN_LINK + "test_the_link_maintenance_command_resets_into_maintenance",
