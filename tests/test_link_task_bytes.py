@@ -289,7 +289,8 @@ def test_a_quiet_host_is_polled_every_10_ms_and_a_full_burst_yields_at_once(monk
     assert slept == [0, 10, 10]
 
 
-def test_the_boards_link_is_forgotten_after_10_s_of_silence(monkeypatch):
+@pytest.mark.parametrize("first_byte_via", ["the stream", "take"], ids=["read-by-run", "handed-over-by-link_wait"])
+def test_the_boards_link_is_forgotten_after_10_s_of_silence(monkeypatch, first_byte_via):
     # docs/link.md: after 10 s without input a loaded link is forgotten. The silence is
     # counted in polls of 10 ms: the 1,000th quiet poll after the last byte forgets it.
     from crapsboard.link import link_task
@@ -305,13 +306,17 @@ def test_the_boards_link_is_forgotten_after_10_s_of_silence(monkeypatch):
     task.load = lambda task: Link({}, None, None)  # a link without the app's handlers
     task.write = lambda data: None
     r, w = os.pipe()
-    os.write(w, b"\n")
     task.stream = open(r, "rb", buffering=0)
     task.once = True  # run() returns once the link is forgotten, as link_wait's does
+    if first_byte_via == "take":
+        task.take(b"\n")  # link_wait reads a host's first byte itself, then runs the task
+    else:
+        os.write(w, b"\n")
     try:
         asyncio.run(task.run())
     finally:
         os.close(w)
         task.stream.close()
     assert task.link is None and task.loads == 1
-    assert polls[1:] == [10] * 1_000  # the byte's poll, then 10 s of quiet ones
+    quiet = polls[1:] if first_byte_via == "the stream" else polls  # after the byte's own poll
+    assert quiet == [10] * 1_000  # 10 s of quiet polls
