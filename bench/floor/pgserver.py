@@ -46,12 +46,16 @@ class Server:
     def __init__(self, fsync=False):
         self.bin = binaries()
         assert self.bin, why_not()
-        self.dir = tempfile.mkdtemp(prefix="crapsfloor-pg-")
+        as_root = os.geteuid() == 0
+        # Run as root, the cluster belongs to the postgres user, who must reach its
+        # folder: the system's /tmp, not a TMPDIR inside a folder only root may enter
+        # (the test session's own, tests/conftest.py).
+        self.dir = tempfile.mkdtemp(prefix="crapsfloor-pg-", dir="/tmp" if as_root else None)
         self.data = os.path.join(self.dir, "data")
         self.port = free_port()
         self.fsync = fsync
         self.user = None
-        if os.geteuid() == 0:
+        if as_root:
             self.user = "postgres"
             pw = pwd.getpwnam("postgres")
             os.chown(self.dir, pw.pw_uid, pw.pw_gid)
