@@ -3,7 +3,8 @@ the table restored first (crapsboard/boot/power_up.py `restore_in`), then the Ap
 around them. What the journal restored reaches the App that way too: the PIN lockout
 (docs/keys.md: three wrong PINs lock the PIN key for 60 s, across a power cut), the
 last table event's HOLD (docs/link.md, `verified`) and the progressive wagers keyed
-(docs/progressive.md)."""
+(docs/progressive.md). The simulator builds the App first and opens the journal on it
+(crapsboard/journal/journal_boot.py `open_journal`): the HOLD is checked that way too."""
 
 import json
 
@@ -28,6 +29,21 @@ def power_up_board(folder):
     config, journal, table, restored = power_up.restore_in(folder, BOARD_ID, 1, board)
     app = App(board, LAYOUT, config, journal, table)
     app.restored = restored
+    return app, Clock(app, board)
+
+
+def power_up_simulator(folder):
+    """The simulator's order (sim/portable/run_core.py): the App first, then the
+    journal opened on it (crapsboard/journal/journal_boot.py `open_journal`)."""
+    from crapsboard.base.link_key import read_key
+    from crapsboard.journal import journal as jn
+    from crapsboard.journal import journal_boot
+
+    board = SimBoard(LAYOUT)
+    board.down = IDLE
+    app = App(board, LAYOUT, power_up.load_config("config.json"))
+    journal = jn.Journal(folder, BOARD_ID, key=read_key(folder + "/link_key"))
+    journal_boot.open_journal(app, journal, 1, board.ticks_ms())
     return app, Clock(app, board)
 
 
@@ -57,9 +73,10 @@ def test_a_pin_lockout_before_the_power_cut_refuses_the_good_pin_after_it(folder
     assert not app.entry.authorised(clock.t)
 
 
-def test_the_last_rolls_hold_is_the_restored_apps(folder):
+@pytest.mark.parametrize("power_up", [power_up_board, power_up_simulator], ids=["board", "simulator"])
+def test_the_last_rolls_hold_is_the_restored_apps(folder, power_up):
     # Six Fire Bet points made: the sixth raises the Fire Bet's HOLD (rules/hold.py).
-    app, clock = power_up_board(folder)
+    app, clock = power_up(folder)
     for d1, d2 in ((2, 2), (3, 2), (3, 3), (4, 4), (5, 4), (5, 5)):
         for _ in range(2):  # the point set, then made
             clock.press(str(d1))
@@ -67,7 +84,7 @@ def test_the_last_rolls_hold_is_the_restored_apps(folder):
     held = (app.hold.journal, app.hold.seq, app.hold.wagers)
     assert held[0] > 0 and held[2] != 0  # journalled, and a HOLD raised
 
-    app, clock = power_up_board(folder)
+    app, clock = power_up(folder)
     assert (app.hold.journal, app.hold.seq, app.hold.wagers) == held
 
 

@@ -131,6 +131,21 @@ def test_a_journal_holding_no_record_gives_first_and_seq_0(tmp_path):
     assert (state["seq"], state["first"]) == (0, 0)
 
 
+def test_the_wall_clock_from_the_journal_moves_on_across_the_journal_clocks_32_bit_wrap(tmp_path):
+    # docs/link.md, `time`: the board's wall clock is the last one set, moved on by the
+    # journal clock since; that clock is 32 bits of ms (about 49.7 days) and wraps.
+    import types
+
+    from crapsboard.link import link_admin
+
+    unix = 1_798_761_600
+    journal = types.SimpleNamespace(wall=(unix, 2**32 - 500), clock=1_500, _ticks=None)
+    handlers = types.SimpleNamespace(app=types.SimpleNamespace(journal=journal), clock=lambda: None)
+    assert link_admin.board_clock(handlers, 0) == unix + 2  # 500 ms to the wrap, 1,500 after it
+    journal.clock = 2**32 - 1  # 499 ms later, before the wrap
+    assert link_admin.board_clock(handlers, 0) == unix
+
+
 def test_the_link_built_at_a_hosts_first_byte_keeps_the_clock_the_last_one_was_set_to(tmp_path, monkeypatch):
     # docs/link.md, Memory: the link is forgotten in a silence, the wall clock a host set is
     # not: the link link_wait builds next (link_app.board_link) takes it from the task.

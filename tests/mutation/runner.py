@@ -154,7 +154,7 @@ MODULE_TESTS.update(
             _JOURNAL_MP + ["tests/test_board_journal.py"],
         ),
         "journal/journal_boot.py": (
-            ["tests/test_journal_staging.py"] + _JOURNAL_CP,
+            ["tests/test_journal_staging.py", "tests/test_app_board_order.py"] + _JOURNAL_CP,
             _JOURNAL_MP + ["tests/test_board_journal.py"],
         ),
         "journal/snapshot.py": (["tests/test_snapshot.py", "tests/test_journal_keyed.py"], _JOURNAL_MP),
@@ -292,7 +292,7 @@ MODULE_TESTS.update(
             ["tests/test_link_events_staged.py", "tests/test_link_events_files.py"],
             ["tests/test_link_app.py"],
         ),
-        "link/link_info.py": (["tests/test_link_status_lamps.py"], _LINK_APP_MP),
+        "link/link_info.py": (["tests/test_link_status_lamps.py"], ["tests/test_link_info_heap.py"] + _LINK_APP_MP),
         "link/link_json.py": (
             [
                 "tests/test_link_json_codec.py",
