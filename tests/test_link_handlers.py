@@ -144,6 +144,8 @@ def test_the_wall_clock_from_the_journal_moves_on_across_the_journal_clocks_32_b
     assert link_admin.board_clock(handlers, 0) == unix + 2  # 500 ms to the wrap, 1,500 after it
     journal.clock = 2**32 - 1  # 499 ms later, before the wrap
     assert link_admin.board_clock(handlers, 0) == unix
+    journal.wall, journal.clock = (unix, 0), 2**31 + 5_000  # 24.9 days on: past 31 bits
+    assert link_admin.board_clock(handlers, 0) == unix + 2**31 // 1000 + 5
 
 
 def test_the_link_built_at_a_hosts_first_byte_keeps_the_clock_the_last_one_was_set_to(tmp_path, monkeypatch):
