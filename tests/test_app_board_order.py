@@ -4,7 +4,8 @@ around them. What the journal restored reaches the App that way too: the PIN loc
 (docs/keys.md: three wrong PINs lock the PIN key for 60 s, across a power cut), the
 last table event's HOLD (docs/link.md, `verified`) and the progressive wagers keyed
 (docs/progressive.md). The simulator builds the App first and opens the journal on it
-(crapsboard/journal/journal_boot.py `open_journal`): the HOLD is checked that way too."""
+(crapsboard/journal/journal_boot.py `open_journal`): the HOLD and the progressive
+wagers are checked that way too."""
 
 import json
 
@@ -88,13 +89,14 @@ def test_the_last_rolls_hold_is_the_restored_apps(folder, power_up):
     assert (app.hold.journal, app.hold.seq, app.hold.wagers) == held
 
 
-def test_the_progressive_wagers_keyed_before_the_power_cut_are_in_action_after_it(folder):
+@pytest.mark.parametrize("power_up", [power_up_board, power_up_simulator], ids=["board", "simulator"])
+def test_the_progressive_wagers_keyed_before_the_power_cut_are_in_action_after_it(folder, power_up):
     # docs/keys.md: `#`, the game, the count, `#` while the floor's meter is open.
-    app, clock = power_up_board(folder)
+    app, clock = power_up(folder)
     app.progressive.told(pg.MEA, pg.S_OPEN, 100_000, clock.t)
     for key in "#15#":
         clock.press(key)
     assert app.progressive.wagers(app.table, pg.MEA) == 5
 
-    app, clock = power_up_board(folder)
+    app, clock = power_up(folder)
     assert app.progressive.wagers(app.table, pg.MEA) == 5

@@ -125,3 +125,29 @@ def test_selftest_names_the_buttons_held_and_gives_the_keyswitch_apart():
     reply = link_info.selftest(types.SimpleNamespace(app=app, now=lambda: clock.t), {})
     held = ["key." + app.layout.labels[0], "undo", "lamp_test"]
     assert (reply["held"], reply["keyswitch"], reply["chattering"]) == (held, "on", [])
+
+
+def test_marks_and_points_are_listed_as_the_numbers_2_to_12_their_bits_name():
+    # docs/link.md, `status`: each wager's marks and the Fire Bet's points are the numbers
+    # rolled, 2 to 12 (bit n for the number n), in order.
+    assert link_info._mask_list(1 << 2 | 1 << 7 | 1 << 12) == [2, 7, 12]
+    assert link_info._mask_list(0) == []
+
+
+def test_a_journal_written_under_another_key_gives_no_signed_head(tmp_path):
+    # docs/link.md, `hello`: `head` is signed with the journal key; a journal that
+    # verifies only by its public chain (written under another board's key: UNKEYED)
+    # has none, so the head is null, not signed with a key the board does not hold.
+    import types
+
+    from test_journal_restore import started
+
+    from crapsboard.journal import journal as jn
+    from crapsboard.rules.engine import Table
+
+    started(tmp_path)
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"x" * 32)
+    journal.mount(Table())
+    assert journal.seq == 1 and journal.mac is None and journal.unkeyed
+    handlers = types.SimpleNamespace(app=types.SimpleNamespace(journal=journal), board_id="b")
+    assert link_info.signed_head(handlers) is None

@@ -89,3 +89,18 @@ def test_the_first_and_last_second_of_2024_to_2100_are_taken_one_outside_refused
     for unix in (1_704_067_199, 4_102_444_801):
         with pytest.raises(LinkError, match=r"^time refused: %d is outside 1704067200\.\.4102444800 " % unix):
             link_admin.set_time(handlers, {"unix": unix})
+
+
+def test_the_journal_clock_a_time_is_judged_at_moves_on_by_each_ms_and_wraps_at_32_bits():
+    # docs/journal.md: a record's t is the journal clock, ms in 32 bits, wrapping; a
+    # backward set is counted against the day before the t the time record will get.
+    import types
+
+    from crapsboard.link import link_admin
+
+    def clock_at(clock, ticks, now):
+        return link_admin._journal_clock(types.SimpleNamespace(clock=clock, _ticks=ticks), now)
+
+    assert clock_at(2**31 + 5, 0, 10) == 2**31 + 15  # past 31 bits
+    assert clock_at(2**32 - 10, 100, 131) == 21  # across the wrap, to an odd ms
+    assert clock_at(7, None, 10_000) == 7  # no tick yet since the mount: the clock as kept

@@ -328,7 +328,10 @@ MODULE_TESTS.update(
             ["tests/test_fire_window.py", "tests/test_bonus_window.py"],
         ),
         "rules/hold.py": (["tests/test_hold_state.py"], ["tests/test_link_verified.py"]),
-        "rules/paytable.py": (_PAYTABLE_CP + ["tests/test_progressive_board.py"], _PAYTABLE_MP),
+        "rules/paytable.py": (
+            _PAYTABLE_CP + ["tests/test_progressive_board.py", "tests/test_report_text.py"],
+            _PAYTABLE_MP,
+        ),
         "rules/paytable_specs.py": (_PAYTABLE_CP, _PAYTABLE_MP),
         "rules/paytables.py": (_PAYTABLE_CP, _PAYTABLE_MP),
         "rules/report.py": (
