@@ -139,6 +139,11 @@ REFUSALS = [
         host_sign({"id": 8, "cmd": "time", "unix": 1, "ctr": -1}),
         "signed command: needs ctr (a counter) and tag",
     ),
+    (
+        "counter 0",  # a counter, but never above the last accepted (a new board's is 0)
+        host_sign({"id": 8, "cmd": "time", "unix": 1, "ctr": 0}),
+        "replayed or old counter: last accepted is 0",
+    ),
     ("wrong tag", dict(good(), tag=good()["tag"][:-1] + ("0" if good()["tag"][-1] != "0" else "1")), "bad tag"),
     ("upper-case tag", dict(good(), tag=good()["tag"].upper()), "bad tag"),
     ("short tag", dict(good(), tag=good()["tag"][:32]), "bad tag"),

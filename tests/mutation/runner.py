@@ -253,7 +253,7 @@ MODULE_TESTS.update(
             BOARD_MP + ["tests/test_keyswitch_and_scan.py"],
         ),
         "boot/power_up.py": (
-            ["tests/test_power_up_config.py"],
+            ["tests/test_power_up_config.py", "tests/test_app_board_order.py"],
             [
                 _MAIN + "test_first_boot_starts_a_journal_and_the_next_restores_it",
                 _MAIN + "test_end_hand_and_the_keyswitch_at_power_up_start_a_new_journal",
@@ -292,7 +292,13 @@ MODULE_TESTS.update(
             ["tests/test_link_events_staged.py", "tests/test_link_events_files.py"],
             ["tests/test_link_app.py"],
         ),
-        "link/link_info.py": (["tests/test_link_status_lamps.py"], ["tests/test_link_info_heap.py"] + _LINK_APP_MP),
+        "link/link_info.py": (
+            [
+                "tests/test_link_status_lamps.py",
+                "tests/test_lamp_feeds.py::test_the_links_status_reports_a_lamp_feed_fault_and_only_then",
+            ],
+            ["tests/test_link_info_heap.py"] + _LINK_APP_MP,
+        ),
         "link/link_json.py": (
             [
                 "tests/test_link_json_codec.py",
