@@ -30,3 +30,48 @@ def test_the_lamps_named_are_lit_in_the_strips_order_the_rest_dark(monkeypatch):
 def test_a_pixel_the_strip_does_not_have_is_skipped(monkeypatch):
     board = board_module(monkeypatch)
     assert board.pattern(3, "GRB", (-1, 3, 4, 1), RED) == bytes([0, 0, 0, 0, 64, 0, 0, 0, 0])
+
+
+def test_the_keypad_waits_board_jsons_settle_time_after_driving_each_row(monkeypatch):
+    # hardware/board.json's keypad.settle_us: after a row is driven low the columns need
+    # that long to settle, or the previous row's key ghosts into this one. The board
+    # hands the app its time.sleep_us (crapsboard/table/keypad.py's Matrix waits with it).
+    import os
+    import time
+
+    from conftest import ROOT
+
+    from crapsboard.table import layout as lay
+    from crapsboard.table.app import App
+
+    class Pin:
+        IN, OUT, OPEN_DRAIN, PULL_UP, PULL_DOWN = 1, 3, 7, 2, 1
+
+        def __init__(self, pin, mode=-1, pull=-1, value=1):
+            self.level = value
+
+        def value(self, v=None):
+            if v is None:
+                return 1  # nothing pressed, the NC contact of the keyswitch open
+            self.level = v
+
+    class NeoPixel:
+        def __init__(self, pin, n):
+            self.buf = bytearray(3 * n)
+
+        def write(self):
+            pass
+
+    waits = []
+    monkeypatch.setitem(sys.modules, "machine", types.SimpleNamespace(Pin=Pin))
+    monkeypatch.setitem(sys.modules, "neopixel", types.SimpleNamespace(NeoPixel=NeoPixel))
+    monkeypatch.setattr(time, "ticks_ms", lambda: 0, raising=False)
+    monkeypatch.setattr(time, "sleep_us", waits.append, raising=False)
+    monkeypatch.delitem(sys.modules, "crapsboard.table.board", raising=False)
+    board_mod = importlib.import_module("crapsboard.table.board")
+    monkeypatch.delitem(sys.modules, "crapsboard.table.board")
+    layout = lay.load(os.path.join(ROOT, "hardware", "board.json"))
+    assert layout.settle_us > 0
+    app = App(board_mod.Board(layout), layout)
+    app.matrix.scan()
+    assert waits == [layout.settle_us] * len(layout.rows)

@@ -56,14 +56,15 @@ def test_a_config_the_flash_cannot_take_is_one_line_and_changes_nothing(tmp_path
 
     handlers = _board(str(tmp_path))
     before = link_config.as_json(handlers.app.table.config)
+    assert before["rebet_after_win"] is True  # the default: each refused change below is to False
     os.mkdir(tmp_path / "config.json.new")  # the file cannot be written there
     with pytest.raises(LinkError, match=r"^config.json not written \(OSError 21\): nothing changed$"):
-        link_config.config_set(handlers, {"config": {"rebet_after_win": True}})
+        link_config.config_set(handlers, {"config": {"rebet_after_win": False}})
     assert link_config.as_json(handlers.app.table.config) == before
     os.rmdir(tmp_path / "config.json.new")
     os.makedirs(tmp_path / "config.json" / "in the way")  # written, but not put in place
     with pytest.raises(LinkError, match=r"^config.json not stored \(OSError \d+\): taken back$"):
-        link_config.config_set(handlers, {"config": {"rebet_after_win": True}})
+        link_config.config_set(handlers, {"config": {"rebet_after_win": False}})
     assert link_config.as_json(handlers.app.table.config) == before
     assert not os.path.exists(tmp_path / "config.json.new")
     os.rmdir(tmp_path / "config.json" / "in the way")

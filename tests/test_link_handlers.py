@@ -148,6 +148,20 @@ def test_the_wall_clock_from_the_journal_moves_on_across_the_journal_clocks_32_b
     assert link_admin.board_clock(handlers, 0) == unix + 2**31 // 1000 + 5
 
 
+def test_a_subscription_holds_the_link_loaded_until_it_is_ended(tmp_path):
+    # docs/link.md, Memory: a link with a subscription is not forgotten in a silence
+    # (it has records to push); `subscribe` off lets it go again.
+    from test_board_app import make_with_journal
+
+    from crapsboard.link import link_app
+
+    app, _, _ = make_with_journal(tmp_path)
+    link, handlers = link_app.build(app, {}, "b", lambda: None)
+    assert not link.hold
+    assert handlers.subscribe({"on": True}) == {"on": True} and link.hold
+    assert handlers.subscribe({"on": False}) == {"on": False} and not link.hold
+
+
 def test_the_link_built_at_a_hosts_first_byte_keeps_the_clock_the_last_one_was_set_to(tmp_path, monkeypatch):
     # docs/link.md, Memory: the link is forgotten in a silence, the wall clock a host set is
     # not: the link link_wait builds next (link_app.board_link) takes it from the task.

@@ -100,3 +100,16 @@ def test_a_failed_start_up_resets_after_5_s_and_the_third_in_a_row_holds_the_fau
     # reset_after; the VM tests set it to 0 so as not to wait.
     assert startup.FAULT_RESET_MS == 5_000
     assert startup.MAX_FAILED_BOOTS == 3
+
+
+def test_the_repl_is_shut_only_on_a_board_that_has_a_key(tmp_path, monkeypatch):
+    # docs/link.md: once a board has its link key, Ctrl-C is off while the table plays;
+    # a board not provisioned yet keeps its REPL for the first deploy.
+    import micropython
+
+    calls = []
+    monkeypatch.setattr(micropython, "kbd_intr", calls.append)
+    key = tmp_path / "link_key"
+    assert startup.shut_repl(str(key)) is False and calls == []
+    key.write_text("ab" * 32)
+    assert startup.shut_repl(str(key)) is True and calls == [-1]
