@@ -50,3 +50,29 @@ def test_a_board_without_a_journal_refuses_verified_with_one_line():
     with pytest.raises(LinkError) as e:
         link_verified.verified(handlers, {"by": "ann", "alert": "a12", "journal": 1, "seq": 3})
     assert str(e.value) == "this board keeps no journal"
+
+
+def test_a_verified_the_stopped_journal_cannot_record_leaves_the_hold_standing(tmp_path):
+    """docs/link.md, `verified`: the check is journalled before the HOLD clears; when
+    the journal has stopped (here, full), nothing changes and the floor is told."""
+    import types
+
+    from test_board_app import make_with_journal
+
+    from crapsboard.journal import journal as jn
+    from crapsboard.link.link import LinkError
+
+    app, clock, journal = make_with_journal(tmp_path)
+    for d1, d2 in ((2, 2), (3, 2), (3, 3), (4, 4), (5, 4), (5, 5)):  # six Fire Bet points: a HOLD
+        for _ in range(2):  # the point set, then made
+            clock.press(str(d1))
+            clock.press(str(d2))
+    assert app.hold.wagers and not app.hold.verified
+    seq = journal.seq
+    app.journal_error = jn.JournalError(jn.FULL, "no room for record %d" % (seq + 1))
+    handlers = types.SimpleNamespace(app=app, now=lambda: clock.t)
+    request = {"by": "ann", "alert": "fire-6", "journal": journal.journal_id, "seq": app.hold.seq}
+    with pytest.raises(LinkError) as e:
+        link_verified.verified(handlers, request)
+    assert str(e.value) == "the journal could not record it: nothing changed"
+    assert not app.hold.verified and journal.seq == seq

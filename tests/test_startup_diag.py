@@ -113,3 +113,18 @@ def test_the_repl_is_shut_only_on_a_board_that_has_a_key(tmp_path, monkeypatch):
     assert startup.shut_repl(str(key)) is False and calls == []
     key.write_text("ab" * 32)
     assert startup.shut_repl(str(key)) is True and calls == [-1]
+
+
+def test_a_firmware_hash_that_cannot_be_made_is_said_on_the_console_and_left_unset(monkeypatch, capsys):
+    # docs/link.md, `hello`: firmware_hash is null when this boot could not measure the
+    # files, never a wrong hash; the console says why.
+    from crapsboard.boot import measure
+
+    def no_room():
+        raise MemoryError
+
+    monkeypatch.setattr(measure, "firmware_hash", no_room)
+    monkeypatch.setattr(startup, "measured", "stale")
+    startup.measure_firmware()
+    assert startup.measured == "stale"  # nothing assigned: main.py's None stands
+    assert capsys.readouterr().out == "crapsboard: firmware not measured: MemoryError\n"
