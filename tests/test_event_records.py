@@ -75,3 +75,20 @@ def test_a_clear_names_the_die_of_the_half_roll_it_dropped(die):
     # face keyed first, written as `die`.
     record = json.loads(events.event_json(Table(), 3, en.ACT_CLEAR, die, 2500))
     assert record == {"seq": 3, "t": 2500, "event": "clear", "die": die}
+
+
+def test_an_undo_gives_the_table_it_restored_and_reverses_what_the_roll_resolved():
+    # docs/board.md, the event records: an undo's record gives the table after it and
+    # `reversed`, the resolutions it took back. Worked by hand: 4 is the point; the 7
+    # then ends the hand (shooter 2), every wager lost; undoing it brings back shooter 1
+    # on the point of 4 after 1 roll, and reverses exactly the 7's resolutions.
+    table = Table()
+    table.roll(2, 2)
+    table.roll(3, 4)
+    seven = json.loads(events.event_json(table, 2, en.ACT_ROLL, 3 * 8 + 4, 2000))
+    assert (seven["shooter"], seven["point"], seven["rolls"]) == (2, None, 2)
+    assert seven["resolved"] and {r["outcome"] for r in seven["resolved"]} == {"loss"}
+    table.undo()
+    undo = json.loads(events.event_json(table, 3, en.ACT_UNDO, KEY, 3000, undone_seq=2))
+    assert (undo["shooter"], undo["point"], undo["rolls"]) == (1, 4, 1)
+    assert undo["reversed"] == seven["resolved"]

@@ -104,3 +104,25 @@ def test_the_journal_clock_a_time_is_judged_at_moves_on_by_each_ms_and_wraps_at_
     assert clock_at(2**31 + 5, 0, 10) == 2**31 + 15  # past 31 bits
     assert clock_at(2**32 - 10, 100, 131) == 21  # across the wrap, to an odd ms
     assert clock_at(7, None, 10_000) == 7  # no tick yet since the mount: the clock as kept
+
+
+def test_a_maintenance_marker_that_cannot_be_written_is_one_line_with_its_errno(tmp_path):
+    # docs/link.md, `maintenance`: the marker is written before the reset is scheduled;
+    # when the flash refuses it (here a folder is in its place: EISDIR, 21) the board
+    # says so and plays on.
+    handlers, _ = board_with_journal(str(tmp_path))
+    os.mkdir(handlers.path(link_admin.MAINTENANCE_FILE))
+    with pytest.raises(LinkError) as refused:
+        link_admin.maintenance(handlers, {})
+    assert str(refused.value) == "maintenance marker not written: OSError 21"
+
+
+def test_a_backward_set_a_day_or_more_of_journal_clock_ago_no_longer_counts():
+    # docs/link.md, `time`: at most 60 s back in a day of the journal clock (32-bit ms,
+    # wrapping); an entry 24.9 days old (past 31 bits) is long out of the day.
+    from crapsboard.journal.journal_codes import DAY_MS, within_day
+
+    backs = [(0, 30), (2**31, 20)]
+    assert within_day(backs, 2**31 + 1_000) == [(2**31, 20)]
+    assert within_day([(2**32 - 500, 10)], 1_000) == [(2**32 - 500, 10)]  # across the wrap: 1.5 s old
+    assert within_day([(0, 10)], DAY_MS - 1) == [(0, 10)] and within_day([(0, 10)], DAY_MS) == []

@@ -275,7 +275,12 @@ MODULE_TESTS.update(
             ],
         ),
         "journal/journal_codes.py": (
-            ["tests/test_journal_start.py", "tests/test_journal_restore.py", "tests/test_journal_staging.py"]
+            [
+                "tests/test_journal_start.py",
+                "tests/test_journal_restore.py",
+                "tests/test_journal_staging.py",
+                "tests/test_link_time_backs.py",
+            ]
             + _JOURNAL_CP,
             ["tests/test_journal_faults.py"],
         ),
