@@ -126,3 +126,35 @@ def test_a_backward_set_a_day_or_more_of_journal_clock_ago_no_longer_counts():
     assert within_day(backs, 2**31 + 1_000) == [(2**31, 20)]
     assert within_day([(2**32 - 500, 10)], 1_000) == [(2**32 - 500, 10)]  # across the wrap: 1.5 s old
     assert within_day([(0, 10)], DAY_MS - 1) == [(0, 10)] and within_day([(0, 10)], DAY_MS) == []
+
+
+def test_a_journal_reset_that_cannot_start_the_new_journal_stops_appends_and_leaves_no_proof(tmp_path, monkeypatch):
+    # docs/link.md, `journal_reset`: the downloaded journal is marked, then a new one is
+    # started. When that fails (here the flash is full), the mark is taken away again (the
+    # journal in force will grow, so it is no proof of a download), the board stops taking
+    # events (the journal fault) and the host is told.
+    import binascii
+    import types
+
+    from crapsboard.base.hmac256 import hmac_sha256
+    from crapsboard.base.link_key import ROLE_RECEIPT
+    from crapsboard.journal.journal_read import receipt_text
+
+    handlers, _ = board_with_journal(str(tmp_path))
+    handlers.link = types.SimpleNamespace(key=KEY)
+    journal = handlers.app.journal
+    head = binascii.hexlify(journal.hash).decode()
+    text = receipt_text("b", journal.journal_id, journal.seq, head)
+    receipt = binascii.hexlify(hmac_sha256(hmac_sha256(KEY, ROLE_RECEIPT), text)).decode()
+    full = OSError(28)
+
+    def no_room(*args):
+        raise full
+
+    monkeypatch.setattr(journal, "start_new", no_room)
+    request = {"journal": journal.journal_id, "seq": journal.seq, "head": head, "receipt": receipt}
+    with pytest.raises(LinkError) as refused:
+        link_admin.journal_reset(handlers, request)
+    assert str(refused.value) == "journal not started: 28"
+    assert not os.path.exists(journal.dir + "/" + link_admin.DOWNLOADED)
+    assert handlers.app.journal_error is full
