@@ -128,11 +128,11 @@ def test_a_backward_set_a_day_or_more_of_journal_clock_ago_no_longer_counts():
     assert within_day([(0, 10)], DAY_MS - 1) == [(0, 10)] and within_day([(0, 10)], DAY_MS) == []
 
 
-def test_a_journal_reset_that_cannot_start_the_new_journal_stops_appends_and_leaves_no_proof(tmp_path, monkeypatch):
+def test_a_journal_reset_that_cannot_start_the_new_journal_stops_appends_until_one_that_can(tmp_path, monkeypatch):
     # docs/link.md, `journal_reset`: the downloaded journal is marked, then a new one is
     # started. When that fails (here the flash is full), the mark is taken away again (the
     # journal in force will grow, so it is no proof of a download), the board stops taking
-    # events (the journal fault) and the host is told.
+    # events (the journal fault) and the host is told, until a reset that works.
     import binascii
     import types
 
@@ -158,3 +158,7 @@ def test_a_journal_reset_that_cannot_start_the_new_journal_stops_appends_and_lea
     assert str(refused.value) == "journal not started: 28"
     assert not os.path.exists(journal.dir + "/" + link_admin.DOWNLOADED)
     assert handlers.app.journal_error is full
+
+    monkeypatch.undo()  # room again: the same request starts journal 2, which takes events
+    assert link_admin.journal_reset(handlers, request)["journal"]["id"] == journal.journal_id == 2
+    assert handlers.app.journal_error is None
