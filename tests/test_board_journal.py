@@ -211,13 +211,17 @@ def test_sim_run_refuses_a_file_that_is_not_a_flash_image(tmp_path):
     assert bad.read_bytes() == b"x" * 100
 
 
-def kinds_on(data, tmp_path):
+def records_on(data, tmp_path):
     from host_tools.journal_log import read_image
 
     path = tmp_path / "board.img"
     path.write_bytes(bytes(data))
     records, _ = read_image(str(path))
-    return [r.kind for r in records]
+    return records
+
+
+def kinds_on(data, tmp_path):
+    return [r.kind for r in records_on(data, tmp_path)]
 
 
 def test_the_journal_records_start_restart_and_a_configuration_changed_while_off(tmp_path):
@@ -225,8 +229,10 @@ def test_the_journal_records_start_restart_and_a_configuration_changed_while_off
     driver = Driver(BOARD_JSON, '{"rebet_after_win": false}', 0, _flash(data), False)
     state = play(driver, "")
     assert state["status"] == "restored" and driver.app.table.config.rebet_after_win is False
-    # journal start, roll, restart (power-on reset cause 1), configuration
-    assert kinds_on(driver.flash.data, tmp_path) == [18, 1, 17, 16]
+    # journal start (first use: arg 0), roll (3 4: arg 3 * 8 + 4), restart (arg: the
+    # power-on reset cause, 1), configuration (arg 0): docs/journal.md
+    records = records_on(driver.flash.data, tmp_path)
+    assert [(r.kind, r.arg) for r in records] == [(18, 0), (1, 28), (17, 1), (16, 0)]
     second = Driver(BOARD_JSON, '{"rebet_after_win": false}', 0, _flash(driver.flash.data), False)
     play(second, "")
     assert kinds_on(second.flash.data, tmp_path) == [18, 1, 17, 16, 17]  # the same config again: only the restart
