@@ -22,7 +22,10 @@ def test_a_forgotten_link_hands_back_to_the_waiter_which_drops_the_link_task():
     import select
     import subprocess
 
-    vm = runtime.start("tests/vm/link_wait_once.py", heapsize="512K", stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    # Unbuffered (bufsize=0): a line read must leave the next in the pipe, where select sees it.
+    vm = runtime.start(
+        "tests/vm/link_wait_once.py", heapsize="512K", stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0
+    )
     try:
         vm.stdin.write(b'{"id": 1, "cmd": "hello"}\n')
         vm.stdin.flush()
