@@ -49,30 +49,40 @@ def test_run_scans_keys_renders_and_feeds_the_watchdog():
     assert not app.running
 
 
-def test_a_task_that_dies_stops_the_watchdog_feeds():
+@pytest.mark.parametrize("dying", ["render", "scan"])
+def test_a_task_that_dies_stops_the_watchdog_feeds(dying):
+    # docs/board.md: the watchdog is fed only when both the scan and the render task
+    # have run since the last feed, so either one dying resets the board.
     layout, board = real_clock_board()
     app = App(board, layout)
-    render = app.lamps.render
-    renders = [0]
+    calls = {"render": 0, "scan": 0}
+    real = {"render": app.lamps.render, "scan": app.step}
 
-    def failing_render(*args):  # the render task dies on its third frame
-        renders[0] += 1
-        if renders[0] == 3:
-            raise RuntimeError("strip gone")
-        return render(*args)
+    def counted(task):
+        def call(*args):
+            calls[task] += 1
+            if task == dying and calls[task] == 3:
+                raise RuntimeError("%s gone" % task)
+            return real[task](*args)
 
-    app.lamps.render = failing_render
+        return call
+
+    app.lamps.render = counted("render")
+    app.step = counted("scan")
+    living = "scan" if dying == "render" else "render"
 
     async def main():
         task = asyncio.create_task(app.run())
-        await until(lambda: renders[0] == 3 and board.feeds >= 1)
-        fed = board.feeds
-        await asyncio.sleep(0.5)  # five watchdog rounds
+        await until(lambda: calls[dying] == 3 and board.feeds >= 1)
+        fed, seen = board.feeds, calls[living]
+        # Bounded by what the living task does, not by a sleep: 20 more of its rounds
+        # (scan 10 ms or render 50 ms each) span several 100 ms watchdog checks.
+        await until(lambda: calls[living] >= seen + 20)
         assert board.feeds <= fed + 1  # one feed may already have been earned
         app.stop()
         await task
 
-    with pytest.raises(RuntimeError, match="strip gone"):
+    with pytest.raises(RuntimeError, match="%s gone" % dying):
         asyncio.run(main())
 
 
