@@ -111,3 +111,17 @@ def test_a_config_the_stopped_journal_cannot_record_leaves_no_file_behind(tmp_pa
         link_config.config_set(handlers, {"config": {"rebet_after_win": True}})
     assert link_config.as_json(handlers.app.table.config) == before
     assert journal.seq == 1 and sorted(os.listdir(tmp_path)) == ["journal"]
+
+
+def test_a_configuration_set_over_the_link_is_journalled_as_a_config_record_with_arg_0(tmp_path):
+    # docs/journal.md, Record: 16 configuration (arg 0), as at power-up; the record's
+    # state carries the new rules (docs/link.md, config_set).
+    from test_journal_restore import started
+    from test_link_events_files import every_page
+
+    handlers = _board(str(tmp_path))
+    journal = started(tmp_path)
+    handlers.app.journal = journal
+    link_config.config_set(handlers, {"config": {"rebet_after_win": False}})
+    last = every_page(journal, 8)[-1]
+    assert (last["seq"], last["kind"], last["arg"]) == (2, "config", 0)

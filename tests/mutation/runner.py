@@ -364,6 +364,7 @@ MODULE_TESTS.update(
         "table/app.py": (
             [
                 "tests/test_board_app.py",
+                "tests/test_link_config_json.py",
                 "tests/test_app_board_order.py",
                 "tests/test_sleep_ms.py",
                 "tests/test_progressive_power_cut_once.py",
