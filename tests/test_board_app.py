@@ -339,6 +339,23 @@ def test_an_end_hand_the_journal_cannot_record_is_not_shown_nor_logged(tmp_path)
     assert app.seq == seq  # no end_hand event
 
 
+def test_a_roll_the_journal_cannot_record_is_not_shown_nor_logged(tmp_path):
+    # docs/board.md: an event is shown only once durable; a roll whose record the flash
+    # cannot take stops the journal, is taken back from the table and logs no event.
+    from crapsboard.journal import journal_record as jr
+
+    app, clock, journal = make_with_journal(tmp_path)
+    clock.press("2")
+    clock.press("2")  # a point of 4
+    seq = app.seq
+    os.symlink("/dev/full", os.path.join(journal.dir, jr.slot_name(journal.staged)))  # the next write fails
+    clock.press("3")
+    clock.press("4")  # a seven out, not recorded
+    assert app.journal_error is not None
+    assert app.table.rolls == 1 and app.table.point == 4 and app.table.shooter == 1
+    assert app.seq == seq  # no roll event
+
+
 def test_of_the_dealers_errors_only_a_wrong_pin_is_journaled(tmp_path):
     # docs/journal.md: a wrong PIN is recorded so that the lockout survives a restart; the
     # other errors (here a key that is no die) are shown and logged, never journaled.
