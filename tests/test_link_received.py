@@ -5,7 +5,20 @@ segments (tests/vm/link_app_session.py `small`), under both runtimes."""
 
 import vm_program
 from conftest import ROOT
-from test_link_app import KEY, MAC, RUNTIMES, SCRIPT, SESSION_BOARD, _files, _masked, _parse, chain_after, one, request
+from test_link_app import (
+    KEY,
+    MAC,
+    RUNTIMES,
+    SCRIPT,
+    SESSION_BOARD,
+    _files,
+    _masked,
+    _parse,
+    chain_after,
+    one,
+    receipt,
+    request,
+)
 
 from host_tools import journal_log, keys
 
@@ -28,10 +41,6 @@ def run(which, directory, commands):
     out = vm_program.run(which, SCRIPT, [str(directory), "small"], "1M", input=text, cwd=ROOT)
     assert out.returncode == 0, out.stdout + out.stderr
     return [[line for line in chunk.split("\n") if line] for chunk in out.stdout.split("--\n")[:-1]]
-
-
-def receipt(journal, seq, head, key=KEY):
-    return keys.receipt_tag(keys.role_key(key, "receipt"), SESSION_BOARD, journal, seq, head)
 
 
 def received(rid, journal, seq, head, tag=None):

@@ -136,16 +136,13 @@ def test_a_journal_reset_that_cannot_start_the_new_journal_stops_appends_until_o
     import binascii
     import types
 
-    from crapsboard.base.hmac256 import hmac_sha256
-    from crapsboard.base.link_key import ROLE_RECEIPT
-    from crapsboard.journal.journal_read import receipt_text
+    from host_tools import keys
 
     handlers, _ = board_with_journal(str(tmp_path))
     handlers.link = types.SimpleNamespace(key=KEY)
     journal = handlers.app.journal
     head = binascii.hexlify(journal.hash).decode()
-    text = receipt_text("b", journal.journal_id, journal.seq, head)
-    receipt = binascii.hexlify(hmac_sha256(hmac_sha256(KEY, ROLE_RECEIPT), text)).decode()
+    receipt = keys.receipt_tag(keys.role_key(KEY, "receipt"), "b", journal.journal_id, journal.seq, head)
     full = OSError(28)
 
     def no_room(*args):
