@@ -78,10 +78,7 @@ def test_a_pin_lockout_before_the_power_cut_refuses_the_good_pin_after_it(folder
 def test_the_last_rolls_hold_is_the_restored_apps(folder, power_up):
     # Six Fire Bet points made: the sixth raises the Fire Bet's HOLD (rules/hold.py).
     app, clock = power_up(folder)
-    for d1, d2 in ((2, 2), (3, 2), (3, 3), (4, 4), (5, 4), (5, 5)):
-        for _ in range(2):  # the point set, then made
-            clock.press(str(d1))
-            clock.press(str(d2))
+    clock.six_fire_points()
     held = (app.hold.journal, app.hold.seq, app.hold.wagers)
     assert held[0] > 0 and held[2] != 0  # journalled, and a HOLD raised
 

@@ -2,6 +2,7 @@
 
 import os
 
+import pytest
 from conftest import ROOT
 
 from crapsboard.table import entry as en
@@ -34,6 +35,14 @@ class Clock:
         self.idle = KEYSWITCH_BIT if on else IDLE
         self.board.down = self.idle
         self.run(100)
+
+    def six_fire_points(self):
+        """Roll each Fire Bet point (4, 5, 6, 8, 9, 10) and make it: the sixth made
+        raises the Fire Bet's HOLD (rules/hold.py)."""
+        for d1, d2 in ((2, 2), (3, 2), (3, 3), (4, 4), (5, 4), (5, 5)):
+            for _ in range(2):  # the point set, then made
+                self.press(str(d1))
+                self.press(str(d2))
 
 
 def make():
@@ -322,9 +331,11 @@ def test_an_undo_the_journal_cannot_record_puts_the_table_back(tmp_path):
     assert app.table.rolls == 1 and app.table.point == 4
 
 
-def test_an_end_hand_the_journal_cannot_record_is_not_shown_nor_logged(tmp_path):
-    # docs/board.md: an event is shown only once durable; an END HAND whose record the
-    # flash cannot take stops the journal, leaves the hand as it was and logs no event.
+@pytest.mark.parametrize("keys", [("B",), ("3", "4")], ids=["end-hand", "seven-out-roll"])
+def test_an_event_the_journal_cannot_record_is_not_shown_nor_logged(tmp_path, keys):
+    # docs/board.md: an event is shown only once durable; an END HAND or a roll whose
+    # record the flash cannot take stops the journal, leaves the hand as it was (a roll
+    # is taken back from the table) and logs no event.
     from crapsboard.journal import journal_record as jr
 
     app, clock, journal = make_with_journal(tmp_path)
@@ -333,27 +344,11 @@ def test_an_end_hand_the_journal_cannot_record_is_not_shown_nor_logged(tmp_path)
     clock.keyswitch(True)
     seq = app.seq
     os.symlink("/dev/full", os.path.join(journal.dir, jr.slot_name(journal.staged)))  # the next write fails
-    clock.press("B")  # end hand
-    assert app.journal_error is not None
-    assert app.table.rolls == 1 and app.table.point == 4
-    assert app.seq == seq  # no end_hand event
-
-
-def test_a_roll_the_journal_cannot_record_is_not_shown_nor_logged(tmp_path):
-    # docs/board.md: an event is shown only once durable; a roll whose record the flash
-    # cannot take stops the journal, is taken back from the table and logs no event.
-    from crapsboard.journal import journal_record as jr
-
-    app, clock, journal = make_with_journal(tmp_path)
-    clock.press("2")
-    clock.press("2")  # a point of 4
-    seq = app.seq
-    os.symlink("/dev/full", os.path.join(journal.dir, jr.slot_name(journal.staged)))  # the next write fails
-    clock.press("3")
-    clock.press("4")  # a seven out, not recorded
+    for key in keys:
+        clock.press(key)
     assert app.journal_error is not None
     assert app.table.rolls == 1 and app.table.point == 4 and app.table.shooter == 1
-    assert app.seq == seq  # no roll event
+    assert app.seq == seq  # no event
 
 
 def test_of_the_dealers_errors_only_a_wrong_pin_is_journaled(tmp_path):

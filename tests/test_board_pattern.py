@@ -1,8 +1,9 @@
 """The start-up patterns' frame (crapsboard/table/board.py `pattern`) under CPython:
 the pixels named are lit in the strip's byte order, the rest dark, and a pixel the
 strip does not have (a layout without that lamp: -1, or past its end) is skipped.
-board.py imports machine and neopixel, which CPython has not; `pattern` uses neither,
-so the import is given empty ones."""
+And the Board hands the keypad its settle wait. board.py imports machine and neopixel,
+which CPython has not: the import is given stand-ins (empty ones where `pattern`, which
+uses neither, is all that is tested)."""
 
 import importlib
 import sys
@@ -11,10 +12,13 @@ import types
 RED = (64, 0, 0)
 
 
-def board_module(monkeypatch):
-    pin = type("Pin", (), {"PULL_UP": 1, "PULL_DOWN": 2, "OUT": 3, "IN": 4, "OPEN_DRAIN": 5})
+def board_module(monkeypatch, pin=None, neopixel=None):
+    """crapsboard/table/board.py imported on stand-ins: `pin` as machine.Pin (by default
+    its constants only), `neopixel` as the neopixel module (by default empty)."""
+    if pin is None:
+        pin = type("Pin", (), {"PULL_UP": 1, "PULL_DOWN": 2, "OUT": 3, "IN": 4, "OPEN_DRAIN": 5})
     monkeypatch.setitem(sys.modules, "machine", types.SimpleNamespace(Pin=pin))
-    monkeypatch.setitem(sys.modules, "neopixel", types.SimpleNamespace())
+    monkeypatch.setitem(sys.modules, "neopixel", neopixel or types.SimpleNamespace())
     monkeypatch.delitem(sys.modules, "crapsboard.table.board", raising=False)
     module = importlib.import_module("crapsboard.table.board")
     monkeypatch.delitem(sys.modules, "crapsboard.table.board")
@@ -36,13 +40,11 @@ def test_the_keypad_waits_board_jsons_settle_time_after_driving_each_row(monkeyp
     # hardware/board.json's keypad.settle_us: after a row is driven low the columns need
     # that long to settle, or the previous row's key ghosts into this one. The board
     # hands the app its time.sleep_us (crapsboard/table/keypad.py's Matrix waits with it).
-    import os
     import time
-
-    from conftest import ROOT
 
     from crapsboard.table import layout as lay
     from crapsboard.table.app import App
+    from sim.paths import BOARD_JSON
 
     class Pin:
         IN, OUT, OPEN_DRAIN, PULL_UP, PULL_DOWN = 1, 3, 7, 2, 1
@@ -63,14 +65,10 @@ def test_the_keypad_waits_board_jsons_settle_time_after_driving_each_row(monkeyp
             pass
 
     waits = []
-    monkeypatch.setitem(sys.modules, "machine", types.SimpleNamespace(Pin=Pin))
-    monkeypatch.setitem(sys.modules, "neopixel", types.SimpleNamespace(NeoPixel=NeoPixel))
     monkeypatch.setattr(time, "ticks_ms", lambda: 0, raising=False)
     monkeypatch.setattr(time, "sleep_us", waits.append, raising=False)
-    monkeypatch.delitem(sys.modules, "crapsboard.table.board", raising=False)
-    board_mod = importlib.import_module("crapsboard.table.board")
-    monkeypatch.delitem(sys.modules, "crapsboard.table.board")
-    layout = lay.load(os.path.join(ROOT, "hardware", "board.json"))
+    board_mod = board_module(monkeypatch, Pin, types.SimpleNamespace(NeoPixel=NeoPixel))
+    layout = lay.load(BOARD_JSON)
     assert layout.settle_us > 0
     app = App(board_mod.Board(layout), layout)
     app.matrix.scan()

@@ -6,6 +6,8 @@ from test_link_config_json import _board
 
 from crapsboard.link.link import LinkError
 
+UNIX = 1_798_761_600  # 2027-01-01, a wall clock a host sets
+
 
 def test_a_subscription_on_a_board_without_a_journal_is_one_clear_error(tmp_path):
     # docs/link.md, `subscribe`: records are pushed as the journal appends them; a board
@@ -69,15 +71,14 @@ def test_a_meter_sent_more_than_6_s_before_the_boards_clock_is_stale(tmp_path, a
     # docs/progressive.md: a meter older than 6 s (3 heartbeats) by the board's wall clock
     # is refused as stale; 6 s old is still taken.
     board = _board(str(tmp_path))
-    unix = 1_798_761_600
-    board.keep["unix"] = (unix, board.now())  # a host set the clock just now
-    request = {"game": "MEA", "state": "open", "amount": 5, "at": unix - age_s}
+    board.keep["unix"] = (UNIX, board.now())  # a host set the clock just now
+    request = {"game": "MEA", "state": "open", "amount": 5, "at": UNIX - age_s}
     if taken:
         assert board.table()["progressive"](request) == {"game": "MEA", "state": "open", "amount": "$0.05"}
     else:
         with pytest.raises(LinkError) as refused:
             board.table()["progressive"](request)
-        assert str(refused.value) == "stale meter: sent at %d, the board's clock is %d" % (unix - age_s, unix)
+        assert str(refused.value) == "stale meter: sent at %d, the board's clock is %d" % (UNIX - age_s, UNIX)
 
 
 def test_a_journal_reset_on_a_board_without_a_journal_is_one_clear_error(tmp_path):
@@ -92,9 +93,8 @@ def test_a_journal_reset_on_a_board_without_a_journal_is_one_clear_error(tmp_pat
 def test_the_boards_clock_counts_whole_seconds_since_a_host_set_it(tmp_path, since_ms, seconds):
     # docs/link.md, `time`: the board keeps the wall clock a host set by its own ticks.
     board = _board(str(tmp_path))
-    unix = 1_798_761_600
-    board.keep["unix"] = (unix, board.now() - since_ms)
-    assert board.clock() == unix + seconds
+    board.keep["unix"] = (UNIX, board.now() - since_ms)
+    assert board.clock() == UNIX + seconds
 
 
 def test_the_journals_first_is_the_oldest_record_the_board_still_holds(tmp_path):
@@ -138,14 +138,13 @@ def test_the_wall_clock_from_the_journal_moves_on_across_the_journal_clocks_32_b
 
     from crapsboard.link import link_admin
 
-    unix = 1_798_761_600
-    journal = types.SimpleNamespace(wall=(unix, 2**32 - 500), clock=1_500, _ticks=None)
+    journal = types.SimpleNamespace(wall=(UNIX, 2**32 - 500), clock=1_500, _ticks=None)
     handlers = types.SimpleNamespace(app=types.SimpleNamespace(journal=journal), clock=lambda: None)
-    assert link_admin.board_clock(handlers, 0) == unix + 2  # 500 ms to the wrap, 1,500 after it
+    assert link_admin.board_clock(handlers, 0) == UNIX + 2  # 500 ms to the wrap, 1,500 after it
     journal.clock = 2**32 - 1  # 499 ms later, before the wrap
-    assert link_admin.board_clock(handlers, 0) == unix
-    journal.wall, journal.clock = (unix, 0), 2**31 + 5_000  # 24.9 days on: past 31 bits
-    assert link_admin.board_clock(handlers, 0) == unix + 2**31 // 1000 + 5
+    assert link_admin.board_clock(handlers, 0) == UNIX
+    journal.wall, journal.clock = (UNIX, 0), 2**31 + 5_000  # 24.9 days on: past 31 bits
+    assert link_admin.board_clock(handlers, 0) == UNIX + 2**31 // 1000 + 5
 
 
 def test_a_subscription_holds_the_link_loaded_until_it_is_ended(tmp_path):
@@ -172,9 +171,8 @@ def test_the_link_built_at_a_hosts_first_byte_keeps_the_clock_the_last_one_was_s
 
     monkeypatch.chdir(tmp_path)  # the board's files (link_key, its counter): none here
     app = _board(str(tmp_path)).app
-    unix = 1_798_761_600
     app.board.now = 5_000
-    task = types.SimpleNamespace(keep={"unix": (unix, 2_000)})  # set 3 s ago
+    task = types.SimpleNamespace(keep={"unix": (UNIX, 2_000)})  # set 3 s ago
     link = link_app.board_link(app, {}, b"\x24\x0a\xc4\x00\x00\x01", lambda: None, task)
     hello = json.loads(bytes(link.feed(b'{"id": 1, "cmd": "hello"}\n')))
-    assert hello["ok"] is True and hello["unix"] == unix + 3
+    assert hello["ok"] is True and hello["unix"] == UNIX + 3

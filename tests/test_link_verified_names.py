@@ -63,10 +63,7 @@ def test_a_verified_the_stopped_journal_cannot_record_leaves_the_hold_standing(t
     from crapsboard.link.link import LinkError
 
     app, clock, journal = make_with_journal(tmp_path)
-    for d1, d2 in ((2, 2), (3, 2), (3, 3), (4, 4), (5, 4), (5, 5)):  # six Fire Bet points: a HOLD
-        for _ in range(2):  # the point set, then made
-            clock.press(str(d1))
-            clock.press(str(d2))
+    clock.six_fire_points()  # the sixth point made raises the Fire Bet's HOLD
     assert app.hold.wagers and not app.hold.verified
     seq = journal.seq
     app.journal_error = jn.JournalError(jn.FULL, "no room for record %d" % (seq + 1))

@@ -29,12 +29,11 @@ def test_the_layout_is_layout_json_or_board_json_on_a_deploy_older_than_it(tmp_p
     # board.json, and plays on from that; with both, layout.json is the one read.
     import json
 
-    from conftest import ROOT
-
     from sim import devlayout
+    from sim.paths import BOARD_JSON
 
     monkeypatch.chdir(tmp_path)
-    with open(ROOT + "/hardware/board.json") as f:
+    with open(BOARD_JSON) as f:
         board_json = f.read()
     (tmp_path / "board.json").write_text(board_json)
     from_board_json = power_up.load_layout()
