@@ -7,7 +7,7 @@ from conftest import ROOT
 
 from crapsboard.table import entry as en
 from crapsboard.table import layout as lay
-from crapsboard.table.app import KEYSWITCH_BIT, KEYSWITCH_NC_BIT, LOG_SIZE, App
+from crapsboard.table.app import KEYSWITCH_BIT, KEYSWITCH_NC_BIT, App
 from sim.portable.simboard import SimBoard
 
 LAYOUT = lay.load(os.path.join(ROOT, "hardware", "board.json"))
@@ -85,11 +85,11 @@ def test_events_go_to_the_ring_and_the_hook_with_the_table_after_the_event():
     assert app.event(0) is None and app.event(3) is None
 
 
-def test_the_ring_keeps_the_last_events():
+def test_the_ring_keeps_the_last_32_events():
     app, clock = make()
-    for _ in range(LOG_SIZE + 3):
+    for _ in range(32 + 3):  # docs/board.md: App keeps the last 32
         clock.press("8")  # refused each time
-    assert app.seq == LOG_SIZE + 3
+    assert app.seq == 35
     assert app.event(3) is None and app.event(4) == (en.ACT_ERROR, en.ERR_NOT_A_DIE, app.event(4)[2])
     assert app.event(app.seq)[2] > app.event(4)[2]
 
