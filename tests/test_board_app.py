@@ -503,3 +503,43 @@ def test_a_configuration_the_journal_cannot_record_is_not_applied(tmp_path):
     os.symlink("/dev/full", os.path.join(journal.dir, jr.slot_name(journal.staged)))  # the next write fails
     assert app.configure(cfg.parse({"rebet_after_win": False}), clock.t) is False
     assert app.table.config is old and app.journal_error is not None
+
+
+def test_the_journals_slow_part_runs_once_after_each_appended_event_and_never_idle(tmp_path):
+    # app.py: maintain (block copies and erases, 45-400 ms on the chip) follows an
+    # appended event, once it is on the lamps with no key down, and never an idle table.
+    app, clock, journal = make_with_journal(tmp_path)
+    maintained = []
+    journal.maintain = lambda table, t: maintained.append(t)
+    for _ in range(10):
+        app.render(clock.t)
+        clock.run(100)
+    assert maintained == []
+    clock.press("3")
+    clock.press("4")
+    assert maintained == []  # not shown yet
+    app.render(clock.t)
+    clock.run(100)
+    assert len(maintained) == 1 and journal.seq >= 2
+    for _ in range(5):
+        app.render(clock.t)
+        clock.run(100)
+    assert len(maintained) == 1
+
+
+def test_a_journal_that_fails_completing_a_restore_leaves_the_scan_running(tmp_path):
+    # The first scan journals the voids a power cut left out (app.py
+    # _complete_restored); a journal that cannot write then is stopped and shown
+    # as such, and the scan task goes on (its idle collection included).
+    from crapsboard.journal import journal_record as jr
+
+    app, clock, journal = make_with_journal(tmp_path)
+    app.restored = True
+    journal.voids_due = [(7, 1, 3)]  # the hit at seq 7: game 1 (Fired Up), 3 wagers
+    os.symlink("/dev/full", os.path.join(journal.dir, jr.slot_name(journal.staged)))
+    app.step(10)
+    assert app.journal_error is not None and app.status(10) == en.ST_JOURNAL_FAULT
+    assert app.event(app.seq)[:2] == (en.ACT_PROG_VOID, 1 << 8 | 3)
+    assert app.collect_when_idle() is False  # no frame shown since the event
+    app.render(20)
+    assert app.collect_when_idle() is True

@@ -86,6 +86,62 @@ def test_a_task_that_dies_stops_the_watchdog_feeds(dying):
         asyncio.run(main())
 
 
+def test_a_scan_that_dies_at_once_is_never_fed():
+    # The watchdog needs both tasks to have run since the last feed, from the
+    # start: a scan task that dies at its first scan must never earn one.
+    layout, board = real_clock_board()
+    app = App(board, layout)
+    renders = []
+    real_render = app.lamps.render
+
+    def first_scan_dies(now_ms):
+        raise RuntimeError("scan gone")
+
+    def render(*args):
+        renders.append(1)
+        return real_render(*args)
+
+    app.step = first_scan_dies
+    app.lamps.render = render
+
+    async def main():
+        task = asyncio.create_task(app.run())
+        # 20 render rounds of 50 ms span several 100 ms watchdog checks.
+        await until(lambda: len(renders) >= 20)
+        app.stop()
+        await task
+
+    with pytest.raises(RuntimeError, match="scan gone"):
+        asyncio.run(main())
+    assert board.feeds == 0
+
+
+def test_the_tasks_run_every_10_50_and_100_ms(monkeypatch):
+    # docs/board.md: a scan task every keypad.scan_ms (10 ms in hardware/board.json),
+    # a render task every 50 ms, and the watchdog loop every 100 ms.
+    from crapsboard.table import app as app_module
+
+    layout, board = real_clock_board()
+    app = App(board, layout)
+    asked = {}
+
+    async def recorded_sleep_ms(delay):
+        asked.setdefault(asyncio.current_task().get_coro().__name__, set()).add(delay)
+        await asyncio.sleep(0.001)
+
+    monkeypatch.setattr(app_module, "sleep_ms", recorded_sleep_ms)
+
+    async def main():
+        task = asyncio.create_task(app.run())
+        await until(lambda: board.feeds >= 2)
+        app.stop()
+        await task
+
+    asyncio.run(main())
+    assert layout.scan_ms == 10
+    assert asked == {"_scan_task": {10}, "_render_task": {50}, "run": {100}}
+
+
 def test_run_under_micropython(mpy_lib):
     # The board's heap budget (docs/board.md, Memory; tests/heap_budget.py): the
     # engine runs' 128K default is not the app's since hardware revision B.
