@@ -125,6 +125,21 @@ def test_a_single_contact_keyswitch_open_is_the_key_off_not_a_fault():
     assert changeover.keyswitch_fault
 
 
+def test_neither_keyswitch_contact_is_judged_a_fault_one_debounce_window_after_the_first_scan():
+    # docs/board.md: at power-up the contacts are judged as they stand one debounce
+    # window (keypad.debounce_ms, 30 ms) after the first scan: here at 10 + 30 ms.
+    assert LAYOUT.debounce_ms == 30
+    board = SimBoard(LAYOUT)
+    board.down = 0  # X3 unplugged: neither contact closed
+    app = App(board, LAYOUT)
+    faults = []
+    for t in (10, 20, 30, 40):
+        board.now = t
+        app.step(t)
+        faults.append(app.keyswitch_fault)
+    assert faults == [False, False, False, True]
+
+
 def test_a_key_accepted_before_the_keyswitch_contact_is_no_keyswitch_fault():
     # docs/board.md: at power-up the keyswitch is judged once its contacts are accepted.
     # Here the keypad's first key is held from the first scan and the NC contact closes
@@ -394,6 +409,20 @@ def test_keys_and_buttons_held_at_power_up_count_only_once_released_and_pressed_
     clock.run(100)
     clock.press("9")
     assert app.seq == 1 and app.event(1)[:2] == (en.ACT_ERROR, en.ERR_NOT_A_DIE)
+
+
+def test_only_the_keys_held_at_power_up_are_ignored():
+    # app.ignore_held_keys holds what reads down then, and nothing else: a key
+    # pressed in the very next scan, as the held one is let go, counts at once.
+    app, clock = make()
+    clock.board.down = IDLE | 1 << LAYOUT.key_index("9")
+    app.ignore_held_keys()
+    clock.board.down = IDLE | 1 << LAYOUT.key_index("3")
+    clock.run(100)
+    clock.board.down = IDLE
+    clock.run(100)
+    clock.press("4")
+    assert app.seq == 1 and app.event(1)[:2] == (en.ACT_ROLL, 3 * 8 + 4)
 
 
 def test_a_journal_the_app_holds_as_stopped_takes_no_record_even_when_it_could(tmp_path):

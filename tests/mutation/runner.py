@@ -79,6 +79,7 @@ MODULE_TESTS = {
         [
             "tests/test_lamps.py",
             "tests/test_lamps_frames.py",
+            "tests/test_board_app.py",
             "tests/test_timing_pinned.py",
             "tests/test_vocabularies.py",
             "tests/test_board_scripts.py",
