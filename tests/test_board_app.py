@@ -292,6 +292,23 @@ def test_a_progressive_count_is_an_event_naming_its_game_and_count():
     assert app.progressive.count == [12, 7]
 
 
+def test_a_roll_with_progressive_wagers_in_action_is_one_event():
+    # The roll is logged before its hits (app.py _apply): with wagers in action and
+    # no hit, the roll is one ROLL event, as without them.
+    from crapsboard.table import progressive as pg
+
+    app, clock = make()
+    app.progressive.told(pg.FUP, pg.S_OPEN, 100_000, clock.t)
+    for label in "#25#":
+        clock.press(label)
+    clock.press("3")
+    clock.press("4")  # a 7 on the come-out: no hit, no loss
+    assert [app.event(s)[:2] for s in range(1, app.seq + 1)] == [
+        (en.ACT_PROG_WAGER, 1 << 8 | 5),
+        (en.ACT_ROLL, 3 * 8 + 4),
+    ]
+
+
 def test_a_progressive_count_that_would_take_a_games_total_past_99_is_refused_and_shown():
     # docs/progressive.md: 1-99 wagers a game; a count that would pass 99 in all is the
     # `prog_count` error on the lamps, and the 60 in action stay as they were.
