@@ -240,6 +240,37 @@ def test_an_undo_names_the_seq_of_the_table_event_it_took_back():
     assert app.undone_seq == 7
 
 
+def test_an_end_hand_is_a_table_event_an_undo_names_and_its_win_is_celebrated():
+    # docs/lamps.md, "A win": an END HAND that pays the Fire Bet (4 points made, seed
+    # 001) flashes its lamps as a roll's win does; an undo then names the END HAND.
+    from crapsboard.table.lamps import BLINK_FAST
+
+    app, clock = make()
+    for d1, d2 in ((2, 2), (3, 2), (3, 3), (4, 4)):
+        for _ in range(2):  # the point set, then made
+            clock.press(str(d1))
+            clock.press(str(d2))
+    clock.keyswitch(True)
+    app.render(clock.t)
+    assert BLINK_FAST not in app.lamps.blink  # the point made last celebrated no win
+    clock.press("B")
+    assert app.event(app.seq)[0] == en.ACT_END_HAND
+    end_hand = app.seq
+    app.render(clock.t)
+    assert BLINK_FAST in app.lamps.blink
+    clock.press("A")
+    assert app.event(app.seq)[0] == en.ACT_UNDO and app.undone_seq == end_hand
+
+
+def test_the_restored_mark_is_cleared_when_a_supervisor_comes_on():
+    # docs/board.md: "restored" shows until a supervisor acknowledges, by turning the
+    # key on (or the PIN); turning it off again is not what clears it.
+    app, clock = make()
+    app.restored = True
+    clock.keyswitch(True)
+    assert not app.restored
+
+
 def test_with_the_journal_stopped_no_table_key_is_taken_not_even_a_refused_undo(tmp_path):
     # docs/board.md: a write the journal cannot make stops it (a journal fault) and no table event is taken after
     # it, so an undo with nothing to take back is no `nothing_to_undo` event either.
@@ -348,26 +379,11 @@ def test_a_restored_table_says_so_until_a_supervisor_has_seen_it():
     assert app.status(clock.t) == en.ST_READY
 
 
-def test_an_undo_the_journal_cannot_record_puts_the_table_back(tmp_path):
-    # docs/board.md: a write the journal cannot make stops it; the undo it could not
-    # record is not shown: the table is as it was before the undo.
-    from crapsboard.journal import journal_record as jr
-
-    app, clock, journal = make_with_journal(tmp_path)
-    clock.press("2")
-    clock.press("2")  # a point of 4
-    clock.keyswitch(True)
-    os.symlink("/dev/full", os.path.join(journal.dir, jr.slot_name(journal.staged)))  # the next write fails
-    clock.press("A")
-    assert app.journal_error is not None
-    assert app.table.rolls == 1 and app.table.point == 4
-
-
-@pytest.mark.parametrize("keys", [("B",), ("3", "4")], ids=["end-hand", "seven-out-roll"])
+@pytest.mark.parametrize("keys", [("A",), ("B",), ("3", "4")], ids=["undo", "end-hand", "seven-out-roll"])
 def test_an_event_the_journal_cannot_record_is_not_shown_nor_logged(tmp_path, keys):
-    # docs/board.md: an event is shown only once durable; an END HAND or a roll whose
+    # docs/board.md: an event is shown only once durable; an UNDO, END HAND or roll whose
     # record the flash cannot take stops the journal, leaves the hand as it was (a roll
-    # is taken back from the table) and logs no event.
+    # is taken back from the table, an undo's table put back) and logs no event.
     from crapsboard.journal import journal_record as jr
 
     app, clock, journal = make_with_journal(tmp_path)
