@@ -269,6 +269,26 @@ def test_the_progressives_open_lamps_say_what_the_floor_said():
         assert (shown["mea.open"], shown["fired.open"]) == (want, want), state
 
 
+def test_a_status_lamp_on_a_later_feed_dead_moves_the_fault_to_each_powered_feeds_first_lamp():
+    """docs/lamps.md, a lamp feed latched off: the status lamp may sit on any feed;
+    with its feed (here F2) dead, the first lamp of F1 and of F3 blink red slowly."""
+
+    def status_on_f2(d):
+        f2_first = d["strip"]["feed_first_pixels"][1]
+        status = next(lamp for lamp in d["lamps"] if lamp["name"] == "status")
+        other = next(lamp for lamp in d["lamps"] if lamp["pixel"] == f2_first)
+        status["pixel"], other["pixel"] = f2_first, status["pixel"]
+
+    layout = _layout_with(status_on_f2)
+    lamps = lp.Lamps(layout)
+    assert lamps.feed_of(lp.L_STATUS) == 1
+    lamps.feed_fault = 1 << 1
+    shown = lit(render(Table(), lamps=lamps))
+    first_of = {lamps.pixel[i]: lp.LAMP_NAMES[i] for i in range(lp.LAMP_COUNT)}
+    faulted = {name for name, (rgb, blink, _) in shown.items() if (rgb, blink) == (RED, lp.FEED_FAULT_BLINK)}
+    assert faulted == {first_of[0], first_of[30]}
+
+
 def test_a_feed_fault_shown_on_a_flashing_lamp_blinks_red_with_off_not_with_the_flash():
     """docs/lamps.md, a lamp feed latched off: with the status lamp's own feed dead,
     the first lamp of every feed still powered blinks red slowly, with off between;
