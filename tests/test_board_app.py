@@ -534,6 +534,21 @@ def test_a_hit_is_voided_by_the_undo_of_its_roll_however_many_rolls_came_before_
     assert seen.count(en.ACT_PROG_VOID) == 1
 
 
+def test_a_hit_voided_once_is_not_voided_again_by_the_undo_of_the_roll_in_its_place():
+    # docs/progressive.md, Undo: the undo of the hit's roll voids it; the roll keyed
+    # in its place (no hit) and undone in turn voids nothing more.
+    app, clock = make()
+    seen = []
+    app.on_event = lambda a, kind, arg, t: seen.append(kind)
+    _mea_hit_after(clock, app, 0)
+    clock.keyswitch(True)
+    clock.press("A")
+    assert seen.count(en.ACT_PROG_VOID) == 1
+    _roll(clock, (1, 2))
+    clock.press("A")
+    assert seen.count(en.ACT_PROG_VOID) == 1 and seen[-1] == en.ACT_UNDO
+
+
 def test_the_app_keeps_a_hit_only_while_an_undo_could_reach_its_roll():
     # The board's heap holds a hit for the undo of its roll while that roll is among the
     # last 63 table events (the app's ring of 64, far past the undo's reach), then drops

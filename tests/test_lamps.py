@@ -290,6 +290,22 @@ def test_a_status_lamp_on_a_later_feed_dead_moves_the_fault_to_each_powered_feed
     assert faulted == {first_of[f1], first_of[f3]}
 
 
+def test_an_open_lamp_is_blue_while_keyed_progressive_wagers_are_in_action():
+    """docs/lamps.md: mea.open / fired.open blue #0040ff while the wagers keyed for
+    the cycle are in action, whatever the floor's meter says meanwhile."""
+    from crapsboard.table import progressive as pg
+
+    lamps = lp.Lamps(LAYOUT)
+    table = Table()
+    for game in (pg.MEA, pg.FUP):
+        lamps.progressive.told(game, pg.S_OPEN, 100_000, 0)
+    assert lamps.progressive.add(table, pg.MEA, 4)
+    lamps.progressive.told(pg.MEA, pg.S_CLOSED, 100_000, 0)
+    shown = lit(render(table, now=10, lamps=lamps))
+    assert shown["mea.open"] == (0x0040FF, lp.BLINK_NONE, 0)
+    assert shown["fired.open"] == (GREEN, lp.BLINK_NONE, 0)
+
+
 def test_a_feed_fault_shown_on_a_flashing_lamp_blinks_red_with_off_not_with_the_flash():
     """docs/lamps.md, a lamp feed latched off: with the status lamp's own feed dead,
     the first lamp of every feed still powered blinks red slowly, with off between;

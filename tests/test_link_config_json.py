@@ -125,3 +125,12 @@ def test_a_configuration_set_over_the_link_is_journalled_as_a_config_record_with
     link_config.config_set(handlers, {"config": {"rebet_after_win": False}})
     last = every_page(journal, 8)[-1]
     assert (last["seq"], last["kind"], last["arg"]) == (2, "config", 0)
+
+
+def test_a_configuration_set_over_the_link_is_in_force_on_the_table_and_the_pin(tmp_path):
+    # docs/link.md, `config_set`: applied at once, the rules and the supervisor PIN alike.
+    handlers = _board(str(tmp_path))
+    assert handlers.app.table.config.rebet_after_win is True  # docs/engine.md's default
+    link_config.config_set(handlers, {"config": {"rebet_after_win": False, "supervisor_pin": PIN}})
+    assert handlers.app.table.config.rebet_after_win is False
+    assert handlers.app.entry.pin_record == cfg.parse({"supervisor_pin": PIN}).supervisor_pin
