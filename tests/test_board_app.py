@@ -620,3 +620,22 @@ def test_a_journal_that_fails_completing_a_restore_leaves_the_scan_running(tmp_p
     assert app.collect_when_idle() is False  # no frame shown since the event
     app.render(20)
     assert app.collect_when_idle() is True
+
+
+def test_a_journal_whose_slow_part_fails_is_stopped_and_shown(tmp_path):
+    # docs/board.md: a write the journal cannot make stops it (a journal fault); the
+    # slow part's writes (a rotation's snapshot, a DROP record) are writes too.
+    from crapsboard.journal.journal_codes import FULL, JournalError
+
+    app, clock, journal = make_with_journal(tmp_path)
+
+    def full(table, t):
+        raise JournalError(FULL, "no room for the rotation's snapshot")
+
+    journal.maintain = full
+    clock.press("3")
+    clock.press("4")
+    app.render(clock.t)
+    clock.run(100)
+    assert isinstance(app.journal_error, JournalError)
+    assert app.status(clock.t) == en.ST_JOURNAL_FAULT

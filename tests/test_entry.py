@@ -225,6 +225,18 @@ def test_a_third_digit_in_a_progressive_count_is_refused_at_once():
     assert (e.prog_game, e.prog_count) == (1, 99)
 
 
+@pytest.mark.parametrize("digits, count", [((), None), ((0,), None), ((0, 0), None), ((1,), 1), ((0, 1), 1)], ids=str)
+def test_a_progressive_count_is_1_to_99_and_no_count_is_refused(digits, count):
+    # docs/keys.md: `#`, the game, the count (1-99), `#`; a game with no count, or a
+    # count of 0, is the prog_count error; one wager is a count like any other.
+    e = fresh()
+    assert keys(e, [en.K_ENTER, 1, *digits]) == [en.ACT_NONE] * (2 + len(digits))
+    if count is None:
+        assert e.press(en.K_ENTER, 1000) == en.ACT_ERROR and e.error == en.ERR_PROG_COUNT
+    else:
+        assert e.press(en.K_ENTER, 1000) == en.ACT_PROG_WAGER and (e.prog_game, e.prog_count) == (0, count)
+
+
 @pytest.mark.parametrize("key", [en.K_UNDO, en.K_END_HAND, en.K_PIN])
 def test_undo_end_hand_or_the_pin_key_inside_a_progressive_count_is_unexpected(key):
     # docs/keys.md, errors: `unexpected_key`, undo or end hand while typing a

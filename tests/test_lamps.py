@@ -306,6 +306,21 @@ def test_an_open_lamp_is_blue_while_keyed_progressive_wagers_are_in_action():
     assert shown["fired.open"] == (GREEN, lp.BLINK_NONE, 0)
 
 
+def test_a_lamp_two_held_wagers_won_with_flashes_verified_once_with_its_own_state():
+    """docs/lamps.md, "verified — pay": each held wager's lamps flash white at the slow
+    rate with their own state; All Small and Make 'Em All share the bonus lamps, and a
+    shared lamp flashes once, with its own state, not white with white."""
+    lamps = lp.Lamps(LAYOUT)
+    small = sum(1 << n for n in (2, 3, 4, 5, 6))
+    lamps.hold.wagers = 1 << pt.ALL_SMALL | 1 << pt.MAKE_EM_ALL
+    lamps.hold.marks[pt.ALL_SMALL] = small
+    lamps.hold.marks[pt.MAKE_EM_ALL] = small | 1 << 8
+    lamps.hold.verified = True
+    shown = lit(render(Table(), lamps=lamps))
+    assert shown["bonus.2"] == (WHITE, lp.BLINK_SLOW, 0)  # with off: the lamp is dark here
+    assert shown["bonus.8"] == (WHITE, lp.BLINK_SLOW, 0)
+
+
 def test_a_feed_fault_shown_on_a_flashing_lamp_blinks_red_with_off_not_with_the_flash():
     """docs/lamps.md, a lamp feed latched off: with the status lamp's own feed dead,
     the first lamp of every feed still powered blinks red slowly, with off between;
