@@ -319,6 +319,8 @@ def test_a_lamp_two_held_wagers_won_with_flashes_verified_once_with_its_own_stat
     shown = lit(render(Table(), lamps=lamps))
     assert shown["bonus.2"] == (WHITE, lp.BLINK_SLOW, 0)  # with off: the lamp is dark here
     assert shown["bonus.8"] == (WHITE, lp.BLINK_SLOW, 0)
+    flashing = {name for name, (rgb, blink, _) in shown.items() if (rgb, blink) == (WHITE, lp.BLINK_SLOW)}
+    assert flashing == {"small.open", "all.open", "bonus.2", "bonus.3", "bonus.4", "bonus.5", "bonus.6", "bonus.8"}
 
 
 def test_a_feed_fault_shown_on_a_flashing_lamp_blinks_red_with_off_not_with_the_flash():
