@@ -44,15 +44,26 @@ def test_no_event_no_collection():
     assert table.run(2000) == []
 
 
-def test_one_collection_after_a_roll_once_the_table_is_idle_again():
+def test_one_collection_after_a_roll_once_the_table_is_idle_again(monkeypatch):
+    import crapsboard.table.app
+
+    class Gc:
+        collections = 0
+
+        def collect(self):
+            self.collections += 1
+
+    gc = Gc()
+    monkeypatch.setattr(crapsboard.table.app, "gc", gc)  # the collector the app calls, counted
     table = Table()
     assert table.run(100, table.key("3")) == []  # first die: half-entered, no collection
     assert table.run(200) == []
     assert table.run(100, table.key("4")) == []  # the roll is taken while "4" is still down
     collected = table.run(1000)
     assert len(collected) == 1  # once, after the key is released and the frame shown
-    assert table.app.table.rolls == 1
+    assert gc.collections == 1 and table.app.table.rolls == 1
     assert table.run(1000) == []  # nothing new: nothing more
+    assert gc.collections == 1
 
 
 def test_with_a_journal_its_slow_part_runs_once_after_a_roll_and_one_collection_follows(tmp_path):
