@@ -227,6 +227,20 @@ def test_pushed_events_are_lines_of_their_own():
         lj.Raw('{"x": "\x03"}')
 
 
+@pytest.mark.parametrize("text", ['" "', '"~"', '" !}~"'])
+def test_raw_json_of_printable_ascii_is_inserted_as_it_is(text):
+    # link_json.Raw: printable ASCII, space (0x20) to tilde (0x7E) both included.
+    assert lj.encode([lj.Raw(text)]) == "[" + text + "]"
+
+
+@pytest.mark.parametrize("char", ["\x1f", "\x7f", "\x80", "\xfe", "\u00e9", "\n"])
+def test_raw_json_with_a_byte_outside_printable_ascii_is_refused(char):
+    # One byte either side of 0x20..0x7E, bytes past 0x7F and a non-ASCII
+    # character: a reply must never hold a control byte, a newline or non-ASCII.
+    with pytest.raises(ValueError, match="printable ASCII"):
+        lj.Raw('"' + char + '"')
+
+
 def test_a_reply_of_many_pieces_is_the_line_json_dumps_writes():
     # Hundreds of pieces (the status reply's shape): joined in chunks, the
     # frame must still be byte for byte one JSON line, its members after the head.
