@@ -91,6 +91,10 @@ def test_edges_a_request_may_hold_are_read_exactly(text, value):
         ('"\\x41"', "bad json at column 2"),
         ('"\\u00g1"', "bad json at column 6"),
         ('"\\u12"', "bad json at column 4"),
+        ('"\\u00/1"', "bad json at column 6"),  # the bytes either side of 0-9 and a-f
+        ('"\\u00:1"', "bad json at column 6"),
+        ('"\\u00`1"', "bad json at column 6"),
+        ('"\\u00G1"', "bad json at column 6"),
         ('"\\u0041', "bad json at column 8"),  # four hex digits, then the end: the string is unclosed
         ('"ab\\', "bad json at column 4"),
         ('"\\ud800x"', "lone surrogate at column 2"),
@@ -124,6 +128,16 @@ def test_what_json_or_the_link_does_not_take_is_refused_with_its_column(text, er
     with pytest.raises(lj.JsonError) as e:
         parse(text)
     assert str(e.value) == error
+
+
+@pytest.mark.parametrize("line", [b"[1]", b"[1,2]", b'{"a": 1}', b'{"a": 1, "b": 2}'])
+def test_a_value_cut_short_at_end_is_refused_whatever_the_buffer_holds_past_end(line):
+    # The link's line buffer holds an earlier, longer line's bytes past `end`: a
+    # `]`, `}` or `,` there closes or continues nothing.
+    end = line.index(b"1") + 1
+    with pytest.raises(lj.JsonError) as e:
+        lj.parse(bytearray(line), end)
+    assert str(e.value) == "bad json at column %d" % (end + 1)
 
 
 def test_only_a_dict_with_string_keys_is_a_frame():
