@@ -97,6 +97,7 @@ def test_edges_a_request_may_hold_are_read_exactly(text, value):
         ('"\\u00G1"', "bad json at column 6"),
         ('"\\u0041', "bad json at column 8"),  # four hex digits, then the end: the string is unclosed
         ('"ab\\', "bad json at column 4"),
+        ('"ab\\n', "bad json at column 6"),  # an escape, then the end: unclosed where it ends
         ('"\\ud800x"', "lone surrogate at column 2"),
         ('"\\ud800\\u0041"', "lone surrogate at column 2"),
         ('"\\ud800\\ue000"', "lone surrogate at column 2"),  # the first above the low surrogates
@@ -106,6 +107,7 @@ def test_edges_a_request_may_hold_are_read_exactly(text, value):
         ('"a\\udbff"', "lone surrogate at column 3"),  # the high surrogates' last, at the end
         ('"a\x7f"', "bad json at column 3"),
         ('"a\tb"', "bad json at column 3"),
+        ('"a\x1fb"', "bad json at column 3"),  # the control byte below space
         ("[1 2]", "bad json at column 4"),
         ("[1,]", "bad json at column 4"),
         ('{"a" 1}', "bad json at column 6"),
