@@ -157,3 +157,5 @@ def test_printable_ascii_is_written_as_itself_and_the_rest_escaped():
     printable = "".join(chr(c) for c in range(0x20, 0x7F) if chr(c) not in '"\\')
     assert lj.encode(printable) == '"' + printable + '"'
     assert lj.encode('\x1f\x7f"\\') == '"\\u001f\\u007f\\"\\\\"'
+    # the last character one escape holds, and the first that takes a surrogate pair
+    assert lj.encode("\uffff\U00010000") == json.dumps("\uffff\U00010000") == '"\\uffff\\ud800\\udc00"'
