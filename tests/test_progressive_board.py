@@ -234,3 +234,15 @@ def test_the_meter_states_are_numbered_as_the_link_names_them():
 
     assert pg.STATE_NAMES == ("closed", "open", "locked", "pending")
     assert (pg.S_CLOSED, pg.S_OPEN, pg.S_LOCKED, pg.S_PENDING) == (0, 1, 2, 3)
+
+
+def test_a_meter_the_floor_last_spoke_of_6_s_ago_is_closed():
+    # docs/progressive.md, "Times": a table shows the progressive closed 6 s after
+    # the last fresh meter; at 5.999 s it is still as the floor said.
+    from crapsboard.table import progressive as pg
+
+    prog = pg.Progressive()
+    prog.told(pg.MEA, pg.S_OPEN, 100_000, 1000)
+    assert prog.state(pg.MEA, 1000 + 5999) == pg.S_OPEN
+    assert prog.state(pg.MEA, 1000 + 6000) == pg.S_CLOSED
+    assert prog.state(pg.FUP, 0) == pg.S_CLOSED  # never heard of

@@ -417,6 +417,7 @@ MODULE_TESTS.update(
                 "tests/test_progressive_board.py",
                 "tests/test_journal_restore_progressive.py",
                 "tests/test_lamps.py",
+                "tests/test_board_app.py",
             ],
             ["tests/test_link_progressive.py"],
         ),
