@@ -97,6 +97,23 @@ def test_the_offered_list_and_paytables_are_checked_by_name():
     assert refused_key({"paytables": {"nope": "1"}}) == "paytables.nope"
 
 
+@pytest.mark.parametrize(
+    "obj, message",
+    [
+        ({"offered": ["fired_up", "all_small", "all_small"]}, 'offered[2]: "all_small" is listed twice'),
+        ({"paytables": {"all_small": 3}}, "paytables.all_small: 3 is not an all_small paytable (one of"),
+        ({"paytables": {"fire": True}}, "paytables.fire: true is not a fire paytable (one of"),
+        ({"paytables": {"fire": None}}, "paytables.fire: null is not a fire paytable (one of"),
+    ],
+)
+def test_a_refusal_names_the_value_as_the_file_spells_it(obj, message):
+    # Any wager listed twice is refused, not the Fire Bet alone; only the Fire Bet's
+    # tables are numbered, so 3 elsewhere, true or null stay as JSON spells them.
+    with pytest.raises(ConfigError) as e:
+        cfg.parse(obj)
+    assert str(e.value).startswith(message)
+
+
 def test_windows_and_rebet_take_only_their_documented_values():
     c = cfg.parse({"fire_window": "first_roll", "bonus_window": "idle", "rebet_after_win": False})
     assert (c.fire_window, c.bonus_window, c.rebet_after_win) == (1, 1, False)
