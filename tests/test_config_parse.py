@@ -78,6 +78,10 @@ def test_brackets_and_escaped_quotes_inside_strings_do_not_count_as_nesting():
     with pytest.raises(ConfigError) as e:
         cfg.loads(twice)
     assert e.value.key == "offered[0]"
+    # a string with an escape in it ends at its closing quote: nesting after it counts
+    nine_after = '{"note": "a\\"b", "offered": ' + "[" * 8 + "]" * 8 + "}"
+    with pytest.raises(ConfigError, match="nested more than 8 levels deep"):
+        cfg.loads(nine_after)
 
 
 def test_malformed_json_is_a_config_error():
