@@ -82,6 +82,10 @@ def test_brackets_and_escaped_quotes_inside_strings_do_not_count_as_nesting():
     nine_after = '{"note": "a\\"b", "offered": ' + "[" * 8 + "]" * 8 + "}"
     with pytest.raises(ConfigError, match="nested more than 8 levels deep"):
         cfg.loads(nine_after)
+    # each closing bracket takes back one level: nine deep after a closed pair is refused
+    nine_after_a_pair = '{"note": [[]], "offered": ' + "[" * 8 + "]" * 8 + "}"
+    with pytest.raises(ConfigError, match="nested more than 8 levels deep"):
+        cfg.loads(nine_after_a_pair)
 
 
 def test_malformed_json_is_a_config_error():
