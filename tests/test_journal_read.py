@@ -204,6 +204,10 @@ def test_the_writer_s_kind_codes_are_the_documented_ones():
         "snapshot": jr.SNAPSHOT,
         "drop": jr.DROP,
         "time": jr.TIME,
+        "verified": jr.VERIFIED,
+        "prog_wager": jr.PROG_WAGER,
+        "prog_hit": jr.PROG_HIT,
+        "prog_void": jr.PROG_VOID,
     }
     assert {name: kinds_code for kinds_code, name in kinds.items() if name in written} == written
 
