@@ -267,3 +267,10 @@ def test_a_paytable_name_cut_short_is_refused_as_cut_short_not_as_an_unknown_nam
     assert name_length >= 1
     with pytest.raises(snapshot_read.SnapshotError, match="^snapshot cut short in the paytables$"):
         snapshot_read.decode(data[: snapshot.FIXED_SIZE + name_length])
+
+
+def test_bytes_past_the_paytables_are_refused_by_their_count():
+    """The restore's fault names why: here how many bytes follow the snapshot."""
+    data = fresh_snapshot()
+    with pytest.raises(snapshot_read.SnapshotError, match="^snapshot has 3 bytes too many$"):
+        snapshot_read.decode(data + b"\x00\x01\x02")
