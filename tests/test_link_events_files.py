@@ -8,6 +8,8 @@ import json
 import types
 import warnings
 
+import pytest
+
 from test_journal_restore import started
 
 from crapsboard.journal import journal_record as jr
@@ -58,3 +60,34 @@ def test_a_time_record_gives_its_unix_time_and_a_drop_record_none(tmp_path):
     assert drops and all(len(r["payload"]) == 16 and "unix" not in r for r in drops)
     times = [r for r in records if r["kind"] == "time"]
     assert [r.get("unix") for r in times] == [unix]
+
+
+def test_a_page_is_limit_records_after_since_and_leaves_its_cursor_where_it_ended(tmp_path):
+    # docs/link.md, `events`: at most `limit` records after `since`; the board keeps
+    # where the page ended (its cursor), so the next page reads on from there rather
+    # than from its segment's start; since below 0, or no journal, is refused.
+    journal = started(tmp_path, batch=2, segment_bytes=200)
+    table = Table()
+    for t in range(1, 12):
+        table.roll(3, 4)
+        journal.append(jr.ROLL, 3 * 8 + 4, 10 * t, table)
+        journal.maintain(table, 10 * t)
+    segments = journal.segments()
+    assert len(segments) >= 2 and segments[0][1] - segments[0][0] >= 3, segments
+    handlers = types.SimpleNamespace(app=types.SimpleNamespace(journal=journal), cursor=None)
+
+    def seqs(reply):
+        return [json.loads(link_json.encode(r))["seq"] for r in reply["events"]]
+
+    reply = link_events.page(handlers, 0, 3)
+    assert seqs(reply) == [1, 2, 3] and (reply["next"], reply["more"]) == (3, True)
+    assert handlers.cursor[1:3] == (4, segments[0][0])  # in the first segment, at record 4
+    assert seqs(link_events.page(handlers, 3, 1)) == [4]
+    last = journal.seq
+    reply = link_events.page(handlers, last, 8)
+    assert (reply["events"], reply["next"], reply["more"]) == ([], last, False)
+    with pytest.raises(link_events.LinkError, match="^since must be 0 or more$"):
+        link_events.page(handlers, -1, 3)
+    without = types.SimpleNamespace(app=types.SimpleNamespace(journal=None), cursor=None)
+    with pytest.raises(link_events.LinkError, match="^this board keeps no journal$"):
+        link_events.page(without, 0, 3)
