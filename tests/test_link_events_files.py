@@ -9,7 +9,6 @@ import types
 import warnings
 
 import pytest
-
 from test_journal_restore import started
 
 from crapsboard.journal import journal_record as jr
