@@ -219,3 +219,10 @@ def test_a_state_of_255_bytes_is_written_and_read_and_one_of_256_is_refused():
     assert jread.decode(rec, 0, PREV, 5, jr.FORMAT, MAC).state == state
     with pytest.raises(ValueError, match="journal record too long"):
         jr.encode(PREV, 5, 0, jr.SNAPSHOT, 0, state=bytes(256), mac=MAC)
+
+
+def test_peek_seq_reads_a_records_seq_from_its_14_byte_header_at_any_position():
+    rec, _ = jr.encode(PREV, 5, 0, jr.ROLL, 3 * 8 + 4, mac=MAC)
+    assert jr.peek_seq(rec[: jr.HEADER_SIZE], 0) == 5
+    assert jr.peek_seq(b"x" * 10 + rec[: jr.HEADER_SIZE], 10) == 5
+    assert jr.peek_seq(b"x" * 10 + rec[: jr.HEADER_SIZE - 1], 10) == -1  # too short to hold it

@@ -90,3 +90,26 @@ def test_a_page_is_limit_records_after_since_and_leaves_its_cursor_where_it_ende
     without = types.SimpleNamespace(app=types.SimpleNamespace(journal=None), cursor=None)
     with pytest.raises(link_events.LinkError, match="^this board keeps no journal$"):
         link_events.page(without, 0, 3)
+
+
+def test_a_record_damaged_on_the_flash_after_the_mount_is_one_error_naming_the_journal(tmp_path):
+    # A byte changed under a running board (the mount verified it before): the page is
+    # refused as one error line of the link, never an exception out of the handler.
+    import os
+
+    journal = started(tmp_path, batch=2, segment_bytes=200)
+    table = Table()
+    for t in range(1, 12):
+        table.roll(3, 4)
+        journal.append(jr.ROLL, 3 * 8 + 4, 10 * t, table)
+        journal.maintain(table, 10 * t)
+    first = journal.segments()[0][0]
+    path = os.path.join(journal.dir, "g%d" % first)
+    with open(path, "r+b") as f:
+        f.seek(jr.SEGMENT_HEADER_SIZE + 20)
+        byte = f.read(1)
+        f.seek(-1, 1)
+        f.write(bytes([byte[0] ^ 0x01]))
+    handlers = types.SimpleNamespace(app=types.SimpleNamespace(journal=journal), cursor=None)
+    with pytest.raises(link_events.LinkError, match="^journal: "):
+        link_events.page(handlers, 0, 3)

@@ -274,3 +274,16 @@ def test_bytes_past_the_paytables_are_refused_by_their_count():
     data = fresh_snapshot()
     with pytest.raises(snapshot_read.SnapshotError, match="^snapshot has 3 bytes too many$"):
         snapshot_read.decode(data + b"\x00\x01\x02")
+
+
+def test_loading_a_snapshot_clears_the_tables_undo_history_and_last_outcome():
+    # snapshot_read.loads: "The table's undo history is cleared": the rolls before
+    # a restore cannot be undone into a state the snapshot does not hold.
+    # Nor does the last event's outcome outlive it: the seven-out's resolutions are gone.
+    table = Table()
+    table.roll(2, 2)
+    table.roll(3, 4)
+    assert table.res_count > 0
+    seq = snapshot_read.loads(fresh_snapshot(), table)
+    assert seq == 0 and table.rolls == 0 and table.res_count == 0
+    assert table.undo() is False
