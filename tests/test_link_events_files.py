@@ -113,3 +113,48 @@ def test_a_record_damaged_on_the_flash_after_the_mount_is_one_error_naming_the_j
     handlers = types.SimpleNamespace(app=types.SimpleNamespace(journal=journal), cursor=None)
     with pytest.raises(link_events.LinkError, match="^journal: "):
         link_events.page(handlers, 0, 3)
+
+
+def _rolled_in_segments(tmp_path):
+    journal = started(tmp_path, batch=2, segment_bytes=200)
+    table = Table()
+    for t in range(1, 12):
+        table.roll(3, 4)
+        journal.append(jr.ROLL, 3 * 8 + 4, 10 * t, table)
+        journal.maintain(table, 10 * t)
+    return journal, types.SimpleNamespace(app=types.SimpleNamespace(journal=journal), cursor=None)
+
+
+def test_the_next_page_reads_on_from_the_cursor_not_from_the_segments_start(tmp_path):
+    # docs/link.md, `events`: a page starts where the last one ended, without reading
+    # its segment again from the start; shown here by a record before the cursor that
+    # the flash has lost since: the next page never reads it, a fresh start would.
+    import os
+
+    journal, handlers = _rolled_in_segments(tmp_path)
+    first = journal.segments()[0][0]
+    link_events.page(handlers, 0, 3)
+    with open(os.path.join(journal.dir, "g%d" % first), "r+b") as f:
+        f.seek(jr.SEGMENT_HEADER_SIZE + 20)  # inside record 1
+        f.write(b"\xff")
+    reply = link_events.page(handlers, 3, 1)
+    assert [json.loads(link_json.encode(r))["seq"] for r in reply["events"]] == [4]
+    handlers.cursor = None
+    with pytest.raises(link_events.LinkError, match="^journal: "):
+        link_events.page(handlers, 3, 1)
+
+
+def test_a_segment_whose_header_names_another_first_record_is_one_error(tmp_path):
+    # The header of g<first> must say it starts at record <first>: a file swapped on
+    # the flash under a running board is refused, naming both.
+    import os
+
+    journal, handlers = _rolled_in_segments(tmp_path)
+    (first, _, _), (second, _, _) = journal.segments()[:2]
+    with open(os.path.join(journal.dir, "g%d" % second), "rb") as f:
+        header = f.read(jr.SEGMENT_HEADER_SIZE)
+    with open(os.path.join(journal.dir, "g%d" % first), "r+b") as f:
+        f.write(header)
+    with pytest.raises(link_events.LinkError) as e:
+        link_events.page(handlers, 0, 3)
+    assert str(e.value) == "journal: segment g%d starts at record %d" % (first, second)

@@ -287,3 +287,17 @@ def test_loading_a_snapshot_clears_the_tables_undo_history_and_last_outcome():
     seq = snapshot_read.loads(fresh_snapshot(), table)
     assert seq == 0 and table.rolls == 0 and table.res_count == 0
     assert table.undo() is False
+
+
+def test_after_a_snapshot_is_loaded_an_undo_goes_back_to_the_loaded_state():
+    # snapshot_read.loads starts the undo history at the state it loaded: the first
+    # roll after a restore is undone to that state, not to a fresh table.
+    played = Table()
+    for dice in ((2, 2), (5, 5), (3, 3)):
+        played.roll(*dice)
+    saved = snapshot.dumps(played, 0)
+    table = Table()
+    snapshot_read.loads(saved, table)
+    table.roll(6, 6)
+    assert table.undo() is True
+    assert snapshot.dumps(table, 0) == saved and table.rolls == 3
