@@ -5,6 +5,7 @@ the floor asks: docs/link.md, Memory), and only a time record's payload is read 
 
 import gc
 import json
+import os
 import types
 import warnings
 
@@ -61,19 +62,33 @@ def test_a_time_record_gives_its_unix_time_and_a_drop_record_none(tmp_path):
     assert [r.get("unix") for r in times] == [unix]
 
 
-def test_a_page_is_limit_records_after_since_and_leaves_its_cursor_where_it_ended(tmp_path):
-    # docs/link.md, `events`: at most `limit` records after `since`; the board keeps
-    # where the page ended (its cursor), so the next page reads on from there rather
-    # than from its segment's start; since below 0, or no journal, is refused.
+def _rolled_in_segments(tmp_path):
+    """A journal of 11 rolls over segment files of about 4 records, and link handlers on it."""
     journal = started(tmp_path, batch=2, segment_bytes=200)
     table = Table()
     for t in range(1, 12):
         table.roll(3, 4)
         journal.append(jr.ROLL, 3 * 8 + 4, 10 * t, table)
         journal.maintain(table, 10 * t)
+    return journal, types.SimpleNamespace(app=types.SimpleNamespace(journal=journal), cursor=None)
+
+
+def _damage_record_1(journal):
+    """A bit of the first segment's first record changed on the flash, after the mount."""
+    with open(os.path.join(journal.dir, "g%d" % journal.segments()[0][0]), "r+b") as f:
+        f.seek(jr.SEGMENT_HEADER_SIZE + 20)
+        byte = f.read(1)
+        f.seek(-1, 1)
+        f.write(bytes([byte[0] ^ 0x01]))
+
+
+def test_a_page_is_limit_records_after_since_and_leaves_its_cursor_where_it_ended(tmp_path):
+    # docs/link.md, `events`: at most `limit` records after `since`; the board keeps
+    # where the page ended (its cursor), so the next page reads on from there rather
+    # than from its segment's start; since below 0, or no journal, is refused.
+    journal, handlers = _rolled_in_segments(tmp_path)
     segments = journal.segments()
     assert len(segments) >= 2 and segments[0][1] - segments[0][0] >= 3, segments
-    handlers = types.SimpleNamespace(app=types.SimpleNamespace(journal=journal), cursor=None)
 
     def seqs(reply):
         return [json.loads(link_json.encode(r))["seq"] for r in reply["events"]]
@@ -95,48 +110,19 @@ def test_a_page_is_limit_records_after_since_and_leaves_its_cursor_where_it_ende
 def test_a_record_damaged_on_the_flash_after_the_mount_is_one_error_naming_the_journal(tmp_path):
     # A byte changed under a running board (the mount verified it before): the page is
     # refused as one error line of the link, never an exception out of the handler.
-    import os
-
-    journal = started(tmp_path, batch=2, segment_bytes=200)
-    table = Table()
-    for t in range(1, 12):
-        table.roll(3, 4)
-        journal.append(jr.ROLL, 3 * 8 + 4, 10 * t, table)
-        journal.maintain(table, 10 * t)
-    first = journal.segments()[0][0]
-    path = os.path.join(journal.dir, "g%d" % first)
-    with open(path, "r+b") as f:
-        f.seek(jr.SEGMENT_HEADER_SIZE + 20)
-        byte = f.read(1)
-        f.seek(-1, 1)
-        f.write(bytes([byte[0] ^ 0x01]))
-    handlers = types.SimpleNamespace(app=types.SimpleNamespace(journal=journal), cursor=None)
+    journal, handlers = _rolled_in_segments(tmp_path)
+    _damage_record_1(journal)
     with pytest.raises(link_events.LinkError, match="^journal: "):
         link_events.page(handlers, 0, 3)
-
-
-def _rolled_in_segments(tmp_path):
-    journal = started(tmp_path, batch=2, segment_bytes=200)
-    table = Table()
-    for t in range(1, 12):
-        table.roll(3, 4)
-        journal.append(jr.ROLL, 3 * 8 + 4, 10 * t, table)
-        journal.maintain(table, 10 * t)
-    return journal, types.SimpleNamespace(app=types.SimpleNamespace(journal=journal), cursor=None)
 
 
 def test_the_next_page_reads_on_from_the_cursor_not_from_the_segments_start(tmp_path):
     # docs/link.md, `events`: a page starts where the last one ended, without reading
     # its segment again from the start; shown here by a record before the cursor that
     # the flash has lost since: the next page never reads it, a fresh start would.
-    import os
-
     journal, handlers = _rolled_in_segments(tmp_path)
-    first = journal.segments()[0][0]
     link_events.page(handlers, 0, 3)
-    with open(os.path.join(journal.dir, "g%d" % first), "r+b") as f:
-        f.seek(jr.SEGMENT_HEADER_SIZE + 20)  # inside record 1
-        f.write(b"\xff")
+    _damage_record_1(journal)
     reply = link_events.page(handlers, 3, 1)
     assert [json.loads(link_json.encode(r))["seq"] for r in reply["events"]] == [4]
     handlers.cursor = None
@@ -147,8 +133,6 @@ def test_the_next_page_reads_on_from_the_cursor_not_from_the_segments_start(tmp_
 def test_a_segment_whose_header_names_another_first_record_is_one_error(tmp_path):
     # The header of g<first> must say it starts at record <first>: a file swapped on
     # the flash under a running board is refused, naming both.
-    import os
-
     journal, handlers = _rolled_in_segments(tmp_path)
     (first, _, _), (second, _, _) = journal.segments()[:2]
     with open(os.path.join(journal.dir, "g%d" % second), "rb") as f:
