@@ -254,3 +254,20 @@ def test_on_a_floor_the_oldest_segment_goes_once_the_floor_holds_its_last_record
     journal.received = last
     journal.maintain(table, 210)
     assert journal._segments[0][0] == last + 1 and not os.path.exists(journal.dir + "/g%d" % first)
+
+
+def test_a_new_journals_clock_starts_at_0_at_its_start_record(tmp_path):
+    # docs/journal.md, the journal clock: each journal counts the ms the board was on
+    # from 0 at its JOURNAL_START; the old journal's clock runs on only into the wall
+    # clock it carries over.
+    from test_journal_restore import started
+
+    journal = started(tmp_path)
+    table = Table()
+    journal.append(jr.END_HAND, 0, 1_000, table)
+    journal.append(jr.END_HAND, 0, 4_000, table)
+    assert journal.clock == 4_000
+    journal.start_new(table, 9_000, 2)
+    assert journal.clock == 0
+    journal.append(jr.END_HAND, 0, 9_250, table)
+    assert journal.clock == 250
