@@ -16,7 +16,7 @@ from crapsboard.table import layout as lay
 BOARD = os.path.join(ROOT, "hardware", "board.json")
 LAYOUT = lay.load(BOARD)
 GREEN, WHITE, YELLOW, ORANGE = 0x00FF00, 0xFFFFFF, 0xFFC000, 0xFF5000
-VIOLET, CYAN, RED = 0xA000FF, 0x00C0FF, 0xFF0000
+VIOLET, CYAN, RED, BLUE = 0xA000FF, 0x00C0FF, 0xFF0000, 0x0040FF
 
 
 def render(table, status=en.ST_READY, now=0, lamps=None):
@@ -85,8 +85,8 @@ def test_a_red_pixel_goes_to_the_second_byte_in_grb():
     [
         (en.ST_READY, (GREEN, lp.BLINK_NONE, 0)),
         (en.ST_HALF, (YELLOW, lp.BLINK_SLOW, 0)),
-        (en.ST_PIN, (0x0040FF, lp.BLINK_SLOW, 0)),
-        (en.ST_SUPERVISOR, (0x0040FF, lp.BLINK_NONE, 0)),
+        (en.ST_PIN, (BLUE, lp.BLINK_SLOW, 0)),
+        (en.ST_SUPERVISOR, (BLUE, lp.BLINK_NONE, 0)),
         (en.ST_ERROR, (RED, lp.BLINK_FAST, 0)),
     ],
 )
@@ -224,7 +224,7 @@ def test_lamp_test_runs_red_green_blue_white_over_everything():
         colours = {lamps.lamp(i)[0] for i in range(lp.LAMP_COUNT)}
         assert len(colours) == 1
         seen.append(colours.pop())
-    assert seen == [RED, GREEN, 0x0040FF, WHITE]
+    assert seen == [RED, GREEN, BLUE, WHITE]
     assert len(set(bytes(lamps.frame[i : i + 3]) for i in range(0, len(lamps.frame), 3))) == 1
     lamps.render(Table(), en.ST_READY, 2000)
     assert lamps.lamp(lp.L_FIRE + 1)[0] == 0  # back to the state
@@ -302,7 +302,7 @@ def test_an_open_lamp_is_blue_while_keyed_progressive_wagers_are_in_action():
     assert lamps.progressive.add(table, pg.MEA, 4)
     lamps.progressive.told(pg.MEA, pg.S_CLOSED, 100_000, 0)
     shown = lit(render(table, now=10, lamps=lamps))
-    assert shown["mea.open"] == (0x0040FF, lp.BLINK_NONE, 0)
+    assert shown["mea.open"] == (BLUE, lp.BLINK_NONE, 0)
     assert shown["fired.open"] == (GREEN, lp.BLINK_NONE, 0)
 
 

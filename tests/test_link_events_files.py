@@ -17,13 +17,18 @@ from crapsboard.link import link_events, link_json
 from crapsboard.rules.engine import Table
 
 
+def decoded(reply):
+    """An `events` reply's records as the host reads them off the line."""
+    return [json.loads(link_json.encode(r)) for r in reply["events"]]
+
+
 def every_page(journal, limit, after_each=lambda: None):
     """The records of `events` pages of `limit` from the first on, as the link gives them."""
     handlers = types.SimpleNamespace(app=types.SimpleNamespace(journal=journal), cursor=None)
     since, records = 0, []
     while True:
         reply = link_events.page(handlers, since, limit)
-        records += [json.loads(link_json.encode(r)) for r in reply["events"]]
+        records += decoded(reply)
         after_each()
         if not reply["more"]:
             return records
@@ -90,13 +95,10 @@ def test_a_page_is_limit_records_after_since_and_leaves_its_cursor_where_it_ende
     segments = journal.segments()
     assert len(segments) >= 2 and segments[0][1] - segments[0][0] >= 3, segments
 
-    def seqs(reply):
-        return [json.loads(link_json.encode(r))["seq"] for r in reply["events"]]
-
     reply = link_events.page(handlers, 0, 3)
-    assert seqs(reply) == [1, 2, 3] and (reply["next"], reply["more"]) == (3, True)
+    assert [r["seq"] for r in decoded(reply)] == [1, 2, 3] and (reply["next"], reply["more"]) == (3, True)
     assert handlers.cursor[1:3] == (4, segments[0][0])  # in the first segment, at record 4
-    assert seqs(link_events.page(handlers, 3, 1)) == [4]
+    assert [r["seq"] for r in decoded(link_events.page(handlers, 3, 1))] == [4]
     last = journal.seq
     reply = link_events.page(handlers, last, 8)
     assert (reply["events"], reply["next"], reply["more"]) == ([], last, False)
@@ -124,7 +126,7 @@ def test_the_next_page_reads_on_from_the_cursor_not_from_the_segments_start(tmp_
     link_events.page(handlers, 0, 3)
     _damage_record_1(journal)
     reply = link_events.page(handlers, 3, 1)
-    assert [json.loads(link_json.encode(r))["seq"] for r in reply["events"]] == [4]
+    assert [r["seq"] for r in decoded(reply)] == [4]
     handlers.cursor = None
     with pytest.raises(link_events.LinkError, match="^journal: "):
         link_events.page(handlers, 3, 1)
