@@ -282,7 +282,8 @@ def test_the_journal_as_the_board_makes_it_has_the_documented_production_setting
         said = re.search(r"production settings \(batch (\d+), (\d+) KiB segments, (\d+) segments\)", f.read())
     assert said, "docs/journal.md no longer states the production settings"
     journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
-    assert (journal.batch, journal.segment_bytes // 1024, journal.max_segments) == tuple(map(int, said.groups()))
+    batch, kib, segments = map(int, said.groups())
+    assert (journal.batch, journal.segment_bytes, journal.max_segments) == (batch, kib * 1024, segments)
     assert tuple(map(int, said.groups())) == (32, 32, 24)
 
 
