@@ -435,3 +435,83 @@ def test_a_mount_that_finds_no_journal_leaves_appends_refused_until_one_is_start
     journal.start_new(Table(), 0, 1, 0)
     journal.append(jr.ROLL, 3 * 8 + 4, 10, table)
     assert journal.seq == 2
+
+
+@pytest.mark.parametrize("name", ["gx", "g", "g1.tmp"])
+def test_a_stray_file_named_like_a_segment_is_a_fault_naming_it(tmp_path, name):
+    # docs/journal.md, Files: a segment is g<first seq>. Another file starting with g is
+    # not ours to read or skip: the restore stops with CORRUPT naming it, writes nothing.
+    started(tmp_path)
+    with open(os.path.join(str(tmp_path), "journal", name), "wb") as f:
+        f.write(b"x")
+    files = sizes(os.path.join(str(tmp_path), "journal"))
+    again = jn.Journal(str(tmp_path), b"BOARD1", key=KEY)
+    with pytest.raises(jn.JournalError) as e:
+        again.mount(Table())
+    assert (str(e.value), e.value.fault) == ("corrupt: stray file %s in the journal" % name, jn.CORRUPT)
+    assert sizes(again.dir) == files
+
+
+def test_a_segment_holding_only_the_journal_start_is_dropped_with_a_drop_record_after_a_restart(tmp_path):
+    # Batches of one record, segments of 64 bytes, one kept: the first use's maintain
+    # flushes the journal start alone into g1, finds g1 full and stages the snapshot
+    # that opens g2; the power fails there. After the restart g2 is written and g1,
+    # records 1 to 1, is dropped, and that drop is recorded like any other
+    # (docs/journal.md), although no drop record was read back.
+    settings = dict(batch=1, segment_bytes=64, max_segments=1)
+    journal = started(tmp_path, **settings)
+    journal.maintain(Table(), 0)
+    assert journal._segments == [[1, 1, sizes(journal.dir)["g1"]]] and journal.staged == 1
+    table = Table()
+    again = opened(tmp_path, **settings)
+    drops, removed = play_hands(again, table, [10, 20, 30])
+    assert removed[0] == 1 and drops[0] == (1, 1)
+
+
+@pytest.mark.parametrize("limit", ["between", "last"])
+def test_after_a_restart_a_staged_snapshot_opens_a_new_segment_only_if_the_last_one_is_full(tmp_path, limit):
+    # Power lost just after a rotation: two segments of different sizes and, staged,
+    # the snapshot that opens the next one. The restore rotates only if the last
+    # segment is full (>= segment_bytes, here the size the board is mounted with):
+    # with a size between the two segments' the batch joins the last one or not as
+    # that one alone is under or over it; with the last one's exact size it is full.
+    started(tmp_path)
+    table = Table()
+    t = 0
+    for segments, segment_bytes in ((1, 700), (2, 400)):  # a restart between: segments of two sizes
+        journal = opened(tmp_path, batch=2, segment_bytes=segment_bytes)
+        while len(journal._segments) < segments or not journal._rotate:
+            t += 10
+            table.roll(2, 3)
+            journal.append(jr.ROLL, 2 * 8 + 3, t, table)
+            journal.maintain(table, t)
+    first, last = (sizes(journal.dir)["g%d" % s[0]] for s in journal._segments[-2:])
+    assert last < 700 <= first and journal.staged == 1
+    segment_bytes = (first + last) // 2 if limit == "between" else last
+    again = opened(tmp_path, batch=2, segment_bytes=segment_bytes)
+    before = sorted(name for name in os.listdir(again.dir) if name[0] == "g")
+    again.append(jr.END_HAND, 0, t + 10, table)
+    again.maintain(table, t + 10)
+    after = sorted(name for name in os.listdir(again.dir) if name[0] == "g")
+    assert len(after) == len(before) + (last >= segment_bytes)
+
+
+@pytest.mark.parametrize(
+    "after, left",
+    [(59_999, 1), (60_000, 0), (2**29 * 4 + 10, 0)],
+    ids=["1 ms to run", "just over", "24.9 days on"],
+)
+def test_a_pin_lockout_restored_has_the_60_s_less_the_journal_clock_since_it_to_run(tmp_path, after, left):
+    # docs/keys.md: three wrong PINs lock the PIN key for 60 s; the restore counts the
+    # journal clock from the third to the last record, to the ms, and over 2**31 ms
+    # (24.9 days of the board on, with no PIN entered since) the lockout is long over.
+    table = Table()
+    journal = started(tmp_path)
+    for t in (1_000, 1_100, 1_200):
+        journal.append(jr.ERROR, jr.ERR_WRONG_PIN, t, table)
+    t = 1_200
+    while t < 1_200 + after:
+        t = min(t + 2**29, 1_200 + after)  # the journal clock moves on under a tick period a record
+        journal.append(jr.END_HAND, 0, t, table)
+    again = opened(tmp_path)
+    assert (again.pin_fails, again.pin_lock_ms) == (0, left)

@@ -271,3 +271,20 @@ def test_a_new_journals_clock_starts_at_0_at_its_start_record(tmp_path):
     assert journal.clock == 0
     journal.append(jr.END_HAND, 0, 9_250, table)
     assert journal.clock == 250
+
+
+def test_a_journal_started_over_one_cut_before_its_head_names_no_records_before_it(tmp_path):
+    # A start cut between creating the journal's directory and writing its head
+    # leaves an empty directory: the board finds no journal, keeps that directory
+    # as journal.old, and its first journal (id 1) names journal 0 record 0 with no
+    # chain head before it (docs/journal.md, Supervisor).
+    from crapsboard.journal import journal_boot
+
+    os.mkdir(tmp_path / "journal")
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=KEY)
+    appended = []
+    journal.on_append = lambda record, prev: appended.append(record)
+    assert journal_boot.open_table_journal(Table(), journal, 1, 0) == jn.NONE
+    assert os.listdir(tmp_path / "journal.old") == []
+    assert (journal.journal_id, journal.seq) == (1, 1)
+    assert [(r[10], payload(r)) for r in appended] == [(jr.JOURNAL_START, bytes(8))]

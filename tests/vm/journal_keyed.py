@@ -187,7 +187,9 @@ def case_truncation_of_the_newest_record():
 
 
 def case_format_1_journal():
-    dev, journal, table = started(5, fmt=1)
+    # 9 records: 8 in g1, its last a roll of 26 bytes (a format 1 record is 8 bytes
+    # shorter than the shortest of format 2), then 1 staged.
+    dev, journal, table = started(8, fmt=1)
     print("format1:", mount_report(dev)[0], mount_report(dev)[2])
     print("format1 says:", mount_report(dev)[3])
     print("format1 gesture:", mount_report(dev, new_journal=True)[3])
