@@ -288,3 +288,23 @@ def test_a_journal_started_over_one_cut_before_its_head_names_no_records_before_
     assert os.listdir(tmp_path / "journal.old") == []
     assert (journal.journal_id, journal.seq) == (1, 1)
     assert [(r[10], payload(r)) for r in appended] == [(jr.JOURNAL_START, bytes(8))]
+
+
+def test_a_new_journal_on_a_floor_keeps_its_segments_until_the_floor_receives_its_records(tmp_path):
+    """docs/journal.md: a receipt is for one journal's records. A board on a floor
+    whose floor held the old journal to record 40 starts a new one (the link's
+    journal_reset): the new journal's first segment, record 1 alone here (batches of
+    one, segments of 64 bytes), is kept until a receipt for the new journal covers it."""
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=KEY, batch=1, segment_bytes=64, max_segments=1)
+    journal.mount(table)
+    journal.start_new(table, 0, 1, 0)
+    journal.on_floor, journal.received = True, 40
+    journal.start_new(table, 10, 2, 2)
+    journal.maintain(table, 10)
+    assert journal._segments[0][:2] == [1, 1]
+    drops, removed = play_hands(journal, table, range(20, 100, 10))
+    assert (drops, removed) == ([], []) and journal._segments[0][:2] == [1, 1]
+    journal.received = 1
+    drops, removed = play_hands(journal, table, [100])
+    assert (drops, removed) == ([(1, 1)], [1])
