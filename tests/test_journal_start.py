@@ -8,6 +8,8 @@ import hashlib
 import os
 import struct
 
+import pytest
+
 from crapsboard.journal import journal as jn
 from crapsboard.journal import journal_read as jread
 from crapsboard.journal import journal_record as jr
@@ -308,3 +310,20 @@ def test_a_new_journal_on_a_floor_keeps_its_segments_until_the_floor_receives_it
     journal.received = 1
     drops, removed = play_hands(journal, table, [100])
     assert (drops, removed) == ([(1, 1)], [1])
+
+
+@pytest.mark.parametrize("last, now", [(1_000, 9_500), (2**30 - 500, 8_000)], ids=["ticks", "across the tick wrap"])
+def test_a_new_journal_carries_the_wall_clock_on_by_the_ticks_since_the_old_ones_last_record(tmp_path, last, now):
+    """docs/journal.md, the journal clock: the board was on from the old journal's last
+    record (at tick `last`) to the new journal's start (tick `now`, 8.5 s later; the
+    board's ticks wrap at 2**30 ms), so the wall clock the new journal carries moves
+    on by those 8.5 s, rounded down to 8."""
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=KEY)
+    journal.mount(table)
+    journal.start_new(table, last - 500, 1, 0)
+    journal.append(jr.END_HAND, 0, last, table)
+    assert journal.clock == 500
+    journal.wall = (1_767_225_600, 500)  # set at that last record
+    journal.start_new(table, now, 2, 0)
+    assert journal.wall == (1_767_225_600 + 8, 0)
