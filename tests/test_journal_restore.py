@@ -515,3 +515,19 @@ def test_a_pin_lockout_restored_has_the_60_s_less_the_journal_clock_since_it_to_
         journal.append(jr.END_HAND, 0, t, table)
     again = opened(tmp_path)
     assert (again.pin_fails, again.pin_lock_ms) == (0, left)
+
+
+def test_a_whole_staged_record_that_fails_its_crc_is_the_fault_corrupt_naming_its_seq(tmp_path):
+    """As a staging file cut short, but whole: its CRC fails, and the fault names the
+    file and the seq its header holds (record 2, in odd/s1)."""
+    journal = started(tmp_path)
+    journal.append(jr.END_HAND, 0, 10, Table())
+    with open(journal.dir + "/odd/s1", "r+b") as f:
+        record = bytearray(f.read())
+        record[-1] ^= 0x01
+        f.seek(0)
+        f.write(record)
+    again = jn.Journal(str(tmp_path), b"BOARD1", key=KEY)
+    with pytest.raises(jn.JournalError) as e:
+        again.mount(Table())
+    assert (str(e.value), e.value.fault, e.value.seq) == ("corrupt: staging file odd/s1 fails its CRC", jn.CORRUPT, 2)

@@ -231,7 +231,8 @@ def test_a_drop_whose_remove_failed_is_recorded_once_when_it_is_retried(tmp_path
 def test_a_staged_record_rolled_back_in_one_slot_directory_is_the_fault_chain(tmp_path):
     """docs/journal.md, "On the board": a commit of one slots' directory rolled
     back while the other kept its later record leaves a gap in seq: the fault
-    chain `staged records out of order after N`, never a shorter table."""
+    chain `staged records out of order after N`, naming record N + 1, never a
+    shorter table."""
     table = Table()
     journal = jn.Journal(str(tmp_path), b"BOARD1", key=b"k" * 32)
     journal.mount(table)
@@ -244,7 +245,7 @@ def test_a_staged_record_rolled_back_in_one_slot_directory_is_the_fault_chain(tm
     try:
         again.mount(Table())
     except jn.JournalError as e:
-        assert str(e) == "chain: staged records out of order after 1"
+        assert (str(e), e.fault, e.seq) == ("chain: staged records out of order after 1", jn.CHAIN, 2)
     else:
         raise AssertionError("mounted a journal whose record 2 was rolled back")
 

@@ -327,3 +327,21 @@ def test_a_new_journal_carries_the_wall_clock_on_by_the_ticks_since_the_old_ones
     journal.wall = (1_767_225_600, 500)  # set at that last record
     journal.start_new(table, now, 2, 0)
     assert journal.wall == (1_767_225_600 + 8, 0)
+
+
+def test_a_new_journal_carries_the_clocks_on_from_an_old_clock_past_2_31_ms_to_the_ms(tmp_path):
+    """As above, from an old journal clock of 3e9 ms (34.7 days on: past 2**31): the
+    clock at the new start is 3,000,008,501, an odd number of ms, 9,000 ms after the
+    wall clock was set (+9 s exactly) and 9,499 ms after a backward set, which the
+    new journal's clock, starting at 0, holds 9,499 ms before it (modulo 2**32)."""
+    table = Table()
+    journal = jn.Journal(str(tmp_path), b"BOARD1", key=KEY)
+    journal.mount(table)
+    journal.start_new(table, 0, 1, 0)
+    journal.append(jr.END_HAND, 0, 1_000, table)
+    journal.clock = 3_000_000_000  # the journal's clock at that record, 34.7 days on
+    journal.wall = (1_767_225_600, 3_000_000_000 - 499)
+    journal.backs = [(3_000_000_000 - 998, 30)]
+    journal.start_new(table, 1_000 + 8_501, 2, 0)
+    assert journal.wall == (1_767_225_600 + 9, 0)
+    assert journal.backs == [(2**32 - 9_499, 30)]
