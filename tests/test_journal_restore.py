@@ -177,6 +177,11 @@ def test_the_last_event_is_the_last_roll_undo_or_hand_end_and_other_records_leav
     journal.append(jr.VERIFIED, 20, 200, table, cleared)  # 21: the HOLD of record 20 cleared
     journal.append(jr.RESTART, 1, 210, table)  # 22
     assert opened(tmp_path).hold == (20, 1 << pt.FIRE, fire, True)
+    # The verified roll undone and rolled again: a new HOLD, which that verified does not clear.
+    table.undo()
+    journal.append(jr.UNDO, 0, 220, table)  # 23
+    roll(journal, table, 230, 6, 4)  # 24
+    assert opened(tmp_path).hold == (24, 1 << pt.FIRE, fire, False)
 
 
 def test_a_hold_after_a_mid_hand_snapshot_is_judged_from_that_snapshot(tmp_path):

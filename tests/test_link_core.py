@@ -210,6 +210,21 @@ def test_handler_refusals_and_failures_are_replies_not_exceptions():
     assert link.lines == 4 and link.refused == 4
 
 
+def test_a_line_that_fails_before_its_id_is_read_is_answered_with_id_null(monkeypatch):
+    # docs/link.md: a refusal names the request's id once it was read, else null;
+    # never the id of the line before, which a host would take for that request's answer.
+    link = Link()
+    assert link.feed(b'{"id": 7, "cmd": "ping"}\n') == b'{"id": 7, "ok": true, "data": ""}\n'
+
+    def parse_out_of_memory(buf, n):
+        raise MemoryError
+
+    monkeypatch.setattr(lj, "parse", parse_out_of_memory)
+    assert link.feed(b'{"id": 8, "cmd": "ping"}\n') == (
+        b'{"id": null, "ok": false, "error": "out of memory: the reply could not be built"}\n'
+    )
+
+
 def test_hello_works_before_the_integration_fills_anything():
     assert Link().feed(b'{"id": 0, "cmd": "hello"}\n') == (
         b'{"id": 0, "ok": true, "ctr": 0, "line_max": 1024, "protocol": 1}\n'
