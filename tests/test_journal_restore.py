@@ -536,3 +536,54 @@ def test_a_whole_staged_record_that_fails_its_crc_is_the_fault_corrupt_naming_it
     with pytest.raises(jn.JournalError) as e:
         again.mount(Table())
     assert (str(e.value), e.value.fault, e.value.seq) == ("corrupt: staging file odd/s1 fails its CRC", jn.CORRUPT, 2)
+
+
+def test_only_wrong_pin_records_count_towards_the_lockout_and_a_good_pin_starts_the_count_again(tmp_path):
+    # docs/keys.md: three wrong PINs in a row lock the PIN key; a good PIN clears the
+    # count. An error record is journalled for a wrong PIN only (arg 7); another
+    # record with arg 7 (7 progressive wagers keyed) is no wrong PIN.
+    table = Table()
+    journal = started(tmp_path)
+    journal.append(jr.ERROR, jr.ERR_WRONG_PIN, 10, table)
+    journal.append(jr.SUPERVISOR_ON, jr.VIA_PIN, 20, table)  # the count starts again
+    for t in (30, 40):
+        journal.append(jr.ERROR, jr.ERR_WRONG_PIN, t, table)
+    journal.append(jr.PROG_WAGER, 7, 50, table, b'{"game": "MEA", "roll": 0}')
+    assert (opened(tmp_path).pin_fails, opened(tmp_path).pin_lock_ms) == (2, 0)
+    journal.append(jr.ERROR, jr.ERR_WRONG_PIN, 60, table)  # the third in a row since the good PIN
+    assert (opened(tmp_path).pin_fails, opened(tmp_path).pin_lock_ms) == (0, 60_000)
+
+
+def test_a_bad_snapshot_in_a_state_record_a_later_one_supersedes_is_still_the_fault_corrupt(tmp_path, monkeypatch):
+    """docs/journal.md, Restoring: every record's state is decoded as it is read, so a
+    bad snapshot is a fault at its own record (here record 2, written with its chain,
+    MAC and CRC intact), not passed over because a later snapshot replaces it."""
+    from crapsboard.journal import snapshot
+
+    table = Table()
+    journal = started(tmp_path)
+    good = snapshot.dumps
+    monkeypatch.setattr(snapshot, "dumps", lambda table, seq: b"\x07" + good(table, seq)[1:])
+    journal.append(jr.SNAPSHOT, 0, 10, table)  # 2
+    monkeypatch.undo()
+    journal.append(jr.SNAPSHOT, 0, 20, table)  # 3
+    with pytest.raises(jn.JournalError) as e:
+        opened(tmp_path)
+    assert (e.value.fault, e.value.seq) == (jn.CORRUPT, 2) and str(e.value).startswith("corrupt: record 2: ")
+
+
+@pytest.mark.parametrize("over", [0, 1], ids=["exactly full", "one byte short"])
+def test_a_segment_of_exactly_segment_bytes_is_full_and_rotated(tmp_path, over):
+    # docs/journal.md: segments are rotated at segment_bytes: one that has reached
+    # them (>=) is closed with a snapshot opening the next; one byte short, it is not.
+    table = Table()
+    journal = started(tmp_path, batch=2)
+    while not journal._segments:
+        journal.append(jr.END_HAND, 0, 10, table)
+        journal.maintain(table, 10)
+    full = sizes(journal.dir)["g1"]
+    again = opened(tmp_path, batch=2, segment_bytes=full + over)
+    kinds = []
+    again.on_append = lambda record, prev: kinds.append(record[10])
+    again.maintain(table, 20)
+    assert kinds == ([jr.SNAPSHOT] if over == 0 else [])

@@ -76,7 +76,9 @@ def play_hands(journal, table, times):
         journal.append(jr.END_HAND, 0, t, table)
         journal.maintain(table, t)
         removed += sorted(int(name[1:]) for name in before - set(os.listdir(journal.dir)) if name[0] == "g")
-    return [struct.unpack_from("<II", r, jr.HEADER_SIZE) for r in appended if r[10] == jr.DROP], removed
+    drops = [r for r in appended if r[10] == jr.DROP]
+    assert all(r[11:13] == b"\0\0" for r in drops)  # docs/journal.md: a drop record's arg is 0
+    return [struct.unpack_from("<II", r, jr.HEADER_SIZE) for r in drops], removed
 
 
 def test_a_new_journal_started_on_a_running_board_records_every_drop_of_its_own(tmp_path):

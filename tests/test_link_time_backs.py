@@ -159,3 +159,38 @@ def test_a_journal_reset_that_cannot_start_the_new_journal_stops_appends_until_o
     monkeypatch.undo()  # room again: the same request starts journal 2, which takes events
     assert link_admin.journal_reset(handlers, request)["journal"]["id"] == journal.journal_id == 2
     assert handlers.app.journal_error is None
+
+
+def test_the_mount_replays_each_time_record_as_the_live_link_judged_it(tmp_path):
+    """docs/link.md, `time`: the wall clock and the day's backward sets a mount finds
+    are what the running link kept, set after set: a set to exactly the board's clock
+    (0 s back, no entry), a set 1,999 ms after the last (the board's clock 1 s on, not
+    2), a refused set (journaled, not a clock), a set a day of journal clock after a
+    backward one (which then counts no more), and one after the 32-bit journal clock
+    ran on to 1 s past that first backward set's time modulo 2**32 (48.7 days later):
+    that old set is long gone, although its time is again 1 s back."""
+    folder = str(tmp_path)
+    handlers, board = board_with_journal(folder)
+    journal = handlers.app.journal
+
+    def set_at(now, unix):
+        board.now = now
+        try:
+            link_admin.set_time(handlers, {"unix": unix})
+        except LinkError:
+            pass
+        again = mounted_again(folder)
+        assert (journal.wall, journal.backs) == (again.wall, again.backs), (now, unix)
+
+    set_at(1_000, JAN_2027)
+    set_at(3_000, JAN_2027 + 2)  # the board's clock: not back
+    set_at(4_999, JAN_2027 + 3 - 30)  # 30 s back
+    assert journal.backs == [(4_999, 30)]
+    set_at(6_000, 5)  # refused: out of range
+    assert journal.wall == (JAN_2027 - 27, 4_999)
+    set_at(90_006_000, JAN_2027 - 27 + 90_001 - 10)  # 10 s back, a day and more later
+    assert journal.backs == [(90_006_000, 10)]
+    journal.clock = 4_999  # the journal clock 2**32 - 90,001,001 ms on since
+    known = JAN_2027 - 27 + 90_001 - 10 + (2**32 - 90_000_001) // 1000
+    set_at(90_007_000, known - 5)  # its record's t is 5,999
+    assert journal.backs == [(5_999, 5)] and journal.wall == (known - 5, 5_999)

@@ -150,6 +150,7 @@ MODULE_TESTS.update(
                 "tests/test_journal_staging.py",
                 "tests/test_journal_restore.py",
                 "tests/test_journal_restore_progressive.py",
+                "tests/test_link_time_backs.py",  # the time records' replay against the live link's judgement
             ]
             + _JOURNAL_CP,
             _JOURNAL_MP + ["tests/test_board_journal.py"],
