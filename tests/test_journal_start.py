@@ -347,3 +347,17 @@ def test_a_new_journal_carries_the_clocks_on_from_an_old_clock_past_2_31_ms_to_t
     journal.start_new(table, 1_000 + 8_501, 2, 0)
     assert journal.wall == (1_767_225_600 + 9, 0)
     assert journal.backs == [(2**32 - 9_499, 30)]
+
+
+def test_each_record_takes_the_journal_clock_to_the_ms(tmp_path):
+    # docs/journal.md, the journal clock: ms since the journal started, every one of them
+    # (odd ones too), as the record's t.
+    from test_journal_restore import started
+
+    journal = started(tmp_path)
+    table = Table()
+    appended = []
+    journal.on_append = lambda record, prev: appended.append(struct.unpack_from("<I", record, 6)[0])
+    for now in (1_001, 1_002, 4_003):
+        journal.append(jr.END_HAND, 0, now, table)
+    assert appended == [1_001, 1_002, 4_003] and journal.clock == 4_003
