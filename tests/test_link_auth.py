@@ -236,6 +236,9 @@ def test_the_counter_file_survives_a_restart_and_a_damaged_one_refuses(tmp_path)
     board = lv.Board()
     link = Link({"time": board.set_time}, lv.KEY, CounterFile(path))
     assert send(link, host_sign({"id": 1, "cmd": "time", "unix": 5, "ctr": 41}))["ok"]
+    # on the running board too: the counter it just saved is the one it checks against
+    assert send(link, host_sign({"id": 2, "cmd": "time", "unix": 7, "ctr": 41}))["error"].startswith("replayed")
+    assert board.clock == 5
     restarted = Link({"time": board.set_time}, lv.KEY, CounterFile(path))
     assert send(restarted, {"id": 2, "cmd": "hello"})["ctr"] == 41
     assert send(restarted, host_sign({"id": 1, "cmd": "time", "unix": 5, "ctr": 41}))["error"].startswith("replayed")
