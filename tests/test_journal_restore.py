@@ -477,9 +477,9 @@ def test_a_segment_holding_only_the_journal_start_is_dropped_with_a_drop_record_
 def test_after_a_restart_a_staged_snapshot_opens_a_new_segment_only_if_the_last_one_is_full(tmp_path, limit):
     # Power lost just after a rotation: two segments of different sizes and, staged,
     # the snapshot that opens the next one. The restore rotates only if the last
-    # segment is full (>= segment_bytes, here the size the board is mounted with):
-    # with a size between the two segments' the batch joins the last one or not as
-    # that one alone is under or over it; with the last one's exact size it is full.
+    # segment is full (>= segment_bytes, here the size the board is mounted with).
+    # Mounted with a size between the first (larger) segment's and the last one's,
+    # the batch joins the last one; with the last one's exact size it is full.
     started(tmp_path)
     table = Table()
     t = 0
@@ -516,7 +516,7 @@ def test_a_pin_lockout_restored_has_the_60_s_less_the_journal_clock_since_it_to_
         journal.append(jr.ERROR, jr.ERR_WRONG_PIN, t, table)
     t = 1_200
     while t < 1_200 + after:
-        t = min(t + 2**29, 1_200 + after)  # the journal clock moves on under a tick period a record
+        t = min(t + 2**29, 1_200 + after)  # a record within each tick period (2**30 ms)
         journal.append(jr.END_HAND, 0, t, table)
     again = opened(tmp_path)
     assert (again.pin_fails, again.pin_lock_ms) == (0, left)
@@ -549,9 +549,11 @@ def test_only_wrong_pin_records_count_towards_the_lockout_and_a_good_pin_starts_
     for t in (30, 40):
         journal.append(jr.ERROR, jr.ERR_WRONG_PIN, t, table)
     journal.append(jr.PROG_WAGER, 7, 50, table, b'{"game": "MEA", "roll": 0}')
-    assert (opened(tmp_path).pin_fails, opened(tmp_path).pin_lock_ms) == (2, 0)
+    restored = opened(tmp_path)
+    assert (restored.pin_fails, restored.pin_lock_ms) == (2, 0)
     journal.append(jr.ERROR, jr.ERR_WRONG_PIN, 60, table)  # the third in a row since the good PIN
-    assert (opened(tmp_path).pin_fails, opened(tmp_path).pin_lock_ms) == (0, 60_000)
+    restored = opened(tmp_path)
+    assert (restored.pin_fails, restored.pin_lock_ms) == (0, 60_000)
 
 
 def test_a_bad_snapshot_in_a_state_record_a_later_one_supersedes_is_still_the_fault_corrupt(tmp_path, monkeypatch):
@@ -563,7 +565,7 @@ def test_a_bad_snapshot_in_a_state_record_a_later_one_supersedes_is_still_the_fa
     table = Table()
     journal = started(tmp_path)
     good = snapshot.dumps
-    monkeypatch.setattr(snapshot, "dumps", lambda table, seq: b"\x07" + good(table, seq)[1:])
+    monkeypatch.setattr(snapshot, "dumps", lambda state_of, seq: b"\x07" + good(state_of, seq)[1:])
     journal.append(jr.SNAPSHOT, 0, 10, table)  # 2
     monkeypatch.undo()
     journal.append(jr.SNAPSHOT, 0, 20, table)  # 3

@@ -295,8 +295,8 @@ def test_a_journal_started_over_one_cut_before_its_head_names_no_records_before_
 
 
 def test_a_new_journal_on_a_floor_keeps_its_segments_until_the_floor_receives_its_records(tmp_path):
-    """docs/journal.md: a receipt is for one journal's records. A board on a floor
-    whose floor held the old journal to record 40 starts a new one (the link's
+    """docs/journal.md: a receipt is for one journal's records. A board whose floor
+    held the old journal up to record 40 starts a new one (the link's
     journal_reset): the new journal's first segment, record 1 alone here (batches of
     one, segments of 64 bytes), is kept until a receipt for the new journal covers it."""
     table = Table()
