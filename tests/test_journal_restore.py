@@ -446,15 +446,14 @@ def test_a_mount_that_finds_no_journal_leaves_appends_refused_until_one_is_start
 def test_a_stray_file_named_like_a_segment_is_a_fault_naming_it(tmp_path, name):
     # docs/journal.md, Files: a segment is g<first seq>. Another file starting with g is
     # not ours to read or skip: the restore stops with CORRUPT naming it, writes nothing.
-    started(tmp_path)
-    with open(os.path.join(str(tmp_path), "journal", name), "wb") as f:
+    journal = started(tmp_path)
+    with open(os.path.join(journal.dir, name), "wb") as f:
         f.write(b"x")
-    files = sizes(os.path.join(str(tmp_path), "journal"))
-    again = jn.Journal(str(tmp_path), b"BOARD1", key=KEY)
+    files = sizes(journal.dir)
     with pytest.raises(jn.JournalError) as e:
-        again.mount(Table())
+        opened(tmp_path)
     assert (str(e.value), e.value.fault) == ("corrupt: stray file %s in the journal" % name, jn.CORRUPT)
-    assert sizes(again.dir) == files
+    assert sizes(journal.dir) == files
 
 
 def test_a_segment_holding_only_the_journal_start_is_dropped_with_a_drop_record_after_a_restart(tmp_path):
@@ -532,9 +531,8 @@ def test_a_whole_staged_record_that_fails_its_crc_is_the_fault_corrupt_naming_it
         record[-1] ^= 0x01
         f.seek(0)
         f.write(record)
-    again = jn.Journal(str(tmp_path), b"BOARD1", key=KEY)
     with pytest.raises(jn.JournalError) as e:
-        again.mount(Table())
+        opened(tmp_path)
     assert (str(e.value), e.value.fault, e.value.seq) == ("corrupt: staging file odd/s1 fails its CRC", jn.CORRUPT, 2)
 
 

@@ -299,10 +299,10 @@ def test_a_new_journal_on_a_floor_keeps_its_segments_until_the_floor_receives_it
     held the old journal up to record 40 starts a new one (the link's
     journal_reset): the new journal's first segment, record 1 alone here (batches of
     one, segments of 64 bytes), is kept until a receipt for the new journal covers it."""
+    from test_journal_restore import started
+
     table = Table()
-    journal = jn.Journal(str(tmp_path), b"BOARD1", key=KEY, batch=1, segment_bytes=64, max_segments=1)
-    journal.mount(table)
-    journal.start_new(table, 0, 1, 0)
+    journal = started(tmp_path, batch=1, segment_bytes=64, max_segments=1)
     journal.on_floor, journal.received = True, 40
     journal.start_new(table, 10, 2, 2)
     journal.maintain(table, 10)
@@ -336,10 +336,10 @@ def test_a_new_journal_carries_the_clocks_on_from_an_old_clock_past_2_31_ms_to_t
     clock at the new start is 3,000,008,501, an odd number of ms, 9,000 ms after the
     wall clock was set (+9 s exactly) and 9,499 ms after a backward set, which the
     new journal's clock, starting at 0, holds 9,499 ms before it (modulo 2**32)."""
+    from test_journal_restore import started
+
     table = Table()
-    journal = jn.Journal(str(tmp_path), b"BOARD1", key=KEY)
-    journal.mount(table)
-    journal.start_new(table, 0, 1, 0)
+    journal = started(tmp_path)
     journal.append(jr.END_HAND, 0, 1_000, table)
     journal.clock = 3_000_000_000  # the journal's clock at that record, 34.7 days on
     journal.wall = (1_767_225_600, 3_000_000_000 - 499)
