@@ -83,8 +83,10 @@ def selector(kind, table):
     return '.alerts section[data-kind="%s"][id^="alert-%s"]' % (kind, table)
 
 
-def press(driver, kind, note="", before_click=None, table="T"):
-    """Type `note` into the alert's form and press its button (again if a live update replaced it)."""
+def press(driver, kind, note="", before_click=None, table="T", css=None):
+    """Type `note` into the alert's form and press its button (again if a live update replaced it).
+    `before_click`: a script to run first, or a function of the alert's element; `css`: the
+    alert's selector when it is not one alert of `kind` at `table` (the related group's)."""
     from selenium.common.exceptions import (
         ElementNotInteractableException,
         NoSuchElementException,
@@ -92,13 +94,16 @@ def press(driver, kind, note="", before_click=None, table="T"):
     )
     from selenium.webdriver.common.by import By
 
+    css = css or selector(kind, table)
     for _ in range(5):
-        wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, selector(kind, table)), timeout=10)
+        wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, css), timeout=10)
         try:
-            box = driver.find_element(By.CSS_SELECTOR, selector(kind, table))
+            box = driver.find_element(By.CSS_SELECTOR, css)
             if note:
                 box.find_element(By.NAME, "note").send_keys(note)
-            if before_click:
+            if callable(before_click):
+                before_click(box)
+            elif before_click:
                 driver.execute_script(before_click)
             box.find_element(By.CSS_SELECTOR, "button").click()
             return

@@ -14,7 +14,7 @@ acknowledged. Screenshots: roles-*.png (docs/floor.md)."""
 import pytest
 from browser import chrome, missing, shot, wait_for
 from pit_floor import FIFTH_AND_SIXTH, TO_FOURTH_POINT, PitFloor
-from test_floor_browser import ARRIVES_S, log_in, text
+from test_floor_browser import ARRIVES_S, log_in, press, selector, text
 
 from bench.floor.localfloor import have_mosquitto, shared_template
 
@@ -84,6 +84,17 @@ def everything_raised(driver):
     return now if want <= kinds else None
 
 
+def alert_text(driver, css):
+    """The text of the alert `css` selects, or None while a live update replaces it."""
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.common.by import By
+
+    try:
+        return driver.find_element(By.CSS_SELECTOR, css).text
+    except WebDriverException:
+        return None
+
+
 def log_out(driver):
     from selenium.webdriver.common.by import By
 
@@ -118,12 +129,10 @@ def test_each_role_sees_only_the_actions_it_may_take_and_a_restart_is_acknowledg
 
     # The floor supervisor acknowledges the restart's alerts together, one note for all.
     log_in(driver, f.url, "bob")
-    assert wait_for(lambda: everything_raised(driver), timeout=ARRIVES_S)
-    box = driver.find_element(By.CSS_SELECTOR, ".alerts section.related")
-    assert int(box.get_attribute("data-count")) >= 2 * len(TABLES)
-    box.find_element(By.NAME, "note").send_keys(NOTE)
-    shot(driver, "roles-restart-flood")
-    box.find_element(By.CSS_SELECTOR, "button").click()
+    now = wait_for(lambda: everything_raised(driver), timeout=ARRIVES_S)
+    assert now is not None and now[1] >= 2 * len(TABLES), now  # the related group's count
+    related = ".alerts section.related"
+    press(driver, "related", NOTE, lambda box: shot(driver, "roles-restart-flood"), css=related)
 
     def health_left():
         now = shown(driver)
@@ -141,14 +150,13 @@ def test_each_role_sees_only_the_actions_it_may_take_and_a_restart_is_acknowledg
     # Surveillance acknowledges the 4th point: her button is gone, the alert waits for the floor supervisor.
     log_in(driver, f.url, "ann")
     assert wait_for(lambda: everything_raised(driver) or shown(driver), timeout=ARRIVES_S)
-    section = '.alerts section[data-kind="fire_4"][id^="alert-T1"]'
-    driver.find_element(By.CSS_SELECTOR, section + " form.ack button").click()
+    press(driver, "fire_4", table="T1")
 
     def hers_done():
         now = shown(driver)
         return now is not None and ("T1", "fire_4", None) in now[0]
 
     assert wait_for(hers_done, timeout=ARRIVES_S), text(driver)
-    fourth = driver.find_element(By.CSS_SELECTOR, section).text
+    fourth = wait_for(lambda: alert_text(driver, selector("fire_4", "T1")))
     assert "ann (surveillance) acknowledged at " in fourth and "waiting for the floor supervisor" in fourth
     shot(driver, "roles-surveillance-after-her-acknowledgement")
